@@ -1,0 +1,26 @@
+{
+  "targets": [
+    {
+      "target_name": "ipvs_netlink",
+      "sources": [
+        "native/addon/addon.cc",
+        "native/addon/channel.cc",
+        "native/addon/errno_name.cc",
+        "native/addon/job.cc",
+        "native/addon/js_values.cc",
+        "native/netlink/attribute.cc",
+        "native/netlink/message.cc",
+        "native/netlink/socket.cc",
+        "native/genl/family.cc",
+        "native/ipvs/codec.cc",
+        "native/ipvs/js_bridge.cc",
+        "native/ipvs/handle.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"],
+      "cflags_cc": ["-std=c++17", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-fvisibility=hidden"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
+      "defines": ["NAPI_VERSION=8", "_GNU_SOURCE"]
+    }
+  ]
+}

@@ -1,0 +1,9 @@
+/**
+ * ipvs-netlink: program the Linux kernel's IPVS load balancer and ipset
+ * over netlink.
+ */
+export { Ipvs, keyOf } from './ipvs/index.js';
+export type * from './ipvs/types.js';
+export * from './ipset/index.js';
+export { NetlinkError } from './netlink/errors.js';
+export type { SocketCounters } from './netlink/binding.js';

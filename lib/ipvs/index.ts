@@ -1,0 +1,2 @@
+export { Ipvs, keyOf } from './client.js';
+export type * from './types.js';

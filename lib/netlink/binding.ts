@@ -1,0 +1,73 @@
+/**
+ * Loads the native addon (a prebuild when one fits, else the local build)
+ * and describes its surface. Everything that talks to the kernel lives there.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+export interface SocketCounters {
+  sendmsgCalls: number;
+  recvCalls: number;
+  messagesSent: number;
+  messagesReceived: number;
+}
+
+export interface HandleOptions {
+  netns?: string;
+  timeoutMs?: number;
+}
+
+/** What every native per-op result carries: errno 0 means success. */
+export interface NativeResult {
+  errno: number;
+  code: string;
+  message: string;
+}
+
+export interface NativeIpvsHandle {
+  open(): Promise<number>;
+  execute(ops: object[]): Promise<Array<NativeResult & Record<string, unknown>>>;
+  close(): void;
+  counters(): SocketCounters;
+  familyId(): number;
+}
+
+export interface NativeAddon {
+  IpvsHandle: new (opts: HandleOptions) => NativeIpvsHandle;
+  /** Constants from <linux/ip_vs.h> and libc, as the compiler saw them. */
+  ipvsConstants: Record<string, number>;
+  ipvsEncode(op: object, familyId: number): Buffer;
+  ipvsDecode(msg: Buffer, defaultAf?: number): Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+const require = createRequire(import.meta.url);
+
+/** The package root: the nearest folder above this file with binding.gyp. */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'binding.gyp'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('ipvs-netlink: cannot find the package root (binding.gyp)');
+    dir = up;
+  }
+  return dir;
+}
+const root = packageRoot();
+
+function load(): NativeAddon {
+  try {
+    return require('node-gyp-build')(root) as NativeAddon;
+  } catch (err) {
+    const why = (err as Error).message;
+    throw new Error(
+      `ipvs-netlink: the native addon could not be loaded (${why}). ` +
+        `It needs Linux and Node.js 20 or newer; build it with "npm rebuild ipvs-netlink" ` +
+        `(needs python3, make and a C++ compiler).`,
+    );
+  }
+}
+
+export const native: NativeAddon = load();

@@ -1,0 +1,56 @@
+#include "channel.h"
+
+#include <errno.h>
+
+namespace addon {
+
+nl::Status Channel::Ensure() {
+  if (closed_) return nl::Status::Errno(EBADF, "open", "the handle is closed");
+  if (sock_) return nl::Status::Ok();
+  std::unique_ptr<nl::NetlinkSocket> s;
+  nl::Status st = nl::NetlinkSocket::Open(opts_, s);
+  if (!st.ok()) return st;
+  if (on_open_) {
+    st = on_open_(*s);
+    if (!st.ok()) return st;
+  }
+  sock_ = std::move(s);
+  return nl::Status::Ok();
+}
+
+nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
+  nl::Status st = Ensure();
+  if (!st.ok()) {
+    for (nl::Exchange& x : batch) {
+      x.done = true;
+      x.error = st.err;
+      x.ext_message = st.message;
+    }
+    return st;
+  }
+  st = sock_->Transact(batch);
+  if (!st.ok()) {
+    // Whatever was in flight may still answer later: never reuse this socket.
+    const nl::SocketCounters& c = sock_->counters();
+    retired_.sendmsg_calls += c.sendmsg_calls;
+    retired_.recv_calls += c.recv_calls;
+    retired_.messages_sent += c.messages_sent;
+    retired_.messages_received += c.messages_received;
+    sock_.reset();
+  }
+  return st;
+}
+
+nl::SocketCounters Channel::counters() const {
+  nl::SocketCounters c = retired_;
+  if (sock_) {
+    const nl::SocketCounters& s = sock_->counters();
+    c.sendmsg_calls += s.sendmsg_calls;
+    c.recv_calls += s.recv_calls;
+    c.messages_sent += s.messages_sent;
+    c.messages_received += s.messages_received;
+  }
+  return c;
+}
+
+}  // namespace addon

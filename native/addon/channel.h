@@ -1,0 +1,51 @@
+// A Channel is one handle's connection to the kernel: the socket options, the
+// socket itself (opened lazily, replaced after a broken conversation) and a
+// per-family hook that runs on every fresh socket (e.g. resolving the genl
+// family id). Jobs of one handle run one at a time under its mutex.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "../netlink/socket.h"
+
+namespace addon {
+
+class Channel {
+ public:
+  using OnOpen = std::function<nl::Status(nl::NetlinkSocket&)>;
+
+  Channel(nl::SocketOptions opts, OnOpen on_open)
+      : opts_(std::move(opts)), on_open_(std::move(on_open)) {}
+
+  // Opens the socket if there is none. Call with mutex() held.
+  nl::Status Ensure();
+  // Runs a batch on the socket; a broken conversation closes the socket so
+  // the next call starts on a fresh one. Call with mutex() held.
+  nl::Status Transact(std::vector<nl::Exchange>& batch);
+  // Drops the socket (after a timeout, or when asked to reconnect).
+  void Reset() { sock_.reset(); }
+  void Close() {
+    std::lock_guard<std::mutex> g(mu_);
+    closed_ = true;
+    sock_.reset();
+  }
+  bool closed() const { return closed_; }
+
+  std::mutex& mutex() { return mu_; }
+  nl::NetlinkSocket* socket() { return sock_.get(); }
+  const nl::SocketOptions& options() const { return opts_; }
+  // Totals across every socket this channel has used.
+  nl::SocketCounters counters() const;
+
+ private:
+  nl::SocketOptions opts_;
+  OnOpen on_open_;
+  std::unique_ptr<nl::NetlinkSocket> sock_;
+  nl::SocketCounters retired_;
+  std::mutex mu_;
+  bool closed_ = false;
+};
+
+}  // namespace addon

@@ -1,0 +1,36 @@
+// IpvsHandle: the JavaScript-visible object behind `Ipvs`. It owns a
+// Channel on NETLINK_GENERIC whose every fresh socket resolves the "IPVS"
+// family, and runs batches of requests off the JavaScript thread.
+#pragma once
+
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+
+#include "../addon/channel.h"
+
+namespace ipvs {
+
+class IpvsHandle : public Napi::ObjectWrap<IpvsHandle> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  explicit IpvsHandle(const Napi::CallbackInfo& info);
+  ~IpvsHandle() override;
+
+ private:
+  Napi::Value Open(const Napi::CallbackInfo& info);
+  Napi::Value Execute(const Napi::CallbackInfo& info);
+  Napi::Value Close(const Napi::CallbackInfo& info);
+  Napi::Value Counters(const Napi::CallbackInfo& info);
+  Napi::Value FamilyId(const Napi::CallbackInfo& info);
+
+  std::shared_ptr<addon::Channel> channel_;
+  std::shared_ptr<std::atomic<uint16_t>> family_id_;
+};
+
+// Unit-test entry points: encode one op / decode one message without a socket.
+Napi::Value EncodeForTest(const Napi::CallbackInfo& info);
+Napi::Value DecodeForTest(const Napi::CallbackInfo& info);
+
+}  // namespace ipvs
