@@ -45,23 +45,25 @@ void PutDest(nl::AttrWriter& w, const Destination& d, bool key_only) {
   if (!key_only) {
     w.U32(IPVS_DEST_ATTR_FWD_METHOD, d.fwd_method & IP_VS_CONN_F_FWD_MASK);
     w.U32(IPVS_DEST_ATTR_WEIGHT, d.weight);
-    if (d.has_tunnel) {
-      w.U8(IPVS_DEST_ATTR_TUN_TYPE, d.tun_type);
-      w.Be16(IPVS_DEST_ATTR_TUN_PORT, d.tun_port);
-      w.U16(IPVS_DEST_ATTR_TUN_FLAGS, d.tun_flags);
-    }
+    // Sent for every destination, as ipvsadm does; kernels older than the
+    // tunnel attributes ignore them.
+    w.U8(IPVS_DEST_ATTR_TUN_TYPE, d.tun_type);
+    w.Be16(IPVS_DEST_ATTR_TUN_PORT, d.tun_port);
+    w.U16(IPVS_DEST_ATTR_TUN_FLAGS, d.tun_flags);
     w.U32(IPVS_DEST_ATTR_U_THRESH, d.u_thresh);
     w.U32(IPVS_DEST_ATTR_L_THRESH, d.l_thresh);
   }
   w.End(nest);
 }
 
+// Stopping sends state, interface and sync id too, as ipvsadm does; the
+// kernel reads only the state there.
 void PutDaemon(nl::AttrWriter& w, const Daemon& d, bool full) {
   const size_t nest = w.Begin(IPVS_CMD_ATTR_DAEMON);
   w.U32(IPVS_DAEMON_ATTR_STATE, d.state);
+  w.String(IPVS_DAEMON_ATTR_MCAST_IFN, d.mcast_ifn);
+  w.U32(IPVS_DAEMON_ATTR_SYNC_ID, d.sync_id);
   if (full) {
-    w.String(IPVS_DAEMON_ATTR_MCAST_IFN, d.mcast_ifn);
-    w.U32(IPVS_DAEMON_ATTR_SYNC_ID, d.sync_id);
     if (d.has_maxlen) w.U16(IPVS_DAEMON_ATTR_SYNC_MAXLEN, d.sync_maxlen);
     if (d.has_port) w.U16(IPVS_DAEMON_ATTR_MCAST_PORT, d.mcast_port);
     if (d.has_ttl) w.U8(IPVS_DAEMON_ATTR_MCAST_TTL, d.mcast_ttl);

@@ -247,12 +247,11 @@ Napi::Value EncodeForTest(const Napi::CallbackInfo& info) {
   Request r = RequestFromJs(info[0].As<Napi::Object>());
   const uint16_t family = static_cast<uint16_t>(info[1].As<Napi::Number>().Uint32Value());
   nl::Bytes b = Encode(r, family);
-  if (r.dump) {
-    nlmsghdr h;
-    std::memcpy(&h, b.data(), sizeof h);
-    h.nlmsg_flags |= NLM_F_DUMP;
-    std::memcpy(b.data(), &h, sizeof h);
-  }
+  // The flags the socket adds when it sends (seq and port id stay 0).
+  nlmsghdr h;
+  std::memcpy(&h, b.data(), sizeof h);
+  h.nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK | (r.dump ? NLM_F_DUMP : 0);
+  std::memcpy(b.data(), &h, sizeof h);
   return Napi::Buffer<uint8_t>::Copy(env, b.data(), b.size());
 }
 

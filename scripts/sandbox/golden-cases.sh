@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# scripts/sandbox/golden-cases.sh SUITE OUTDIR [CASE-NAME-FILTER]
+#
+# Runs the golden-bytes cases of SUITE (ipvsadm | ipset) against the running
+# kernel (call it through scripts/capture-golden.sh, which picks the kernel).
+# Each case runs in a fresh network namespace (unshare -n): untraced setup
+# commands first, then the traced case command under strace; the trace is
+# turned into OUTDIR/<case>.json by strace-netlink.mjs.
+set -euo pipefail
+SUITE=${1:?suite}
+OUT=${2:?outdir}
+FILTER=${3:-}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PARSER=$HERE/strace-netlink.mjs
+KERNEL=$(uname -r)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$OUT"
+n_ok=0
+n_fail=0
+
+# The set-up of the dummy link that routes 10.0.1.0/24 and fd00:1::/64.
+LINK='ip link add d0 type dummy && ip link set d0 up && ip addr add 10.0.1.1/24 dev d0 && ip -6 addr add fd00:1::1/64 dev d0 nodad'
+
+# gcase NAME SETUP TOOL ARGS...     (STDIN_FILE=... for the tool's stdin)
+gcase() {
+	local name=$1 setup=$2
+	shift 2
+	if [ -n "$FILTER" ] && [[ $name != *$FILTER* ]]; then return 0; fi
+	local trace=$WORK/$name.strace cmd rc=0 stdin=${STDIN_FILE:-/dev/null}
+	cmd=$(printf '%q ' "$@")
+	cmd=${cmd% }
+	unshare -n bash -c '
+		set -e
+		ip link set lo up
+		eval "$1"
+		set +e
+		strace -f -xx -s 65535 -e trace=socket,sendmsg,sendto,recvmsg,recvfrom \
+			-e read=all -e write=all -o "$2" "${@:4}" <"$3" >/dev/null 2>"$2.stderr"
+		echo $? >"$2.rc"
+	' _ "$setup" "$trace" "$stdin" "$@" || { echo "golden: $name: setup failed" >&2; n_fail=$((n_fail + 1)); return 0; }
+	rc=$(cat "$trace.rc")
+	local args=(--trace "$trace" --out "$OUT/$name.json" --command "$cmd" --tool "$TOOL_VERSION"
+		--kernel "$KERNEL" --exit-status "$rc")
+	[ -n "$setup" ] && args+=(--setup "$setup")
+	[ -n "${STDIN_FILE:-}" ] && args+=(--stdin "$STDIN_FILE")
+	if node "$PARSER" "${args[@]}"; then
+		n_ok=$((n_ok + 1))
+		[ "$rc" = 0 ] || echo "golden: $name: note: exit status $rc: $(head -c 200 "$trace.stderr")" >&2
+	else
+		n_fail=$((n_fail + 1))
+		echo "golden: $name: failed (exit $rc): $(head -c 300 "$trace.stderr")" >&2
+	fi
+}
+
+suite_ipvsadm() {
+	TOOL_VERSION=$(ipvsadm -v 2>&1 | head -n1)
+	local S='ipvsadm -A -t 10.0.0.1:80 -s rr'
+	local S6='ipvsadm -A -t [fd00::1]:443 -s rr'
+	local D="$S && ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2:8080 -m -w 3"
+	local TWO="$LINK && ipvsadm -A -t 10.0.0.1:80 -s rr && ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2:80 -m -w 1 && ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.3:80 -m -w 2"
+	TWO="$TWO && ipvsadm -A -u 10.0.0.2:53 -s wlc && ipvsadm -a -u 10.0.0.2:53 -r 10.0.1.4:53 -g && ipvsadm -a -u 10.0.0.2:53 -r 10.0.1.5:53 -i -x 10 -y 5"
+	local MIX="$LINK && ipvsadm -A -f 42 -s rr && ipvsadm -a -f 42 -r 10.0.1.2 -g && $S6 -p 60 && ipvsadm -a -t [fd00::1]:443 -r [fd00:1::2]:443 -m"
+
+	# services
+	gcase svc-add-tcp "" ipvsadm -A -t 10.0.0.1:80 -s rr
+	gcase svc-add-udp "" ipvsadm -A -u 10.0.0.1:53 -s wlc
+	gcase svc-add-sctp "" ipvsadm -A --sctp-service 10.0.0.1:3868 -s rr
+	gcase svc-add-fwmark "" ipvsadm -A -f 42 -s rr
+	gcase svc-add-fwmark-ipv6 "" ipvsadm -A -f 43 -6 -s rr
+	gcase svc-add-ipv6-sh-flags "" ipvsadm -A -t '[fd00::1]:443' -s sh -b sh-fallback,sh-port
+	gcase svc-add-persistent "" ipvsadm -A -t 10.0.0.1:80 -s rr -p 300 -M 255.255.255.0
+	gcase svc-add-persistent-ipv6 "" ipvsadm -A -t '[fd00::1]:80' -s rr -p 60 -M 64
+	gcase svc-add-one-packet "" ipvsadm -A -u 10.0.0.1:53 -s rr -o
+	gcase svc-add-mh "" ipvsadm -A -t 10.0.0.1:80 -s mh -b mh-fallback,mh-port
+	if [ -e /sys/module/ip_vs_pe_sip ]; then
+		gcase svc-add-pe-sip "" ipvsadm -A -u 10.0.0.1:5060 -s rr -p 60 --pe sip
+	fi
+	gcase svc-edit "$S" ipvsadm -E -t 10.0.0.1:80 -s wrr
+	gcase svc-del "$S" ipvsadm -D -t 10.0.0.1:80
+	# destinations
+	gcase dest-add-masq "$LINK && $S" ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2:8080 -m -w 3
+	gcase dest-add-route "$LINK && $S" ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2 -g
+	gcase dest-add-tunnel "$LINK && $S" ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2 -i
+	gcase dest-add-thresholds "$LINK && $S" ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2:8080 -m -x 100 -y 10
+	gcase dest-add-tun-gue "$LINK && $S" ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2 -i --tun-type gue --tun-port 6080
+	gcase dest-add-tun-gue-remcsum "$LINK && $S" ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2 -i --tun-type gue --tun-port 6080 --tun-remcsum
+	gcase dest-add-tun-gre "$LINK && $S" ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2 -i --tun-type gre --tun-nocsum
+	gcase dest-add-ipv6 "$LINK && $S6" ipvsadm -a -t '[fd00::1]:443' -r '[fd00:1::2]:8443' -m -w 2
+	gcase dest-add-fwmark "$LINK && ipvsadm -A -f 42 -s rr" ipvsadm -a -f 42 -r 10.0.1.2 -g
+	gcase dest-edit "$LINK && $D" ipvsadm -e -t 10.0.0.1:80 -r 10.0.1.2:8080 -m -w 5
+	gcase dest-del "$LINK && $D" ipvsadm -d -t 10.0.0.1:80 -r 10.0.1.2:8080
+	# listing / misc
+	gcase list-empty "" ipvsadm -Ln
+	gcase list-2svc-2dest "$TWO" ipvsadm -Ln
+	gcase list-stats-exact "$TWO" ipvsadm -Ln --stats --exact
+	gcase list-rate "$TWO" ipvsadm -Ln --rate
+	gcase list-one-service "$TWO" ipvsadm -Ln -t 10.0.0.1:80
+	gcase list-fwmark-ipv6 "$MIX" ipvsadm -Ln
+	gcase list-tun-info "$LINK && $S && ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2 -i --tun-type gue --tun-port 6080" ipvsadm -Ln --tun-info
+	gcase save "$TWO" ipvsadm -Sn
+	gcase timeout-get "" ipvsadm -L --timeout
+	gcase timeout-set "" ipvsadm --set 900 120 300
+	gcase zero-all "$TWO" ipvsadm -Z
+	gcase zero-service "$TWO" ipvsadm -Z -t 10.0.0.1:80
+	gcase clear "$TWO" ipvsadm -C
+	gcase daemon-start "" ipvsadm --start-daemon master --mcast-interface lo --syncid 5
+	gcase daemon-list "ipvsadm --start-daemon master --mcast-interface lo --syncid 5" ipvsadm -L --daemon
+	gcase daemon-stop "ipvsadm --start-daemon master --mcast-interface lo --syncid 5" ipvsadm --stop-daemon master
+}
+
+suite_ipset() {
+	TOOL_VERSION=$(ipset -v 2>&1 | head -n1)
+	local R=$WORK/restore-300.txt i
+	: >"$R"
+	for i in $(seq 1 300); do echo "add r 10.1.$((i / 256)).$((i % 256))" >>"$R"; done
+	local BIG='{ echo "create big hash:ip hashsize 4096"; for i in $(seq 1 2000); do echo "add big 10.2.$((i / 256)).$((i % 256))"; done; } | ipset restore'
+
+	gcase version "" ipset -v
+	gcase create-hash-ip "" ipset create s hash:ip
+	gcase create-hash-ip-port-inet6-full "" ipset create s hash:ip,port family inet6 hashsize 4096 maxelem 100000 timeout 300 counters comment skbinfo
+	gcase create-hash-ip-port-ip "" ipset create s hash:ip,port,ip
+	gcase create-hash-ip-port-net "" ipset create s hash:ip,port,net
+	gcase create-hash-net "" ipset create s hash:net
+	gcase create-hash-net-port "" ipset create s hash:net,port
+	gcase create-hash-net-iface "" ipset create s hash:net,iface
+	gcase create-bitmap-port "" ipset create s bitmap:port range 0-65535
+	gcase create-bitmap-ip "" ipset create s bitmap:ip range 10.0.0.0/16
+	gcase create-list-set "" ipset create s list:set size 8
+	gcase add-ip "ipset create s hash:ip" ipset add s 10.0.0.1
+	gcase add-ipv6 "ipset create s hash:ip family inet6" ipset add s fd00::1
+	gcase add-ip-port-timeout-comment "ipset create s hash:ip,port timeout 300 comment" ipset add s 10.0.0.1,tcp:80 timeout 10 comment x
+	gcase add-exist "ipset create s hash:ip,port timeout 300 comment && ipset add s 10.0.0.1,tcp:80" ipset add -exist s 10.0.0.1,tcp:80 timeout 10 comment x
+	gcase add-dup-error "ipset create s hash:ip && ipset add s 10.0.0.1" ipset add s 10.0.0.1
+	gcase add-net-nomatch "ipset create s hash:net" ipset add s 10.1.0.0/16 nomatch
+	gcase add-ip-port-ip "ipset create s hash:ip,port,ip" ipset add s 10.0.0.1,udp:53,10.0.0.2
+	gcase add-ip-port-net "ipset create s hash:ip,port,net" ipset add s 10.0.0.1,tcp:443,10.8.0.0/24
+	gcase add-net-iface "ipset create s hash:net,iface" ipset add s 10.0.0.0/8,eth0
+	gcase add-list-set "ipset create a hash:ip && ipset create s list:set size 8" ipset add s a
+	gcase add-bitmap-port "ipset create s bitmap:port range 0-65535" ipset add s 8080
+	gcase del "ipset create s hash:ip && ipset add s 10.0.0.1" ipset del s 10.0.0.1
+	gcase test-present "ipset create s hash:ip && ipset add s 10.0.0.1" ipset test s 10.0.0.1
+	gcase test-absent "ipset create s hash:ip" ipset test s 10.0.0.1
+	gcase flush "ipset create s hash:ip && ipset add s 10.0.0.1 && ipset add s 10.0.0.2" ipset flush s
+	gcase destroy "ipset create s hash:ip" ipset destroy s
+	gcase rename "ipset create a hash:ip" ipset rename a b
+	gcase swap "ipset create a hash:ip && ipset create b hash:ip && ipset add a 10.0.0.1" ipset swap a b
+	gcase list-large "$BIG" ipset list big
+	gcase list-extensions "ipset create s hash:ip,port timeout 300 counters comment skbinfo && ipset add s 10.0.0.1,tcp:80 timeout 100 packets 5 bytes 500 comment hello skbmark 0x10/0xff && ipset add s 10.0.0.2,udp:53" ipset list s
+	gcase list-header "ipset create s hash:ip timeout 300 && ipset add s 10.0.0.1" ipset list -t s
+	gcase list-names "ipset create a hash:ip && ipset create b hash:net" ipset list -n
+	gcase save "ipset create a hash:ip && ipset add a 10.0.0.1 && ipset create b hash:net,port && ipset add b 10.1.0.0/16,tcp:80" ipset save
+	STDIN_FILE=$R gcase restore-300 "ipset create r hash:ip" ipset restore
+}
+
+case "$SUITE" in
+ipvsadm) suite_ipvsadm ;;
+ipset) suite_ipset ;;
+*) echo "unknown suite $SUITE" >&2; exit 2 ;;
+esac
+echo "golden: $SUITE on $KERNEL: $n_ok cases written to $OUT, $n_fail failed" >&2
+[ "$n_fail" = 0 ]
