@@ -2,7 +2,7 @@
  * ipvs-netlink: program the Linux kernel's IPVS load balancer and ipset
  * over netlink.
  */
-export { Ipvs, keyOf } from './ipvs/index.js';
+export { Ipvs, keyOf, formatList } from './ipvs/index.js';
 export type * from './ipvs/types.js';
 export * from './ipset/index.js';
 export { NetlinkError } from './netlink/errors.js';

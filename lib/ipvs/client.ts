@@ -262,7 +262,18 @@ function subjectOf(op: BatchOp): unknown {
   return 'destination' in op ? { service: op.service, destination: op.destination } : op.service;
 }
 
+/** What IPVS means by the errnos it answers with (ip_vs_ctl.c). */
+const HINTS: Record<string, string> = {
+  EEXIST: 'it already exists',
+  ESRCH: 'no such virtual service',
+  ENOENT: 'no such destination, or the scheduler / persistence engine module is not available',
+  ERANGE: 'weight below 0 or lower threshold above upper threshold',
+  EINVAL: 'the kernel refused the attributes (missing field, bad netmask, GUE tunnel without port, or mixed families without tunnel forwarding)',
+  EPERM: 'needs CAP_NET_ADMIN in the network namespace',
+  EAFNOSUPPORT: 'the kernel was built without IPv6 IPVS support',
+};
+
 function errorOf(r: NativeResult, operation: string, subject?: unknown): NetlinkError {
-  return new NetlinkError({ errno: r.errno, code: r.code, operation, subject, kernelMessage: r.message });
+  return new NetlinkError({ errno: r.errno, code: r.code, operation, subject, kernelMessage: r.message, text: r.text, hint: HINTS[r.code] });
 }
 

@@ -1,2 +1,3 @@
 export { Ipvs, keyOf } from './client.js';
+export { formatList } from './format.js';
 export type * from './types.js';

@@ -23,7 +23,10 @@ export interface HandleOptions {
 export interface NativeResult {
   errno: number;
   code: string;
+  /** The kernel's extended-ack text, often empty. */
   message: string;
+  /** strerror() of errno. */
+  text: string;
 }
 
 export interface NativeIpvsHandle {

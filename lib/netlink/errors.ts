@@ -17,6 +17,10 @@ export interface NetlinkErrorInit {
   kernelMessage?: string;
   /** The system call or step that failed, for failures of the conversation itself. */
   syscall?: string;
+  /** strerror() text for errno. */
+  text?: string;
+  /** What this errno means for this operation, in the family's terms. */
+  hint?: string;
   message?: string;
 }
 
@@ -42,8 +46,10 @@ export class NetlinkError extends Error {
 
 function defaultMessage(init: NetlinkErrorInit): string {
   const about = init.subject === undefined ? '' : ` ${describe(init.subject)}`;
-  const why = init.kernelMessage ? `: ${init.kernelMessage}` : '';
-  return `${init.operation}${about} failed with ${init.code}${why}`;
+  const text = init.text ? `${init.text} (${init.code})` : init.code;
+  const hint = init.hint ? `: ${init.hint}` : '';
+  const kernel = init.kernelMessage ? ` [kernel: ${init.kernelMessage}]` : '';
+  return `${init.operation}${about} failed: ${text}${hint}${kernel}`;
 }
 
 function describe(subject: unknown): string {

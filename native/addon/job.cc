@@ -62,6 +62,7 @@ Napi::Value ErrorFields(Napi::Env env, const nl::Exchange& x) {
   o.Set("errno", Napi::Number::New(env, x.error));
   o.Set("code", Napi::String::New(env, ErrnoName(x.error)));
   o.Set("message", Napi::String::New(env, x.ext_message));
+  o.Set("text", Napi::String::New(env, x.error ? ErrnoText(x.error) : ""));
   return o;
 }
 
