@@ -75,7 +75,11 @@ export class Ipvs {
       throw new TypeError('options.netns must be a path such as /run/netns/NAME');
     if (options.timeoutMs !== undefined && (!Number.isInteger(options.timeoutMs) || options.timeoutMs < 1))
       throw new RangeError('options.timeoutMs must be a positive integer');
-    const handle = new native.IpvsHandle({ netns: options.netns, timeoutMs: options.timeoutMs });
+    const handle = new native.IpvsHandle({
+      netns: options.netns,
+      timeoutMs: options.timeoutMs,
+      testDeafSockets: (options as { testDeafSockets?: number }).testDeafSockets,
+    });
     try {
       await handle.open();
     } catch (err) {

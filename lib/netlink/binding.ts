@@ -17,6 +17,8 @@ export interface SocketCounters {
 export interface HandleOptions {
   netns?: string;
   timeoutMs?: number;
+  /** Tests only: this many sockets drop every reply once opened (simulates a kernel that never answers). */
+  testDeafSockets?: number;
 }
 
 /** What every native per-op result carries: errno 0 means success. */

@@ -14,6 +14,10 @@ nl::Status Channel::Ensure() {
     st = on_open_(*s);
     if (!st.ok()) return st;
   }
+  if (deaf_sockets_left_ > 0) {
+    deaf_sockets_left_--;
+    s->set_drop_replies(true);
+  }
   sock_ = std::move(s);
   return nl::Status::Ok();
 }

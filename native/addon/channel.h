@@ -17,7 +17,8 @@ class Channel {
   using OnOpen = std::function<nl::Status(nl::NetlinkSocket&)>;
 
   Channel(nl::SocketOptions opts, OnOpen on_open)
-      : opts_(std::move(opts)), on_open_(std::move(on_open)) {}
+      : opts_(std::move(opts)), on_open_(std::move(on_open)),
+        deaf_sockets_left_(opts_.test_deaf_sockets) {}
 
   // Opens the socket if there is none. Call with mutex() held.
   nl::Status Ensure();
@@ -46,6 +47,7 @@ class Channel {
   nl::SocketCounters retired_;
   std::mutex mu_;
   bool closed_ = false;
+  int deaf_sockets_left_ = 0;
 };
 
 }  // namespace addon

@@ -78,6 +78,7 @@ nl::SocketOptions SocketOptionsFromJs(const Napi::Value& v, int protocol) {
   opts.netns = GetString(o, "netns", "netns", 4096);
   opts.timeout_ms = static_cast<int>(GetUint(o, "timeoutMs", "timeoutMs", 24 * 3600 * 1000, 5000));
   if (opts.timeout_ms == 0) throw Napi::RangeError::New(o.Env(), "timeoutMs must be at least 1");
+  opts.test_deaf_sockets = static_cast<int>(GetUint(o, "testDeafSockets", "testDeafSockets", 100));
   return opts;
 }
 

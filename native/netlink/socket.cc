@@ -243,6 +243,7 @@ Status NetlinkSocket::Receive(std::vector<Exchange>& batch, bool* progressed) {
       return Status::Errno(errno, "recvmmsg");
     }
     if (n == 0) return Status::Ok();
+    if (drop_replies_) continue;
     *progressed = true;
     std::vector<Message> parts;
     for (int i = 0; i < n; i++) {

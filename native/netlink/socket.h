@@ -48,6 +48,7 @@ struct SocketOptions {
   int rcvbuf = 8 << 20;          // wanted receive buffer (raised with FORCE if allowed)
   int sndbuf = 4 << 20;          // wanted send buffer
   int max_dump_retries = 10;     // restarts of an interrupted dump
+  int test_deaf_sockets = 0;     // tests only: this many sockets drop every reply once opened
 };
 
 // Counters for benchmarks and metrics.
@@ -71,6 +72,10 @@ class NetlinkSocket {
   // the socket should be replaced.
   Status Transact(std::vector<Exchange>& batch);
 
+  // Fault injection for tests: the socket reads and discards every reply,
+  // as if the kernel never answered, so timeouts can be shown honestly.
+  void set_drop_replies(bool v) { drop_replies_ = v; }
+
   uint32_t port_id() const { return port_id_; }
   int fd() const { return fd_; }
   const SocketCounters& counters() const { return counters_; }
@@ -89,6 +94,7 @@ class NetlinkSocket {
   SocketOptions opts_;
   uint32_t port_id_ = 0;
   uint32_t next_seq_ = 1;
+  bool drop_replies_ = false;
   int rcvbuf_ = 0;
   int sndbuf_ = 0;
   SocketCounters counters_;
