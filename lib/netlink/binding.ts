@@ -39,12 +39,55 @@ export interface NativeIpvsHandle {
   familyId(): number;
 }
 
+/** What an ipset request resolved to: errno 0 means success. */
+export interface NativeIpsetResult {
+  errno: number;
+  code: string;
+  message: string;
+  kernelMessage?: string;
+}
+
+export interface NativeIpsetProtocol {
+  version: number;
+  min: number;
+  kernel: number;
+}
+
+export interface NativeIpsetHandle {
+  open(): Promise<NativeIpsetProtocol>;
+  protocol(): NativeIpsetProtocol;
+  command(op: object): Promise<NativeIpsetResult>;
+  list(op: { name?: string; mode: 'full' | 'header' | 'names' }): Promise<
+    NativeIpsetResult & { sets: Array<Record<string, unknown>> }
+  >;
+  /** Parses `entries` synchronously (throws TypeError/RangeError), then sends. */
+  elements(op: object): Promise<NativeIpsetResult & { applied: number; index: number; messages: number }>;
+  close(): void;
+  counters(): SocketCounters;
+}
+
+export interface NativeRtnlHandle {
+  open(): Promise<void>;
+  execute(ops: object[]): Promise<Array<NativeResult & Record<string, unknown>>>;
+  close(): void;
+  counters(): SocketCounters;
+}
+
 export interface NativeAddon {
+  RtnlHandle: new (opts: HandleOptions) => NativeRtnlHandle;
   IpvsHandle: new (opts: HandleOptions) => NativeIpvsHandle;
   /** Constants from <linux/ip_vs.h> and libc, as the compiler saw them. */
   ipvsConstants: Record<string, number>;
   ipvsEncode(op: object, familyId: number): Buffer;
   ipvsDecode(msg: Buffer, defaultAf?: number): Record<string, unknown>;
+  IpsetHandle: new (opts: HandleOptions) => NativeIpsetHandle;
+  ipsetConstants: Record<string, number> & { setTypes: string[] };
+  ipsetEncode(op: object): Buffer[];
+  ipsetDecodeList(msgs: Buffer[]): Array<Record<string, unknown>>;
+  ipsetDecodeReply(msg: Buffer, kind: 'protocol' | 'type'): Record<string, number>;
+  ipsetEchoedLineno(echo: Buffer): number;
+  ipsetCanonical(type: string, family: string, text: string): string;
+  ipsetDescribeError(errno: number, cmd: number, type?: string): { code: string; message: string };
   [key: string]: unknown;
 }
 

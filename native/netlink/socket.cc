@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/netlink.h>
 #include <poll.h>
 #include <sched.h>
@@ -294,7 +295,11 @@ Status NetlinkSocket::Transact(std::vector<Exchange>& batch) {
       while (end < batch.size()) {
         const Exchange& x = batch[end];
         const size_t c = ReplyCost(x);
-        if (end > next && (bytes + x.request.size() > max_send || cost + c > budget)) break;
+        // One iovec per message: sendmsg refuses more than IOV_MAX (1024)
+        // of them with EMSGSIZE.
+        if (end > next && (end - next >= static_cast<size_t>(IOV_MAX) ||
+                           bytes + x.request.size() > max_send || cost + c > budget))
+          break;
         if (end == next && reserved_ > 0 && cost + c > budget) break;
         bytes += x.request.size();
         cost += c;

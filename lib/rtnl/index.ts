@@ -1,0 +1,3 @@
+export { Rtnl } from './client.js';
+export type { AddressResult } from './client.js';
+export type * from './types.js';

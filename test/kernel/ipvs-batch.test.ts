@@ -1,0 +1,91 @@
+/**
+ * apply(): a 5,000-operation batch with failing operations in the middle.
+ * Each failing op reports its own error; every other op is applied (checked
+ * with ipvsadm -Sn), and the batch takes far fewer system calls than ops.
+ */
+import { constants } from 'node:os';
+import t from 'tap';
+import { type BatchOp, NetlinkError } from '../../lib/index.js';
+import { ipvsEnv } from '../support/ipvs-env.js';
+
+const SERVICES = 500;
+const DESTS = 9;
+
+t.test('a 5,005-op batch with five failing ops', async (t) => {
+  const env = await ipvsEnv(t);
+  const ops: BatchOp[] = [];
+  const expected: string[] = [];
+  const failures = new Map<number, { code: string; op: string }>();
+  const vip = (i: number) => `10.2.${i >> 8}.${i & 255}`;
+  const svc = (i: number) => ({ protocol: 'tcp', address: vip(i), port: 80 }) as const;
+  const fail = (op: BatchOp, code: string) => {
+    failures.set(ops.length, { code, op: op.op });
+    ops.push(op);
+  };
+
+  for (let i = 0; i < SERVICES; i++) {
+    ops.push({ op: 'addService', service: { ...svc(i), scheduler: i % 2 ? 'rr' : 'wrr' } });
+    expected.push(`-A -t ${vip(i)}:80 -s ${i % 2 ? 'rr' : 'wrr'}`);
+    for (let d = 0; d < DESTS; d++) {
+      ops.push({ op: 'addDestination', service: svc(i), destination: { address: `10.0.1.${d + 2}`, port: 8080, weight: d + 1 } });
+      expected.push(`-a -t ${vip(i)}:80 -r 10.0.1.${d + 2}:8080 -m -w ${d + 1}`);
+    }
+    if (i === 100) fail({ op: 'addService', service: { ...svc(50), scheduler: 'rr' } }, 'EEXIST');
+    if (i === 200) fail({ op: 'addDestination', service: svc(200), destination: { address: '10.0.1.2', port: 8080 } }, 'EEXIST');
+    if (i === 250) fail({ op: 'addDestination', service: { protocol: 'udp', address: vip(250), port: 80 }, destination: { address: '10.0.1.2', port: 8080 } }, 'ESRCH');
+    if (i === 300) fail({ op: 'addService', service: { protocol: 'tcp', address: '10.3.0.1', port: 80, scheduler: 'nosuchsched' } }, 'ENOENT');
+    if (i === 400) fail({ op: 'addDestination', service: svc(400), destination: { address: '10.0.1.99', port: 8080, upperThreshold: 5, lowerThreshold: 10 } }, 'ERANGE');
+  }
+  t.equal(ops.length, SERVICES * (DESTS + 1) + 5);
+
+  const before = env.ipvs.counters();
+  const results = await env.ipvs.apply(ops);
+  const after = env.ipvs.counters();
+
+  t.equal(results.length, ops.length, 'one result per op');
+  const gotFailures = new Map<number, { code: string; op: string }>();
+  results.forEach((r, i) => {
+    if (!r.ok) gotFailures.set(i, { code: r.error.code, op: r.error.operation });
+  });
+  t.same([...gotFailures.entries()], [...failures.entries()], 'exactly the bad ops failed, each with its own code');
+  for (const [i, { code }] of failures) {
+    const r = results[i];
+    if (r.ok) continue;
+    t.type(r.error, NetlinkError);
+    t.equal(r.error.errno, constants.errno[code as keyof typeof constants.errno], `ops[${i}] errno is ${code}`);
+    t.same(r.error.subject, 'destination' in ops[i] ? { service: ops[i].service, destination: (ops[i] as { destination: unknown }).destination } : ops[i].service, `ops[${i}] names its subject`);
+  }
+
+  const saved = await env.save();
+  t.equal(saved.length, SERVICES * (DESTS + 1), 'ipvsadm -Sn has every good op and nothing else');
+  t.same(saved, expected.sort(), 'ipvsadm -Sn content');
+
+  const sent = after.sendmsgCalls - before.sendmsgCalls;
+  t.ok(after.messagesSent - before.messagesSent >= ops.length, `every op was sent (${after.messagesSent - before.messagesSent} messages)`);
+  t.ok(sent * 20 < ops.length, `batched: ${sent} sendmsg calls for ${ops.length} ops`);
+
+  // And the library reads the whole table back.
+  const dumped = await env.ipvs.dump();
+  t.equal(dumped.length, SERVICES);
+  t.equal(dumped.reduce((n, s) => n + s.destinations.length, 0), SERVICES * DESTS);
+  const s7 = dumped.find((s) => 'address' in s && s.address === vip(7));
+  t.same(s7?.destinations.map((d) => d.weight).sort(), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+t.test('apply: mixed updates and deletes report per op, in order', async (t) => {
+  const env = await ipvsEnv(t);
+  await env.restore(['-A -t 10.0.0.1:80 -s rr', '-a -t 10.0.0.1:80 -r 10.0.1.2:80 -m -w 1', '-A -u 10.0.0.1:53 -s rr']);
+  const tcp = { protocol: 'tcp', address: '10.0.0.1', port: 80 } as const;
+  const udp = { protocol: 'udp', address: '10.0.0.1', port: 53 } as const;
+  const results = await env.ipvs.apply([
+    { op: 'updateService', service: { ...tcp, scheduler: 'wlc' } },
+    { op: 'updateDestination', service: tcp, destination: { address: '10.0.1.2', port: 80, weight: 5 } },
+    { op: 'deleteDestination', service: tcp, destination: { address: '10.0.1.3', port: 80 } },
+    { op: 'deleteService', service: udp },
+    { op: 'deleteService', service: udp },
+    { op: 'updateService', service: { ...udp, scheduler: 'rr' } },
+  ]);
+  t.same(results.map((r) => (r.ok ? 'ok' : r.error.code)), ['ok', 'ok', 'ENOENT', 'ok', 'ESRCH', 'ESRCH']);
+  t.same(await env.save(), ['-A -t 10.0.0.1:80 -s wlc', '-a -t 10.0.0.1:80 -r 10.0.1.2:80 -m -w 5']);
+  t.strictSame(await env.ipvs.apply([]), [], 'an empty batch');
+});
