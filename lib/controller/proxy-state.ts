@@ -1,0 +1,89 @@
+/**
+ * The Services and EndpointSlices the proxy knows, and the desired state
+ * they imply, updated one object at a time: an event recomputes only the
+ * service it concerns and returns the Scope of keys that may have changed.
+ */
+import { serviceContribution } from './desired.js';
+import { DesiredIndex, emptyScope, type Scope } from './desired-index.js';
+import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from './model.js';
+import { namespaceOf, SERVICE_NAME_LABEL, serviceKeyOf } from './model.js';
+import { nodeContext, type NodeContext } from './node-addresses.js';
+import type { DesiredState } from './state.js';
+
+export class ProxyState {
+  private readonly services = new Map<string, Service>();
+  /** service key → slice name → slice */
+  private readonly slices = new Map<string, Map<string, EndpointSlice>>();
+  private ctx: NodeContext;
+  private index: DesiredIndex;
+
+  constructor(node: NodeInfo, config: ProxyConfig) {
+    this.ctx = nodeContext(node, config);
+    this.index = new DesiredIndex(this.ctx);
+  }
+
+  get desired(): DesiredState {
+    return this.index.state;
+  }
+
+  get context(): NodeContext {
+    return this.ctx;
+  }
+
+  upsertService(svc: Service): Scope {
+    const key = serviceKeyOf(svc.metadata);
+    this.services.set(key, svc);
+    return this.recompute(key);
+  }
+
+  deleteService(namespace: string, name: string): Scope {
+    const key = `${namespace}/${name}`;
+    this.services.delete(key);
+    return this.recompute(key);
+  }
+
+  upsertEndpointSlice(slice: EndpointSlice): Scope {
+    const key = sliceOwner(slice);
+    if (key === undefined) return emptyScope();
+    let byName = this.slices.get(key);
+    if (!byName) this.slices.set(key, (byName = new Map()));
+    byName.set(slice.metadata.name, slice);
+    return this.recompute(key);
+  }
+
+  deleteEndpointSlice(slice: EndpointSlice): Scope {
+    const key = sliceOwner(slice);
+    if (key === undefined) return emptyScope();
+    const byName = this.slices.get(key);
+    byName?.delete(slice.metadata.name);
+    if (byName?.size === 0) this.slices.delete(key);
+    return this.recompute(key);
+  }
+
+  /** A node change (addresses, zone label) or a config change can touch everything: rebuild. */
+  reset(node: NodeInfo, config: ProxyConfig): void {
+    this.ctx = nodeContext(node, config);
+    this.index = new DesiredIndex(this.ctx);
+    for (const key of this.services.keys()) this.recompute(key);
+  }
+
+  private recompute(key: string): Scope {
+    const svc = this.services.get(key);
+    const slices = [...(this.slices.get(key)?.values() ?? [])];
+    return this.index.setService(key, svc ? serviceContribution(svc, slices, this.ctx) : undefined);
+  }
+}
+
+/** Slices name their service by label (this is how selector-less services with manual slices work too). */
+function sliceOwner(slice: EndpointSlice): string | undefined {
+  const name = slice.metadata.labels?.[SERVICE_NAME_LABEL];
+  return name === undefined ? undefined : `${namespaceOf(slice.metadata)}/${name}`;
+}
+
+/** The desired state of a whole set of objects (the `plan` command, tests). */
+export function desiredState(objects: { services: Service[]; endpointSlices: EndpointSlice[] }, node: NodeInfo, config: ProxyConfig): DesiredState {
+  const state = new ProxyState(node, config);
+  for (const slice of objects.endpointSlices) state.upsertEndpointSlice(slice);
+  for (const svc of objects.services) state.upsertService(svc);
+  return state.desired;
+}
