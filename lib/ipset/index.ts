@@ -1,1 +1,4 @@
-export {};
+/** ipset over nfnetlink: the Ipset client and its types. */
+export { Ipset } from './client.js';
+export { IpsetBulkError, type BulkFailure } from './errors.js';
+export * from './types.js';

@@ -4,6 +4,8 @@
 #include <netinet/in.h>
 #include <strings.h>
 
+#include <cstring>
+
 #include <mutex>
 #include <vector>
 

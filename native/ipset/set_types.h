@@ -16,11 +16,11 @@ const SetType* const* AllSetTypes(size_t* count);
 // query: libipset always puts NFPROTO_IPV4 in nfgenmsg; the kernel reads
 // the set's family from IPSET_ATTR_FAMILY only.
 inline uint8_t TypeQueryFamily(const SetType& t) {
-  return t.unspec_family ? NFPROTO_UNSPEC : NFPROTO_IPV4;
+  return t.unspec_family ? uint8_t{NFPROTO_UNSPEC} : uint8_t{NFPROTO_IPV4};
 }
 // The family a set of this type is created with.
 inline uint8_t CreateFamily(const SetType& t, uint8_t requested) {
-  return t.unspec_family ? NFPROTO_UNSPEC : requested;
+  return t.unspec_family ? uint8_t{NFPROTO_UNSPEC} : requested;
 }
 // Host prefix length for a family.
 inline uint8_t HostCidr(uint8_t family) { return family == NFPROTO_IPV6 ? 128 : 32; }

@@ -1,0 +1,235 @@
+#include "jobs.h"
+
+#include <errno.h>
+
+#include "errors.h"
+#include "js_bridge.h"
+
+namespace ipset {
+
+namespace {
+
+// The kernel's verdict on one request, as the TypeScript layer sees it.
+struct Verdict {
+  int error = 0;
+  std::string kernel_message;
+};
+
+Napi::Object VerdictToJs(Napi::Env env, const Verdict& v, uint8_t cmd, const SetType* type) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("errno", v.error);
+  if (v.error) {
+    ErrorMeaning m = DescribeError(v.error, cmd, type != nullptr, type ? type->kind : Kind::kHash);
+    o.Set("code", m.code);
+    o.Set("message", m.message);
+    if (!v.kernel_message.empty()) o.Set("kernelMessage", v.kernel_message);
+  } else {
+    o.Set("code", "");
+    o.Set("message", "");
+  }
+  return o;
+}
+
+// Runs one request on the channel; a broken conversation becomes the
+// verdict (the channel already dropped that socket).
+Verdict RunOne(addon::Channel& ch, nl::Bytes request, bool dump, bool expects_data,
+               std::vector<nl::Bytes>* replies = nullptr, nl::Bytes* echo = nullptr) {
+  std::vector<nl::Exchange> batch(1);
+  batch[0].request = std::move(request);
+  batch[0].dump = dump;
+  batch[0].expects_data = expects_data;
+  ch.Transact(batch);
+  Verdict v{batch[0].error, batch[0].ext_message};
+  if (replies) *replies = std::move(batch[0].replies);
+  if (echo) *echo = std::move(batch[0].error_echo);
+  return v;
+}
+
+class OpenJob : public addon::Job {
+ public:
+  explicit OpenJob(Shared s) : s_(std::move(s)) {}
+  void Run() override {
+    std::lock_guard<std::mutex> g(s_.channel->mutex());
+    status = s_.channel->Ensure();
+  }
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("version", s_.session->protocol.load());
+    o.Set("min", s_.session->kernel_min.load());
+    o.Set("kernel", s_.session->kernel_protocol.load());
+    return o;
+  }
+
+ private:
+  Shared s_;
+};
+
+class CommandJob : public addon::Job {
+ public:
+  CommandJob(Shared s, CommandOp op) : s_(std::move(s)), op_(std::move(op)) {}
+
+  void Run() override {
+    std::lock_guard<std::mutex> g(s_.channel->mutex());
+    status = s_.channel->Ensure();
+    if (!status.ok()) return;
+    const uint8_t protocol = s_.session->protocol;
+    nl::Bytes request;
+    switch (op_.cmd) {
+      case IPSET_CMD_CREATE: {
+        uint8_t revision = 0;
+        int kernel_error = 0;
+        status = PickRevision(*s_.channel->socket(), *s_.session, *op_.create.type, &revision,
+                              &kernel_error);
+        if (!status.ok()) {
+          s_.channel->Reset();
+          return;
+        }
+        if (kernel_error) {
+          verdict_.error = kernel_error;
+          return;
+        }
+        request = EncodeCreate(op_.create, revision, protocol, op_.exist);
+        break;
+      }
+      case IPSET_CMD_RENAME:
+      case IPSET_CMD_SWAP:
+        request = EncodeTwoNames(op_.cmd, op_.name, op_.name2, protocol);
+        break;
+      default:
+        request = EncodeNamed(op_.cmd, op_.name, protocol);
+        break;
+    }
+    verdict_ = RunOne(*s_.channel, std::move(request), false, false);
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    return VerdictToJs(env, verdict_, op_.cmd, op_.cmd == IPSET_CMD_CREATE ? op_.create.type : nullptr);
+  }
+
+ private:
+  Shared s_;
+  CommandOp op_;
+  Verdict verdict_;
+};
+
+class ListJob : public addon::Job {
+ public:
+  ListJob(Shared s, std::string name, uint32_t flags)
+      : s_(std::move(s)), name_(std::move(name)), flags_(flags) {}
+
+  void Run() override {
+    std::lock_guard<std::mutex> g(s_.channel->mutex());
+    status = s_.channel->Ensure();
+    if (!status.ok()) return;
+    std::vector<nl::Bytes> replies;
+    verdict_ = RunOne(*s_.channel, EncodeList(IPSET_CMD_LIST, name_, flags_, s_.session->protocol),
+                      true, false, &replies);
+    if (verdict_.error) return;
+    // Decode here, off the JavaScript thread: large sets take a while.
+    std::string err;
+    for (const nl::Bytes& m : replies) {
+      if (!decoder_.Add(m, err)) {
+        verdict_.error = EBADMSG;
+        verdict_.kernel_message = "malformed list reply: " + err;
+        return;
+      }
+    }
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object o = VerdictToJs(env, verdict_, IPSET_CMD_LIST, nullptr);
+    if (verdict_.error == EBADMSG) o.Set("message", verdict_.kernel_message);
+    std::vector<ListedSet>& sets = decoder_.sets();
+    Napi::Array arr = Napi::Array::New(env, sets.size());
+    for (size_t i = 0; i < sets.size(); i++) arr.Set(static_cast<uint32_t>(i), ListedSetToJs(env, sets[i]));
+    o.Set("sets", arr);
+    return o;
+  }
+
+ private:
+  Shared s_;
+  std::string name_;
+  uint32_t flags_;
+  Verdict verdict_;
+  ListDecoder decoder_;
+};
+
+class ElementsJob : public addon::Job {
+ public:
+  ElementsJob(Shared s, ElementsOp op) : s_(std::move(s)), op_(std::move(op)) {}
+
+  void Run() override {
+    std::lock_guard<std::mutex> g(s_.channel->mutex());
+    status = s_.channel->Ensure();
+    if (!status.ok()) return;
+    const uint8_t protocol = s_.session->protocol;
+    if (op_.single) {
+      verdict_ = RunOne(*s_.channel,
+                        EncodeElement(op_.cmd, op_.name, *op_.type, op_.family, op_.entries[0],
+                                      protocol, op_.exist),
+                        false, false);
+      applied_ = verdict_.error ? 0 : 1;
+      if (verdict_.error) index_ = 0;
+      return;
+    }
+    // One message at a time: the kernel applies the elements of a message
+    // up to the first one it refuses, so a later message must only go out
+    // once the previous one was fully applied. Pipelining would apply
+    // elements after a refused one.
+    size_t from = 0;
+    while (from < op_.entries.size()) {
+      size_t next = from;
+      nl::Bytes echo;
+      nl::Bytes request = EncodeBulk(op_.cmd, op_.name, *op_.type, op_.family, op_.entries, from,
+                                     kMaxBulkBytes, protocol, op_.exist, &next);
+      verdict_ = RunOne(*s_.channel, std::move(request), false, false, nullptr, &echo);
+      if (verdict_.error) {
+        const uint32_t lineno = EchoedLineno(echo);
+        if (lineno > from && lineno <= next) {
+          index_ = static_cast<int64_t>(lineno) - 1;
+          applied_ = static_cast<size_t>(index_);
+        } else {
+          applied_ = from;  // refused as a whole (or the conversation broke)
+        }
+        return;
+      }
+      from = next;
+      messages_++;
+    }
+    applied_ = from;
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object o = VerdictToJs(env, verdict_, op_.cmd, op_.type);
+    o.Set("applied", static_cast<double>(applied_));
+    o.Set("index", static_cast<double>(index_));
+    o.Set("messages", static_cast<double>(messages_));
+    return o;
+  }
+
+ private:
+  Shared s_;
+  ElementsOp op_;
+  Verdict verdict_;
+  size_t applied_ = 0;
+  int64_t index_ = -1;
+  size_t messages_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<addon::Job> MakeOpenJob(Shared s) { return std::make_unique<OpenJob>(std::move(s)); }
+
+std::unique_ptr<addon::Job> MakeCommandJob(Shared s, CommandOp op) {
+  return std::make_unique<CommandJob>(std::move(s), std::move(op));
+}
+
+std::unique_ptr<addon::Job> MakeListJob(Shared s, std::string name, uint32_t flags) {
+  return std::make_unique<ListJob>(std::move(s), std::move(name), flags);
+}
+
+std::unique_ptr<addon::Job> MakeElementsJob(Shared s, ElementsOp op) {
+  return std::make_unique<ElementsJob>(std::move(s), std::move(op));
+}
+
+}  // namespace ipset
