@@ -37,12 +37,14 @@ die() { echo "sandbox: error: $*" >&2; exit 125; }
 KVER=$(ls -1 "$MODBASE" 2>/dev/null | head -n1)
 [ -n "$KVER" ] && [ -d "$MODBASE/$KVER" ] || die "no UML modules under $MODBASE"
 
-case "$PROJECT/" in /tmp/* | /run/* | /proc/* | /sys/* | /dev/*)
+case "$PROJECT/" in /run/* | /proc/* | /sys/* | /dev/*)
 	die "project dir $PROJECT is under a path the guest mounts over" ;;
 esac
-# The guest mounts fresh tmpfs on /tmp and /run; a cwd there would vanish.
+# The guest mounts a fresh tmpfs on /tmp, unless the project or the cwd is
+# there (a CI clone often is): then the guest shares the host's /tmp.
 MOUNT_TMP=1
 case "$CWD/" in /tmp/* | /run/*) MOUNT_TMP=0 ;; esac
+case "$PROJECT/" in /tmp/*) MOUNT_TMP=0 ;; esac
 
 # --- LD_PRELOAD shim that makes UML 6.1 work on hosts with big XSAVE areas ---
 SHIM_SRC=$SCRIPT_DIR/uml-xstate-shim.c
