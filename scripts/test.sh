@@ -27,8 +27,14 @@ run_tap() {
 	local name=$1
 	shift
 	local log="$logdir/$name.log" rc
-	"$@" 2>&1 | tee "$log"
+	# The full TAP goes to a log; the screen shows one line per test file
+	# and per top-level test as they finish, then any failure in full.
+	"$@" 2>&1 | tee "$log" | grep --line-buffered -E '^ {0,4}(not )?ok |^sandbox:|^test:|^with-kernel:'
 	rc=${PIPESTATUS[0]}
+	if grep -qE '^ *not ok ' "$log"; then
+		echo "--- failures in $name ---"
+		grep -E -A40 '^ *not ok ' "$log" | head -n 400
+	fi
 	local summary
 	summary=$(grep -E '^# \{ total: [0-9]+' "$log" | tail -n 1)
 	if [ -z "$summary" ]; then
@@ -63,7 +69,7 @@ if ! { [ -f build/Release/ipvs_netlink.node ] || npx --no-install node-gyp rebui
 fi
 
 step "unit tests"
-run_tap unit npx --no-install tap --reporter=base test/unit
+run_tap unit npx --no-install tap --reporter=tap test/unit
 
 step "ipset kernel tests on the host kernel ($(uname -r))"
 if [ "$(id -u)" -ne 0 ]; then
@@ -71,11 +77,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	failed=$((failed + 1))
 	status=1
 elif compgen -G 'test/kernel/ipset-*.test.ts' >/dev/null; then
-	run_tap host-ipset npx --no-install tap --reporter=base test/kernel/ipset-*.test.ts
+	run_tap host-ipset npx --no-install tap --reporter=tap test/kernel/ipset-*.test.ts
 fi
 
 step "kernel tests where IPVS exists"
-run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=base --jobs=1 test/kernel
+run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=tap --jobs=1 test/kernel
 
 echo
 echo "$passed passed, $failed failed"
