@@ -12,6 +12,8 @@ export interface SocketCounters {
   recvCalls: number;
   messagesSent: number;
   messagesReceived: number;
+  /** Dumps the kernel marked interrupted (NLM_F_DUMP_INTR) and that were read again. */
+  dumpsRestarted: number;
 }
 
 export interface HandleOptions {
@@ -107,6 +109,10 @@ const root = packageRoot();
 
 function load(): NativeAddon {
   try {
+    // An explicit addon file, for a sanitizer build kept apart from
+    // build/Release (scripts/asan-test.sh).
+    const override = process.env.IPVS_NETLINK_ADDON;
+    if (override) return require(path.resolve(override)) as NativeAddon;
     return require('node-gyp-build')(root) as NativeAddon;
   } catch (err) {
     const why = (err as Error).message;

@@ -40,6 +40,7 @@ nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
     retired_.recv_calls += c.recv_calls;
     retired_.messages_sent += c.messages_sent;
     retired_.messages_received += c.messages_received;
+    retired_.dumps_restarted += c.dumps_restarted;
     sock_.reset();
   }
   return st;
@@ -53,6 +54,7 @@ nl::SocketCounters Channel::counters() const {
     c.recv_calls += s.recv_calls;
     c.messages_sent += s.messages_sent;
     c.messages_received += s.messages_received;
+    c.dumps_restarted += s.dumps_restarted;
   }
   return c;
 }

@@ -88,6 +88,7 @@ Napi::Object CountersToJs(Napi::Env env, const nl::SocketCounters& c) {
   o.Set("recvCalls", static_cast<double>(c.recv_calls));
   o.Set("messagesSent", static_cast<double>(c.messages_sent));
   o.Set("messagesReceived", static_cast<double>(c.messages_received));
+  o.Set("dumpsRestarted", static_cast<double>(c.dumps_restarted));
   return o;
 }
 

@@ -200,6 +200,7 @@ void NetlinkSocket::Dispatch(std::vector<Exchange>& batch, const Message& m) {
     if (err == 0 && interrupted_[index] && x.dump_retries < opts_.max_dump_retries) {
       // The table changed while it was being read: read it again.
       x.dump_retries++;
+      counters_.dumps_restarted++;
       x.replies.clear();
       interrupted_[index] = false;
       reserved_ -= std::min(reserved_, ReplyCost(x));

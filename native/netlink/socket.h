@@ -57,6 +57,7 @@ struct SocketCounters {
   uint64_t recv_calls = 0;
   uint64_t messages_sent = 0;
   uint64_t messages_received = 0;
+  uint64_t dumps_restarted = 0;  // interrupted dumps read again
 };
 
 class NetlinkSocket {
