@@ -11,8 +11,8 @@
 import { randomBytes } from 'node:crypto';
 
 import { native, type NativeIpsetHandle, type NativeIpsetResult } from '../netlink/binding.js';
-import { NetlinkError, fromNativeFailure } from '../netlink/errors.js';
-import { SerialQueue } from '../netlink/serial-queue.js';
+import { NetlinkClient, openHandle } from '../netlink/client.js';
+import { NetlinkError } from '../netlink/errors.js';
 import { entryText } from './entries.js';
 import { IpsetBulkError, ipsetError } from './errors.js';
 import type {
@@ -37,29 +37,16 @@ interface SetInfo {
   support: { timeout: boolean; counters: boolean; comment: boolean; skbinfo: boolean };
 }
 
-export class Ipset {
-  private readonly handle: NativeIpsetHandle;
-  private readonly queue = new SerialQueue();
+export class Ipset extends NetlinkClient<NativeIpsetHandle> {
   private readonly infos = new Map<string, SetInfo>();
-  private closed = false;
 
   private constructor(handle: NativeIpsetHandle) {
-    this.handle = handle;
+    super(handle, 'ipset');
   }
 
   /** Opens a handle (in `netns` if given) and negotiates the protocol. */
   static async open(options: IpsetOpenOptions = {}): Promise<Ipset> {
-    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-    if (options.netns !== undefined && typeof options.netns !== 'string') throw new TypeError('netns must be a string');
-    if (options.timeoutMs !== undefined) check.integer(options.timeoutMs, 'timeoutMs', 1, 24 * 3600 * 1000);
-    const handle = new native.IpsetHandle({ netns: options.netns, timeoutMs: options.timeoutMs });
-    try {
-      await handle.open();
-    } catch (err) {
-      handle.close();
-      throw fromNativeFailure(err, 'ipset open', options.netns);
-    }
-    return new Ipset(handle);
+    return new Ipset(await openHandle((o) => new native.IpsetHandle(o), options, 'Ipset.open'));
   }
 
   /** The protocol version in use and the kernel's minimum. */
@@ -216,23 +203,10 @@ export class Ipset {
     }
   }
 
-  /** Closes the socket. Idempotent; later calls reject. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.handle.close();
-  }
-
-  /** Socket counters, for benchmarks and metrics. */
-  counters(): ReturnType<NativeIpsetHandle['counters']> {
-    return this.handle.counters();
-  }
-
   // --- internals ---
 
   private async single(cmd: 'add' | 'del' | 'test', name: string, entry: Entry, suffix: string, exist: boolean): Promise<boolean> {
-    return this.queue.run(async () => {
-      this.ensureOpen(cmd);
+    return this.exclusive(cmd, async () => {
       const info = await this.info(name, cmd);
       const text = entryText(info.type, entry) + suffix;
       const r = await this.elements({ cmd, name, type: info.type, family: info.family, entries: text, single: true, exist, support: info.support }, cmd, name);
@@ -253,8 +227,7 @@ export class Ipset {
     const exist = options.exist === undefined ? false : check.boolean(options.exist, 'exist');
     const operation = cmd === 'add' ? 'addMany' : 'delMany';
     if (entries.length === 0) return 0;
-    return this.queue.run(async () => {
-      this.ensureOpen(operation);
+    return this.exclusive(operation, async () => {
       const info = await this.info(name, operation);
       const texts = new Array<string>(entries.length);
       for (let i = 0; i < entries.length; i++) texts[i] = entryText(info.type, entries[i], `entry ${i}`);
@@ -276,20 +249,15 @@ export class Ipset {
   }
 
   /** Runs the native element call; a bad entry throws synchronously from it. */
-  private async elements(op: object, operation: string, name: string) {
-    try {
-      return await this.handle.elements(op);
-    } catch (err) {
-      if (err instanceof TypeError || err instanceof RangeError) throw err;
-      throw fromNativeFailure(err, operation, name);
-    }
+  private elements(op: object, operation: string, name: string) {
+    return this.native(operation, name, () => this.handle.elements(op));
   }
 
   /** The set's type, family and options, from the cache or a header dump. */
   private async info(name: string, operation: string): Promise<SetInfo> {
     const cached = this.infos.get(name);
     if (cached) return cached;
-    const r = await this.nativeCall(operation, name, () => this.handle.list({ name, mode: 'header' }));
+    const r = await this.native(operation, name, () => this.handle.list({ name, mode: 'header' }));
     if (r.errno) throw ipsetError(r, operation, name);
     const h = r.sets.find((s) => s.name === name) as unknown as SetHeader | undefined;
     if (!h) throw new NetlinkError({ errno: 2, code: 'ENOENT', operation, subject: name, message: `${operation} ${name} failed: the set does not exist [ENOENT]` });
@@ -311,25 +279,11 @@ export class Ipset {
 
   /** Queues a native call and turns a kernel refusal into a NetlinkError. */
   private call<R extends NativeIpsetResult>(operation: string, subject: string, fn: () => Promise<R>): Promise<R> {
-    return this.queue.run(async () => {
-      this.ensureOpen(operation);
-      const r = await this.nativeCall(operation, subject, fn);
+    return this.exclusive(operation, async () => {
+      const r = await this.native(operation, subject, fn);
       if (r.errno) throw ipsetError(r, operation, subject);
       return r;
     });
-  }
-
-  private async nativeCall<R>(operation: string, subject: string, fn: () => Promise<R>): Promise<R> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof TypeError || err instanceof RangeError) throw err;
-      throw fromNativeFailure(err, operation, subject);
-    }
-  }
-
-  private ensureOpen(operation: string): void {
-    if (this.closed) throw new NetlinkError({ errno: 9, code: 'EBADF', operation, message: `${operation}: the ipset handle is closed` });
   }
 }
 

@@ -19,12 +19,8 @@ export const SET_TYPES = [
 export type SetType = (typeof SET_TYPES)[number];
 export type IpsetFamily = 'inet' | 'inet6';
 
-export interface IpsetOpenOptions {
-  /** Path of a network namespace (e.g. /run/netns/x); default: the caller's. */
-  netns?: string;
-  /** How long to wait for the kernel without progress (ms); default 5000. */
-  timeoutMs?: number;
-}
+/** Where and how to open the handle: `{ netns?, timeoutMs? }`. */
+export type { OpenOptions as IpsetOpenOptions } from '../netlink/client.js';
 
 export interface CreateOptions {
   family?: IpsetFamily;

@@ -6,9 +6,9 @@
  * off the JavaScript thread. Calls on one handle run one after another;
  * `apply` sends a whole batch in as few system calls as the socket allows.
  */
-import { type NativeIpvsHandle, type NativeResult, type SocketCounters, native } from '../netlink/binding.js';
-import { NetlinkError, fromNativeFailure } from '../netlink/errors.js';
-import { SerialQueue } from '../netlink/serial-queue.js';
+import { type NativeIpvsHandle, type NativeResult, native } from '../netlink/binding.js';
+import { NetlinkClient, openHandle } from '../netlink/client.js';
+import { NetlinkError } from '../netlink/errors.js';
 import { CMD } from './constants.js';
 import { type NativeDestinationOut, type NativeServiceOut, toDaemon, toDestination, toService } from './convert.js';
 import type {
@@ -62,43 +62,19 @@ function versionText(code: number): string {
   return `${(code >> 16) & 0xff}.${(code >> 8) & 0xff}.${code & 0xff}`;
 }
 
-export class Ipvs {
-  private readonly queue = new SerialQueue();
-  private closed = false;
-
-  private constructor(private readonly handle: NativeIpvsHandle) {}
+export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
+  private constructor(handle: NativeIpvsHandle) {
+    super(handle, 'Ipvs');
+  }
 
   /** Opens a handle (in `netns` if given) and checks that the kernel has IPVS. */
   static async open(options: OpenOptions = {}): Promise<Ipvs> {
-    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-    if (options.netns !== undefined && (typeof options.netns !== 'string' || options.netns === ''))
-      throw new TypeError('options.netns must be a path such as /run/netns/NAME');
-    if (options.timeoutMs !== undefined && (!Number.isInteger(options.timeoutMs) || options.timeoutMs < 1))
-      throw new RangeError('options.timeoutMs must be a positive integer');
-    const handle = new native.IpvsHandle({
-      netns: options.netns,
-      timeoutMs: options.timeoutMs,
-      testDeafSockets: (options as { testDeafSockets?: number }).testDeafSockets,
-    });
-    try {
-      await handle.open();
-    } catch (err) {
-      handle.close();
-      throw fromNativeFailure(err, 'Ipvs.open', options.netns);
-    }
-    return new Ipvs(handle);
+    return new Ipvs(await openHandle((o) => new native.IpvsHandle(o), options, 'Ipvs.open'));
   }
 
   /** Runs native ops as one batch, one result per op. */
   private run(ops: NativeOp[], operation: string): Promise<Reply[]> {
-    if (this.closed) return Promise.reject(new Error(`${operation}: the Ipvs handle is closed`));
-    return this.queue.run(async () => {
-      try {
-        return (await this.handle.execute(ops)) as Reply[];
-      } catch (err) {
-        throw fromNativeFailure(err, operation);
-      }
-    });
+    return this.exclusive(operation, () => this.native(operation, undefined, () => this.handle.execute(ops) as Promise<Reply[]>));
   }
 
   /** Runs one op and throws its error, if any. */
@@ -180,7 +156,10 @@ export class Ipvs {
       const r = replies[i];
       // A service deleted between the two dumps reads as having no destinations.
       if (r.errno) throw errorOf(r, 'dump', keyOf(s));
-      return { ...s, destinations: (r.destinations ?? []).map(toDestination) };
+      // s is ours (fresh from toService): extend it rather than copy it.
+      const out = s as ServiceWithDestinations;
+      out.destinations = (r.destinations ?? []).map(toDestination);
+      return out;
     });
   }
 
@@ -240,18 +219,6 @@ export class Ipvs {
   async listDaemons(): Promise<Daemon[]> {
     const r = await this.one({ cmd: CMD.GET_DAEMON, dump: true }, 'listDaemons');
     return (r.daemons ?? []).map(toDaemon);
-  }
-
-  /** System calls and messages this handle has used, for benchmarks and metrics. */
-  counters(): SocketCounters {
-    return this.handle.counters();
-  }
-
-  /** Closes the socket. Calls still queued fail; closing twice is harmless. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.handle.close();
   }
 }
 

@@ -159,9 +159,4 @@ export type BatchOp =
 
 export type BatchResult = { ok: true } | { ok: false; error: import('../netlink/errors.js').NetlinkError };
 
-export interface OpenOptions {
-  /** A network namespace path, e.g. /run/netns/NAME or /proc/PID/ns/net. */
-  netns?: string;
-  /** How long a request may wait for the kernel without progress (default 5000). */
-  timeoutMs?: number;
-}
+export type { OpenOptions } from '../netlink/client.js';

@@ -3,11 +3,10 @@
  * interface (kube-ipvs0) and the addresses bound to it — without running
  * `ip`. Same socket core and error model as Ipvs.
  */
-import { type NativeResult, type NativeRtnlHandle, type SocketCounters, native } from '../netlink/binding.js';
-import { NetlinkError, fromNativeFailure } from '../netlink/errors.js';
-import { SerialQueue } from '../netlink/serial-queue.js';
-import { parseAddress, checkInteger } from '../util/address.js';
-import type { OpenOptions } from '../ipvs/types.js';
+import { type NativeResult, type NativeRtnlHandle, native } from '../netlink/binding.js';
+import { NetlinkClient, type OpenOptions, openHandle } from '../netlink/client.js';
+import { NetlinkError } from '../netlink/errors.js';
+import { checkInteger, parseAddress } from '../util/address.js';
 import type { InterfaceAddress, Link } from './types.js';
 
 const IFNAMSIZ = 16;
@@ -36,32 +35,17 @@ function parseCidr(value: unknown, field: string): { family: 'inet' | 'inet6'; a
   return { family: a.family, address: a.text, prefixLength };
 }
 
-export class Rtnl {
-  private readonly queue = new SerialQueue();
-  private closed = false;
-
-  private constructor(private readonly handle: NativeRtnlHandle) {}
+export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
+  private constructor(handle: NativeRtnlHandle) {
+    super(handle, 'Rtnl');
+  }
 
   static async open(options: OpenOptions = {}): Promise<Rtnl> {
-    const handle = new native.RtnlHandle({ netns: options.netns, timeoutMs: options.timeoutMs });
-    try {
-      await handle.open();
-    } catch (err) {
-      handle.close();
-      throw fromNativeFailure(err, 'Rtnl.open', options.netns);
-    }
-    return new Rtnl(handle);
+    return new Rtnl(await openHandle((o) => new native.RtnlHandle(o), options, 'Rtnl.open'));
   }
 
   private run(ops: object[], operation: string): Promise<Reply[]> {
-    if (this.closed) return Promise.reject(new Error(`${operation}: the Rtnl handle is closed`));
-    return this.queue.run(async () => {
-      try {
-        return (await this.handle.execute(ops)) as Reply[];
-      } catch (err) {
-        throw fromNativeFailure(err, operation);
-      }
-    });
+    return this.exclusive(operation, () => this.native(operation, undefined, () => this.handle.execute(ops) as Promise<Reply[]>));
   }
 
   async getLink(name: string): Promise<Link | undefined> {
@@ -138,16 +122,6 @@ export class Rtnl {
     return replies.map((r, i) =>
       r.errno ? { address: addresses[i], ok: false as const, error: errorOf(r, operation, addresses[i]) } : { address: addresses[i], ok: true as const },
     );
-  }
-
-  counters(): SocketCounters {
-    return this.handle.counters();
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.handle.close();
   }
 }
 

@@ -35,12 +35,7 @@ nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
   st = sock_->Transact(batch);
   if (!st.ok()) {
     // Whatever was in flight may still answer later: never reuse this socket.
-    const nl::SocketCounters& c = sock_->counters();
-    retired_.sendmsg_calls += c.sendmsg_calls;
-    retired_.recv_calls += c.recv_calls;
-    retired_.messages_sent += c.messages_sent;
-    retired_.messages_received += c.messages_received;
-    retired_.dumps_restarted += c.dumps_restarted;
+    retired_ += sock_->counters();
     sock_.reset();
   }
   return st;
@@ -48,14 +43,7 @@ nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
 
 nl::SocketCounters Channel::counters() const {
   nl::SocketCounters c = retired_;
-  if (sock_) {
-    const nl::SocketCounters& s = sock_->counters();
-    c.sendmsg_calls += s.sendmsg_calls;
-    c.recv_calls += s.recv_calls;
-    c.messages_sent += s.messages_sent;
-    c.messages_received += s.messages_received;
-    c.dumps_restarted += s.dumps_restarted;
-  }
+  if (sock_) c += sock_->counters();
   return c;
 }
 

@@ -40,6 +40,11 @@ class JobWorker : public Napi::AsyncWorker {
 
 }  // namespace
 
+void OpenJob::Run() {
+  std::lock_guard<std::mutex> g(ch_->mutex());
+  status = ch_->Ensure();
+}
+
 Napi::Promise Schedule(Napi::Env env, std::unique_ptr<Job> job) {
   auto* w = new JobWorker(env, std::move(job));
   Napi::Promise p = w->Promise();

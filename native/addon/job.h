@@ -5,7 +5,10 @@
 
 #include <napi.h>
 
+#include <functional>
 #include <memory>
+
+#include "channel.h"
 
 #include "../netlink/socket.h"
 
@@ -21,6 +24,21 @@ class Job {
   virtual Napi::Value Result(Napi::Env env) = 0;
 
   nl::Status status;
+};
+
+// Opens a channel's socket (running its family's OnOpen hook, e.g. the
+// genl family lookup) off-thread. `describe` builds the promise's value.
+class OpenJob : public Job {
+ public:
+  using Describe = std::function<Napi::Value(Napi::Env)>;
+  OpenJob(std::shared_ptr<Channel> ch, Describe describe = nullptr)
+      : ch_(std::move(ch)), describe_(std::move(describe)) {}
+  void Run() override;
+  Napi::Value Result(Napi::Env env) override { return describe_ ? describe_(env) : env.Undefined(); }
+
+ private:
+  std::shared_ptr<Channel> ch_;
+  Describe describe_;
 };
 
 // Runs the job off-thread; the promise resolves with Result() or rejects

@@ -58,6 +58,15 @@ struct SocketCounters {
   uint64_t messages_sent = 0;
   uint64_t messages_received = 0;
   uint64_t dumps_restarted = 0;  // interrupted dumps read again
+
+  SocketCounters& operator+=(const SocketCounters& o) {
+    sendmsg_calls += o.sendmsg_calls;
+    recv_calls += o.recv_calls;
+    messages_sent += o.messages_sent;
+    messages_received += o.messages_received;
+    dumps_restarted += o.dumps_restarted;
+    return *this;
+  }
 };
 
 class NetlinkSocket {

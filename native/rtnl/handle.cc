@@ -47,19 +47,6 @@ Request RequestFromJs(const Napi::Object& o) {
   throw Napi::TypeError::New(o.Env(), "unknown rtnetlink op '" + op + "'");
 }
 
-class OpenJob : public addon::Job {
- public:
-  explicit OpenJob(std::shared_ptr<addon::Channel> ch) : ch_(std::move(ch)) {}
-  void Run() override {
-    std::lock_guard<std::mutex> g(ch_->mutex());
-    status = ch_->Ensure();
-  }
-  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
-
- private:
-  std::shared_ptr<addon::Channel> ch_;
-};
-
 class ExecuteJob : public addon::Job {
  public:
   ExecuteJob(std::shared_ptr<addon::Channel> ch, std::vector<Request> reqs)
@@ -167,7 +154,7 @@ RtnlHandle::RtnlHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<RtnlHa
 RtnlHandle::~RtnlHandle() { channel_->Close(); }
 
 Napi::Value RtnlHandle::Open(const Napi::CallbackInfo& info) {
-  return addon::Schedule(info.Env(), std::make_unique<OpenJob>(channel_));
+  return addon::Schedule(info.Env(), std::make_unique<addon::OpenJob>(channel_));
 }
 
 Napi::Value RtnlHandle::Execute(const Napi::CallbackInfo& info) {
