@@ -13,3 +13,8 @@ export { JUMP_RULES, masqueradeMark } from './iptables.js';
 export { SET, SET_DEFINITIONS, ipsetName } from './ipsets.js';
 export { loadManifests, ManifestError, type Manifests } from './manifests.js';
 export { planOutput, type PlanOutput } from './plan-output.js';
+export { Controller, type ControllerOptions, type ControllerCounters, type SyncResult, type SyncKind } from './controller.js';
+export { Applier, type ApplyReport, type FailedOperation, type OperationCounts } from './applier.js';
+export { readKernel } from './kernel-reader.js';
+export { IptablesRunner, DEFAULT_IPTABLES, LEGACY_IPTABLES, type IptablesTools, type IptablesCommands } from './iptables-runner.js';
+export { kubeProxySysctls, writeSysctls, type Sysctl } from './sysctls.js';

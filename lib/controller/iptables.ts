@@ -27,8 +27,8 @@ export interface IptablesInputs {
 }
 
 /** Chains written (and so flushed) by every restore: iptablesChains in proxier.go. */
-const NAT_CHAINS = ['KUBE-SERVICES', 'KUBE-POSTROUTING', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-MARK-MASQ'];
-const FILTER_CHAINS = [
+export const NAT_CHAINS = ['KUBE-SERVICES', 'KUBE-POSTROUTING', 'KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-MARK-MASQ'];
+export const FILTER_CHAINS = [
   'KUBE-FORWARD',
   'KUBE-NODE-PORT',
   'KUBE-PROXY-FIREWALL',

@@ -113,6 +113,8 @@ done
 MODS="$MODS xt_set dummy veth nf_conntrack nf_nat iptable_nat iptable_filter iptable_mangle"
 MODS="$MODS ip6table_nat ip6table_filter xt_MASQUERADE xt_mark xt_comment xt_addrtype"
 MODS="$MODS xt_conntrack xt_multiport xt_tcpudp xt_ipvs ipip ip_gre ip6_tunnel fou fou6"
+# The kube-proxy controller's filter rules (KUBE-IPVS-FILTER, externalIPs).
+MODS="$MODS xt_physdev ipt_REJECT ip6t_REJECT"
 
 cat >"$RUN/init.sh" <<EOF
 #!/bin/bash

@@ -1,0 +1,315 @@
+/**
+ * The IPVS proxy's kernel side: owns the proxy state (objects → desired),
+ * the mirror (what we programmed) and the netlink clients of one network
+ * namespace.
+ *
+ * - start() adopts the kernel as it is (nothing is flushed, so a restart
+ *   interrupts no traffic); the first sync() then plans in full against
+ *   what was read, which also serves again real servers a previous run left
+ *   at weight 0. Feed every object before that first sync: a full plan with
+ *   nothing known would remove every service.
+ * - on*() record object changes; sync() plans only the keys they touched
+ *   (plus those of failed operations) against the mirror: no kernel reads.
+ * - resync() reads the kernel back (a fixed handful of requests) and
+ *   repairs drift; removeDrainedRealServers() ends graceful termination.
+ *   The caller runs both periodically.
+ * - cleanup() removes what an IPVS proxy owns, and nothing else.
+ */
+import { performance } from 'node:perf_hooks';
+import { release } from 'node:os';
+import { pino, type Logger } from 'pino';
+import type { SocketCounters } from '../netlink/binding.js';
+import { SerialQueue } from '../netlink/serial-queue.js';
+import { Applier, type ApplyReport, type OperationCounts } from './applier.js';
+import { closeClients, openClients, type Clients } from './clients.js';
+import { emptyScope, type Scope } from './desired-index.js';
+import { execIn } from './exec.js';
+import { IptablesRunner, DEFAULT_IPTABLES, type IptablesTools } from './iptables-runner.js';
+import { ipsetName, SET_DEFINITIONS } from './ipsets.js';
+import { readKernel } from './kernel-reader.js';
+import { Mirror } from './mirror.js';
+import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from './model.js';
+import { cidrContains, parseCidr } from './net.js';
+import { isEmptyScope, mergeScope, scopeOf } from './pending-scope.js';
+import { plan, planDrainedDeletions } from './planner.js';
+import { ProxyState } from './proxy-state.js';
+import { DUMMY_DEVICE, type CurrentState, type CurrentVirtualServer, type DesiredState, type Operation } from './state.js';
+import { kubeProxySysctls, writeSysctls } from './sysctls.js';
+
+export interface ControllerOptions {
+  /** A network namespace path (/run/netns/NAME); default: the process's own. */
+  netns?: string;
+  config: ProxyConfig;
+  node: NodeInfo;
+  /** Default: silent. */
+  logger?: Logger;
+  /** Which iptables binaries to run; default: `iptables`, `iptables-restore`, ... */
+  iptables?: IptablesTools;
+  /** Netlink request timeout (ms). */
+  timeoutMs?: number;
+  /** Called after every sync of any kind (a metrics histogram, a healthz timestamp). */
+  onSync?: (result: SyncResult) => void;
+}
+
+export type SyncKind = 'full' | 'incremental' | 'resync' | 'drain';
+
+export interface SyncResult {
+  kind: SyncKind;
+  /** Operations planned, carried out, refused. */
+  planned: number;
+  applied: number;
+  failed: number;
+  durationSeconds: number;
+}
+
+export interface ControllerCounters {
+  /** What is programmed, as the mirror knows it. */
+  virtualServers: number;
+  realServers: number;
+  ipsetEntries: number;
+  boundAddresses: number;
+  /** Operations carried out since start, by kind and result. */
+  operations: OperationCounts;
+  /** Netlink traffic per socket (messages, system calls); undefined before the clients are open. */
+  netlink: { ipvs?: SocketCounters; ipset?: SocketCounters; rtnl?: SocketCounters };
+  syncs: Record<SyncKind, number> & { lastDurationSeconds: number; totalDurationSeconds: number };
+}
+
+export class Controller {
+  private readonly state: ProxyState;
+  private config: ProxyConfig;
+  private node: NodeInfo;
+  private mirror = new Mirror();
+  private clients?: Clients;
+  private applier?: Applier;
+  private readonly exec;
+  private readonly iptables: IptablesRunner;
+  private readonly logger: Logger;
+  /** Keys changed since the last sync, and keys of operations that failed. */
+  private pending: Scope = emptyScope();
+  /** A node or config change, or the first sync after start: compare everything. */
+  private fullSyncPending = true;
+  /** Syncs, resyncs, drains and cleanup never interleave. */
+  private readonly queue = new SerialQueue();
+  private readonly syncCounts = { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 };
+
+  constructor(private readonly options: ControllerOptions) {
+    this.config = options.config;
+    this.node = options.node;
+    this.state = new ProxyState(options.node, options.config);
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.exec = execIn(options.netns);
+    this.iptables = new IptablesRunner(this.exec, options.iptables ?? DEFAULT_IPTABLES);
+  }
+
+  /** Opens the clients, makes kube-ipvs0, sets the sysctls and adopts what the kernel holds. */
+  async start(): Promise<void> {
+    await this.queue.run(async () => {
+      const clients = await this.ensureClients();
+      // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
+      await writeSysctls(this.exec, kubeProxySysctls(this.config, release()));
+      await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
+      this.mirror = Mirror.fromKernel(await readKernel(clients, this.ourSetNames()));
+      this.fullSyncPending = true;
+      this.logger.info({ virtualServers: this.mirror.virtualServers.size }, 'adopted the kernel state');
+    });
+  }
+
+  // --- object changes: each marks the keys it touched ---
+
+  onServiceChange(svc: Service): void {
+    mergeScope(this.pending, this.state.upsertService(svc));
+  }
+
+  onServiceDelete(namespace: string, name: string): void {
+    mergeScope(this.pending, this.state.deleteService(namespace, name));
+  }
+
+  onEndpointSliceChange(slice: EndpointSlice): void {
+    mergeScope(this.pending, this.state.upsertEndpointSlice(slice));
+  }
+
+  onEndpointSliceDelete(slice: EndpointSlice): void {
+    mergeScope(this.pending, this.state.deleteEndpointSlice(slice));
+  }
+
+  /** Node addresses or labels (topology) changed: everything may have. */
+  onNodeChange(node: NodeInfo): void {
+    this.node = node;
+    this.state.reset(node, this.config);
+    this.fullSyncPending = true;
+  }
+
+  get desired(): DesiredState {
+    return this.state.desired;
+  }
+
+  /** What we believe the kernel holds. */
+  get current(): CurrentState {
+    return this.mirror;
+  }
+
+  /** Whether a sync() would have anything to look at. */
+  hasPendingChanges(): boolean {
+    return this.fullSyncPending || !isEmptyScope(this.pending);
+  }
+
+  /** Programs the changes since the last sync (all of it after start or a node change). */
+  sync(): Promise<SyncResult> {
+    return this.queue.run(async () => {
+      const started = performance.now();
+      const full = this.fullSyncPending;
+      const scope = this.takePending();
+      const ops = plan(this.state.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
+      return this.finish(full ? 'full' : 'incremental', ops, await this.apply(ops), started);
+    });
+  }
+
+  /** Reads the kernel back and repairs whatever differs from the desired state (drift, lost operations). */
+  resync(): Promise<SyncResult> {
+    return this.queue.run(async () => {
+      const started = performance.now();
+      const clients = await this.ensureClients();
+      await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
+      this.mirror = Mirror.fromKernel(await readKernel(clients, this.ourSetNames()));
+      this.takePending();
+      const ops = plan(this.state.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs });
+      return this.finish('resync', ops, await this.apply(ops), started);
+    });
+  }
+
+  /**
+   * Graceful termination's second half: deletes the weight-0 real servers
+   * nobody wants once they have no connections left. Only the virtual
+   * servers with such a real server are read (one request each).
+   */
+  removeDrainedRealServers(): Promise<SyncResult> {
+    return this.queue.run(async () => {
+      const started = performance.now();
+      const clients = await this.ensureClients();
+      const draining: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
+      for (const [key, vs] of this.mirror.virtualServers) {
+        if (![...vs.destinations.values()].some((d) => d.weight === 0)) continue;
+        const live = await clients.ipvs.listDestinations(vs.service).catch(() => undefined);
+        if (!live) continue; // gone meanwhile: the next resync notices
+        const destinations = new Map(live.map((d) => [`${d.address}/${d.port}`, { address: d.address, port: d.port, weight: d.weight, activeConns: d.activeConns, inactiveConns: d.inactiveConns }]));
+        (draining.virtualServers as Map<string, CurrentVirtualServer>).set(key, { service: vs.service, destinations });
+      }
+      const ops = planDrainedDeletions(this.state.desired, draining);
+      return this.finish('drain', ops, await this.apply(ops), started);
+    });
+  }
+
+  /**
+   * Removes everything an IPVS proxy owns, read from the kernel (so a
+   * previous run's leftovers too): its iptables jumps and KUBE-* chains,
+   * the virtual servers outside excludeCIDRs, kube-ipvs0 with its
+   * addresses, and the kube-proxy ipsets. Other sets, chains and the
+   * excluded virtual servers stay. Keeps going past a failure and throws
+   * the first one at the end.
+   */
+  cleanup(): Promise<void> {
+    return this.queue.run(async () => {
+      const clients = await this.ensureClients();
+      const errors: unknown[] = [];
+      const attempt = async (what: string, fn: () => Promise<unknown>) => {
+        try {
+          await fn();
+        } catch (err) {
+          this.logger.warn({ err: (err as Error).message }, `cleanup: ${what} failed`);
+          errors.push(err);
+        }
+      };
+      // The rules go first: they reference the sets, which cannot be destroyed while in use.
+      for (const family of ['inet', 'inet6'] as const) await attempt(`${family} iptables`, () => this.iptables.cleanup(family));
+      await attempt('virtual servers', async () => {
+        const excluded = this.config.excludeCIDRs.map((c, i) => parseCidr(c, `excludeCIDRs[${i}]`));
+        // fwmark services are never a kube-proxy's: only address-keyed ones are candidates.
+        const ours = (await clients.ipvs.dump()).flatMap((s) =>
+          'address' in s && !excluded.some((c) => cidrContains(c, s.address)) ? [{ protocol: s.protocol, address: s.address, port: s.port }] : [],
+        );
+        const results = await clients.ipvs.apply(ours.map((service) => ({ op: 'deleteService' as const, service })));
+        const failed = results.find((r) => !r.ok);
+        if (failed && !failed.ok) throw failed.error;
+      });
+      await attempt(DUMMY_DEVICE, () => clients.rtnl.deleteLink(DUMMY_DEVICE));
+      await attempt('ipsets', async () => {
+        const names = new Set(SET_DEFINITIONS.flatMap((d) => [ipsetName(d.name, 'inet'), ipsetName(d.name, 'inet6')]));
+        for (const name of await clients.ipset.listNames()) if (names.has(name)) await clients.ipset.destroy(name);
+      });
+      this.mirror = new Mirror();
+      this.fullSyncPending = true;
+      if (errors.length > 0) throw errors[0];
+    });
+  }
+
+  counters(): ControllerCounters {
+    let realServers = 0;
+    for (const vs of this.mirror.virtualServers.values()) realServers += vs.destinations.size;
+    let ipsetEntries = 0;
+    for (const set of this.mirror.ipsets.values()) ipsetEntries += set.entries.size;
+    return {
+      virtualServers: this.mirror.virtualServers.size,
+      realServers,
+      ipsetEntries,
+      boundAddresses: this.mirror.boundAddresses.size,
+      operations: structuredClone(this.applier?.counts ?? { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } }),
+      netlink: {
+        ipvs: this.clients?.ipvs.counters(),
+        ipset: this.clients?.ipset.counters(),
+        rtnl: this.clients?.rtnl.counters(),
+      },
+      syncs: { ...this.syncCounts },
+    };
+  }
+
+  /** Closes the sockets; the kernel state stays (a restart adopts it). */
+  close(): void {
+    if (this.clients) closeClients(this.clients);
+    this.clients = undefined;
+    this.applier = undefined;
+  }
+
+  // --- internals ---
+
+  private async ensureClients(): Promise<Clients> {
+    if (!this.clients) {
+      this.clients = await openClients({ netns: this.options.netns, timeoutMs: this.options.timeoutMs });
+      this.applier = new Applier(this.clients, this.iptables, this.logger);
+    }
+    return this.clients;
+  }
+
+  private async apply(ops: Operation[]): Promise<ApplyReport> {
+    if (ops.length === 0) return { applied: [], failed: [] };
+    await this.ensureClients();
+    const report = await this.applier!.apply(ops);
+    this.mirror.record(report.applied);
+    // Failed operations are looked at again by the next sync.
+    mergeScope(this.pending, scopeOf(report.failed.map((f) => f.op)));
+    return report;
+  }
+
+  /** Takes the pending scope (and the full-sync flag) for the sync about to plan. */
+  private takePending(): Scope {
+    const scope = this.pending;
+    this.pending = emptyScope();
+    this.fullSyncPending = false;
+    return scope;
+  }
+
+  private finish(kind: SyncKind, ops: Operation[], report: ApplyReport, started: number): SyncResult {
+    const durationSeconds = (performance.now() - started) / 1000;
+    this.syncCounts[kind]++;
+    this.syncCounts.lastDurationSeconds = durationSeconds;
+    this.syncCounts.totalDurationSeconds += durationSeconds;
+    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds };
+    this.logger.debug(result, 'sync');
+    this.options.onSync?.(result);
+    return result;
+  }
+
+  private ourSetNames(): Set<string> {
+    return new Set(this.state.desired.ipsets.keys());
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The iptables half of the applier: writes the KUBE-* chains with
+ * `iptables-restore --noflush --counters` (other chains are left alone),
+ * adds the jumps from the built-in chains only when missing (like
+ * kube-proxy's EnsureRule, so they are never duplicated), and removes
+ * exactly our chains and jumps on cleanup.
+ */
+import { execError, type Exec } from './exec.js';
+import { FILTER_CHAINS, JUMP_RULES, NAT_CHAINS } from './iptables.js';
+import type { AddressFamily } from './net.js';
+
+export interface IptablesCommands {
+  iptables: string;
+  restore: string;
+  save: string;
+}
+
+export type IptablesTools = Record<AddressFamily, IptablesCommands>;
+
+/** Whatever `iptables` is on the host (nft or legacy, as the distribution chose). */
+export const DEFAULT_IPTABLES: IptablesTools = {
+  inet: { iptables: 'iptables', restore: 'iptables-restore', save: 'iptables-save' },
+  inet6: { iptables: 'ip6tables', restore: 'ip6tables-restore', save: 'ip6tables-save' },
+};
+
+/** The legacy (x_tables) tools, for kernels without nf_tables. */
+export const LEGACY_IPTABLES: IptablesTools = {
+  inet: { iptables: 'iptables-legacy', restore: 'iptables-legacy-restore', save: 'iptables-legacy-save' },
+  inet6: { iptables: 'ip6tables-legacy', restore: 'ip6tables-legacy-restore', save: 'ip6tables-legacy-save' },
+};
+
+/** Wait for the xtables lock rather than fail when another writer holds it (kube-proxy waits too). */
+const WAIT = ['-w', '5'];
+
+const OWNED_CHAINS: Record<'nat' | 'filter', readonly string[]> = { nat: NAT_CHAINS, filter: FILTER_CHAINS };
+
+export class IptablesRunner {
+  constructor(
+    private readonly exec: Exec,
+    private readonly tools: IptablesTools = DEFAULT_IPTABLES,
+  ) {}
+
+  /**
+   * Writes the payload and, in the same restore, inserts the jumps from the
+   * built-in chains that are missing (read with one iptables-save first):
+   * two programs per call whatever the state, where kube-proxy runs
+   * `iptables -C` nine times per sync.
+   */
+  async apply(family: AddressFamily, restore: string): Promise<void> {
+    const present = await this.rules(family);
+    const missing = JUMP_RULES.filter((j) => !present.has(jumpLine(j)));
+    await this.restore(family, withLines(restore, missing.map((j) => ({ table: j.table, line: `-I ${j.chain} ${jumpRule(j)}` }))), ['--counters']);
+  }
+
+  /** Removes our jumps (every copy), then flushes and deletes our chains that exist, in one restore. Nothing else is touched. */
+  async cleanup(family: AddressFamily): Promise<void> {
+    const saved = await this.save(family);
+    const present = new Set(saved.map((l) => `${l.table} ${l.line}`));
+    const input: string[] = [];
+    for (const table of ['nat', 'filter'] as const) {
+      const deletes = saved.filter((l) => l.table === table && JUMP_RULES.some((j) => j.table === table && l.line === jumpLine(j).slice(table.length + 1)));
+      const ours = OWNED_CHAINS[table].filter((c) => present.has(`${table} :${c}`));
+      if (deletes.length === 0 && ours.length === 0) continue;
+      // Declaring a chain in a --noflush restore flushes it, so the -X that follow find them empty and (jumps gone) unreferenced.
+      input.push(`*${table}`, ...deletes.map((l) => l.line.replace(/^-A /, '-D ')), ...ours.map((c) => `:${c} - [0:0]`), ...ours.map((c) => `-X ${c}`), 'COMMIT');
+    }
+    if (input.length > 0) await this.restore(family, input.join('\n') + '\n', []);
+  }
+
+  private async restore(family: AddressFamily, input: string, extra: string[]): Promise<void> {
+    const { restore: bin } = this.tools[family];
+    const args = [...WAIT, '--noflush', ...extra];
+    const r = await this.exec(bin, args, input);
+    if (r.code !== 0) throw execError(bin, args, r);
+  }
+
+  /** Every rule and chain line, prefixed with its table: "nat -A OUTPUT ...", "nat :KUBE-SERVICES". */
+  private async rules(family: AddressFamily): Promise<Set<string>> {
+    return new Set((await this.save(family)).map((l) => `${l.table} ${l.line}`));
+  }
+
+  private async save(family: AddressFamily): Promise<Array<{ table: string; line: string }>> {
+    const { save } = this.tools[family];
+    const r = await this.exec(save, []);
+    if (r.code !== 0) throw execError(save, [], r);
+    const out: Array<{ table: string; line: string }> = [];
+    let table = '';
+    for (const line of r.stdout.split('\n')) {
+      if (line.startsWith('*')) table = line.slice(1);
+      else if (line.startsWith('-A ')) out.push({ table, line });
+      else if (line.startsWith(':')) out.push({ table, line: line.split(' ')[0] });
+    }
+    return out;
+  }
+}
+
+/** The rule text after the chain, as iptables-save prints it (comments with spaces in double quotes). */
+function jumpRule(jump: (typeof JUMP_RULES)[number]): string {
+  return `-m comment --comment "${jump.comment}" -j ${jump.target}`;
+}
+
+function jumpLine(jump: (typeof JUMP_RULES)[number]): string {
+  return `${jump.table} -A ${jump.chain} ${jumpRule(jump)}`;
+}
+
+/** Adds rule lines to their table's section of a restore payload (before its COMMIT), or a section of their own. */
+export function withLines(payload: string, extra: ReadonlyArray<{ table: string; line: string }>): string {
+  if (extra.length === 0) return payload;
+  const out: string[] = [];
+  const done = new Set<string>();
+  let table = '';
+  for (const line of payload.split('\n')) {
+    if (line.startsWith('*')) table = line.slice(1);
+    if (line === 'COMMIT' && !done.has(table)) {
+      out.push(...extra.filter((e) => e.table === table).map((e) => e.line));
+      done.add(table);
+    }
+    out.push(line);
+  }
+  const rest = extra.filter((e) => !done.has(e.table));
+  for (const t of new Set(rest.map((e) => e.table))) {
+    if (out[out.length - 1] === '') out.pop();
+    out.push(`*${t}`, ...rest.filter((e) => e.table === t).map((e) => e.line), 'COMMIT', '');
+  }
+  return out.join('\n');
+}

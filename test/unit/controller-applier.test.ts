@@ -1,0 +1,143 @@
+/**
+ * The applier against fake clients: how planned operations become calls
+ * (one IPVS batch per run, one bulk call per set, one address batch),
+ * per-operation outcomes, partial ipset failures, and that the mirror and
+ * the retry scope see exactly what succeeded and what failed.
+ */
+import t from 'tap';
+import { pino } from 'pino';
+import { Applier, runs } from '../../lib/controller/applier.js';
+import type { Clients } from '../../lib/controller/clients.js';
+import { Mirror } from '../../lib/controller/mirror.js';
+import { defaultProxyConfig, type NodeInfo } from '../../lib/controller/model.js';
+import { scopeOf } from '../../lib/controller/pending-scope.js';
+import { plan } from '../../lib/controller/planner.js';
+import { ProxyState } from '../../lib/controller/proxy-state.js';
+import { withLines } from '../../lib/controller/iptables-runner.js';
+import { kubeProxySysctls } from '../../lib/controller/sysctls.js';
+import { IpsetBulkError } from '../../lib/ipset/errors.js';
+import { NetlinkError } from '../../lib/netlink/errors.js';
+import { endpoint, service, slice } from '../support/k8s-objects.js';
+
+const node: NodeInfo = { name: 'node-a', addresses: ['192.168.1.10'] };
+const silent = pino({ level: 'silent' });
+
+function fakes(opts: { failIpvs?: (op: string) => boolean; refuseEntry?: string } = {}) {
+  const calls: string[] = [];
+  const clients = {
+    ipvs: {
+      async apply(ops: Array<{ op: string }>) {
+        calls.push(`ipvs.apply(${ops.length})`);
+        return ops.map((o) => (opts.failIpvs?.(o.op) ? { ok: false, error: new NetlinkError({ errno: 17, code: 'EEXIST', operation: o.op }) } : { ok: true }));
+      },
+    },
+    ipset: {
+      async create(name: string) {
+        calls.push(`ipset.create(${name})`);
+      },
+      async addMany(name: string, entries: string[]) {
+        calls.push(`ipset.addMany(${name},${entries.length})`);
+        const i = opts.refuseEntry === undefined ? -1 : entries.indexOf(opts.refuseEntry);
+        if (i >= 0) throw new IpsetBulkError({ errno: 1, code: 'IPSET_ERR_X', message: 'refused' }, 'addMany', name, { index: i, entry: entries[i], applied: i });
+        return entries.length;
+      },
+      async delMany(name: string, entries: string[]) {
+        calls.push(`ipset.delMany(${name},${entries.length})`);
+        return entries.length;
+      },
+    },
+    rtnl: {
+      async addAddresses(_link: string, addresses: string[]) {
+        calls.push(`rtnl.addAddresses(${addresses.length})`);
+        return addresses.map((address) => ({ address, ok: true }));
+      },
+      async deleteAddresses(_link: string, addresses: string[]) {
+        calls.push(`rtnl.deleteAddresses(${addresses.length})`);
+        return addresses.map((address) => ({ address, ok: false, error: new NetlinkError({ errno: 99, code: 'EADDRNOTAVAIL', operation: 'deleteAddresses' }) }));
+      },
+    },
+  } as unknown as Clients;
+  const iptables = {
+    async apply(family: string) {
+      calls.push(`iptables(${family})`);
+    },
+  };
+  return { calls, applier: new Applier(clients, iptables, silent) };
+}
+
+function cluster() {
+  const state = new ProxyState(node, defaultProxyConfig());
+  state.upsertService(service('a', { clusterIP: '10.96.0.1', ports: [{ name: 'p', protocol: 'TCP', port: 80 }] }));
+  state.upsertEndpointSlice(slice('a', [endpoint('10.244.1.1'), endpoint('10.244.1.2')], [{ name: 'p', protocol: 'TCP', port: 8080 }]));
+  state.upsertService(service('b', { type: 'NodePort', clusterIP: '10.96.0.2', ports: [{ name: 'p', protocol: 'TCP', port: 80, nodePort: 30001 }] }));
+  state.upsertEndpointSlice(slice('b', [endpoint('10.244.2.1')], [{ name: 'p', protocol: 'TCP', port: 8080 }]));
+  return state;
+}
+
+t.test('a first sync is one IPVS batch, one call per set, one address batch, one restore', async (t) => {
+  const state = cluster();
+  const ops = plan(state.desired, new Mirror());
+  const { calls, applier } = fakes();
+  const report = await applier.apply(ops);
+  t.equal(report.applied.length, ops.length, 'everything applied');
+  t.same(report.failed, []);
+  t.equal(calls.filter((c) => c.startsWith('ipvs.apply')).length, 1, 'one ipvs.apply');
+  t.same(calls.filter((c) => c.startsWith('ipvs.apply')), [`ipvs.apply(${ops.filter((o) => o.kind === 'ipvs').length})`], 'holding every IPVS op');
+  t.same(calls.filter((c) => c.startsWith('rtnl')), ['rtnl.addAddresses(2)'], 'both ClusterIPs bound in one batch');
+  t.same(calls.filter((c) => c.startsWith('iptables')), ['iptables(inet)']);
+  const addCalls = calls.filter((c) => c.startsWith('ipset.addMany'));
+  t.equal(addCalls.length, new Set(addCalls.map((c) => c.split(',')[0])).size, 'at most one addMany per set');
+  t.same(Object.fromEntries(Object.entries(applier.counts).map(([k, v]) => [k, v.failed])), { ipvs: 0, ipset: 0, address: 0, iptables: 0 }, 'no failure counted');
+  t.equal(applier.counts.ipvs.ok, ops.filter((o) => o.kind === 'ipvs').length, 'IPVS successes counted per operation');
+});
+
+t.test('only what succeeded is recorded; failures become the retry scope', async (t) => {
+  const state = cluster();
+  const ops = plan(state.desired, new Mirror());
+  const { applier } = fakes({ failIpvs: (op) => op === 'addDestination', refuseEntry: '10.96.0.2,tcp:80' });
+  const report = await applier.apply(ops);
+  const mirror = new Mirror();
+  mirror.record(report.applied);
+  t.equal(mirror.virtualServers.size, 3, 'the virtual servers went in');
+  t.equal([...mirror.virtualServers.values()].reduce((n, v) => n + v.destinations.size, 0), 0, 'no real server is recorded');
+  t.same([...mirror.ipsets.get('KUBE-CLUSTER-IP')!.entries], ['10.96.0.1,tcp:80'], 'the entry before the refused one is recorded, the refused one is not');
+  t.equal(applier.counts.ipvs.failed, 4, 'the four failed real servers counted');
+
+  const retry = scopeOf(report.failed.map((f) => f.op));
+  t.same([...retry.virtualServers].sort(), ['tcp/10.96.0.1/80', 'tcp/10.96.0.2/80', 'tcp/192.168.1.10/30001'], 'the failed real servers\' virtual servers are retried');
+  t.same([...retry.setEntries.get('KUBE-CLUSTER-IP')!], ['10.96.0.2,tcp:80'], 'the refused entry and those after it are retried');
+  const again = plan(state.desired, mirror, { scope: retry });
+  t.same(again.map((o) => (o.kind === 'ipvs' ? o.batch.op : `${o.kind}:${'op' in o ? o.op : ''}`)).sort(), ['addDestination', 'addDestination', 'addDestination', 'addDestination', 'ipset:add'], 'the retry plans exactly the failed work');
+});
+
+t.test('an address already gone counts as unbound', async (t) => {
+  const { applier } = fakes();
+  const report = await applier.apply([{ kind: 'address', op: 'unbind', device: 'kube-ipvs0', address: '10.96.0.9' }]);
+  t.equal(report.applied.length, 1);
+  t.equal(report.failed.length, 0);
+});
+
+t.test('runs keep plan order and split binds from unbinds', async (t) => {
+  const bind = { kind: 'address', op: 'bind', device: 'kube-ipvs0', address: '10.0.0.1' } as const;
+  const unbind = { ...bind, op: 'unbind' } as const;
+  const ipvs = { kind: 'ipvs', batch: { op: 'deleteService', service: { protocol: 'tcp', address: '10.0.0.2', port: 80 } } } as const;
+  t.same(runs([ipvs, ipvs, bind, bind, unbind, ipvs]).map((r) => `${r.kind}${r.ops.length}`), ['ipvs2', 'address2', 'address1', 'ipvs1']);
+});
+
+t.test('jump rules go into their table section of the restore', async (t) => {
+  const payload = '*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n*filter\n:KUBE-FORWARD - [0:0]\nCOMMIT\n';
+  t.equal(
+    withLines(payload, [{ table: 'filter', line: '-I FORWARD -j KUBE-FORWARD' }, { table: 'nat', line: '-I OUTPUT -j KUBE-SERVICES' }]),
+    '*nat\n:KUBE-SERVICES - [0:0]\n-I OUTPUT -j KUBE-SERVICES\nCOMMIT\n*filter\n:KUBE-FORWARD - [0:0]\n-I FORWARD -j KUBE-FORWARD\nCOMMIT\n',
+  );
+  t.equal(withLines(payload, []), payload, 'nothing missing: the payload as is');
+});
+
+t.test('sysctls follow kube-proxy: conn_reuse_mode only on 4.1 to 5.8, ARP only with strictARP', async (t) => {
+  const keys = (release: string, strictARP = false) => kubeProxySysctls({ strictARP }, release).map((s) => `${s.key}=${s.value}`);
+  t.same(keys('6.1.0'), ['net.ipv4.vs.conntrack=1', 'net.ipv4.vs.expire_nodest_conn=1', 'net.ipv4.vs.expire_quiescent_template=1', 'net.ipv4.ip_forward=1']);
+  t.ok(keys('5.4.0-100-generic').includes('net.ipv4.vs.conn_reuse_mode=0'), '5.4 sets conn_reuse_mode');
+  t.notOk(keys('5.9.0').includes('net.ipv4.vs.conn_reuse_mode=0'), '5.9 does not');
+  t.notOk(keys('4.0.9').includes('net.ipv4.vs.conn_reuse_mode=0'), '4.0 does not');
+  t.same(keys('6.1.0', true).slice(-2), ['net.ipv4.conf.all.arp_ignore=1', 'net.ipv4.conf.all.arp_announce=2']);
+});
