@@ -170,6 +170,10 @@ bool ParseElement(std::string_view text, const SetType& type, uint8_t family, En
     if (text.size() >= IPSET_MAXNAMELEN)
       return Fail(why, "name", "set names are at most " + std::to_string(IPSET_MAXNAMELEN - 1) +
                                    " characters", true);
+    // The kernel reads the name up to its first NUL: a member named
+    // "a\0b" would silently become "a".
+    if (text.find('\0') != std::string_view::npos)
+      return Fail(why, "name", "must not contain NUL");
     e.name = std::string(text);
     return true;
   }

@@ -1,5 +1,6 @@
 #include "message.h"
 
+#include <climits>
 #include <cstring>
 
 namespace nl {
@@ -32,7 +33,10 @@ bool SplitMessages(const uint8_t* data, size_t len, std::vector<Message>& out,
     m.payload = data + at + NLMSG_HDRLEN;
     m.payload_len = m.hdr.nlmsg_len - NLMSG_HDRLEN;
     out.push_back(m);
-    at += Align4(m.hdr.nlmsg_len);
+    // The last message's padding may be missing: never step past the end
+    // (len - at would wrap around and the loop would read beyond it).
+    const size_t step = Align4(m.hdr.nlmsg_len);
+    at += step < len - at ? step : len - at;
   }
   if (at < len && len - at >= NLMSG_HDRLEN) {
     error = "trailing bytes after netlink messages";
@@ -48,6 +52,12 @@ bool ParseError(const Message& m, ErrorReply& out, std::string& error) {
   }
   nlmsgerr e;
   std::memcpy(&e, m.payload, sizeof e);
+  // INT_MIN has no positive counterpart (negating it is undefined); no
+  // kernel sends it, so call the message malformed.
+  if (e.error == INT_MIN) {
+    error = "NLMSG_ERROR with errno INT_MIN";
+    return false;
+  }
   out.error = e.error < 0 ? -e.error : e.error;
   out.request_seq = e.msg.nlmsg_seq;
   // The echoed request follows: only its header when NLM_F_CAPPED, else all
