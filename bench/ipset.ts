@@ -13,12 +13,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 import { Ipset } from '../lib/ipset/index.js';
 import { createNetns, deleteNetns } from '../test/support/netns.js';
 
-const N = 100_000;
-const RUNS = 3;
+// --entries N (default 100,000), --runs R (default 3), --out FILE (default
+// bench/results/ipset.json): bench/run.mjs passes smaller ones for --size small.
+const { values: args } = parseArgs({ options: { entries: { type: 'string' }, runs: { type: 'string' }, out: { type: 'string' } } });
+const N = Number(args.entries ?? 100_000);
+const RUNS = Number(args.runs ?? 3);
 const CREATE = ['create', 'big', 'hash:ip,port', 'hashsize', '65536', 'maxelem', '200000'];
 const entries = Array.from({ length: N }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255},tcp:${1 + (i % 60000)}`);
 const restoreInput = entries.map((e) => `add big ${e}`).join('\n') + '\n';
@@ -84,8 +88,9 @@ console.log('|---|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.name} | ${r.oursMs} | ${r.toolMs} | ${r.speedup}x |`);
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-mkdirSync(path.join(here, 'results'), { recursive: true });
+const outFile = args.out ?? path.join(here, 'results', 'ipset.json');
+mkdirSync(path.dirname(outFile), { recursive: true });
 writeFileSync(
-  path.join(here, 'results', 'ipset.json'),
+  outFile,
   JSON.stringify({ entries: N, runs: RUNS, date: new Date().toISOString(), rows, raw: runs, messagesPerLoad: runs[0].ours.messages }, null, 2) + '\n',
 );

@@ -76,7 +76,14 @@ export const IFNAME_MAXLEN = get('IP_VS_IFNAME_MAXLEN');
 export const VERSION_CODE = get('IP_VS_VERSION_CODE');
 
 /** Reverse lookup: the name for a number in one of the tables above. */
+const reverse = new WeakMap<object, Map<number, string>>();
 export function nameOf<T extends Record<string, number>>(table: T, value: number): keyof T | undefined {
-  for (const [k, v] of Object.entries(table)) if (v === value) return k as keyof T;
-  return undefined;
+  // Cached per table: this runs for every destination of a dump.
+  let m = reverse.get(table);
+  if (!m) {
+    m = new Map();
+    for (const [k, v] of Object.entries(table)) if (!m.has(v)) m.set(v, k);
+    reverse.set(table, m);
+  }
+  return m.get(value) as keyof T | undefined;
 }

@@ -112,9 +112,12 @@ export function serviceKey(key: unknown, field = 'service'): NativeService {
 
 /** A full service specification, checked. */
 export function serviceSpec(spec: unknown, field = 'service'): NativeService {
-  const s = serviceKey(spec, field);
+  // serviceKey() returns a fresh object: fill it in rather than copying it
+  // ({ ...s, more } takes a slow path in V8, microseconds per call).
+  const out: NativeService = serviceKey(spec, field);
+  const s = out;
   const o = spec as ServiceSpec;
-  const out: NativeService = { ...s, scheduler: checkName(o.scheduler ?? 'wlc', `${field}.scheduler`, SCHEDNAME_MAXLEN - 1) };
+  out.scheduler = checkName(o.scheduler ?? 'wlc', `${field}.scheduler`, SCHEDNAME_MAXLEN - 1);
   let flags = 0;
   if (o.flags !== undefined) {
     if (!isObject(o.flags)) throw new TypeError(`${field}.flags must be an object`);
@@ -165,13 +168,12 @@ export function destinationSpec(dest: unknown, service: NativeService, field = '
     throw new TypeError(
       `${field}.address is ${d.af === AF_INET ? 'IPv4' : 'IPv6'} but the service is ${service.af === AF_INET ? 'IPv4' : 'IPv6'}: the kernel mixes families only with forward 'tunnel'`,
     );
-  const out: NativeDestination = {
-    ...d,
-    forward,
-    weight: o.weight === undefined ? 1 : checkInteger(o.weight, `${field}.weight`, 0, 0x7fffffff),
-    upperThreshold: o.upperThreshold === undefined ? 0 : checkInteger(o.upperThreshold, `${field}.upperThreshold`, 0, 0xffffffff),
-    lowerThreshold: o.lowerThreshold === undefined ? 0 : checkInteger(o.lowerThreshold, `${field}.lowerThreshold`, 0, 0xffffffff),
-  };
+  // destinationKey() returns a fresh object: fill it in (no spread, see serviceSpec).
+  const out: NativeDestination = d;
+  out.forward = forward;
+  out.weight = o.weight === undefined ? 1 : checkInteger(o.weight, `${field}.weight`, 0, 0x7fffffff);
+  out.upperThreshold = o.upperThreshold === undefined ? 0 : checkInteger(o.upperThreshold, `${field}.upperThreshold`, 0, 0xffffffff);
+  out.lowerThreshold = o.lowerThreshold === undefined ? 0 : checkInteger(o.lowerThreshold, `${field}.lowerThreshold`, 0, 0xffffffff);
   if (o.tunnel !== undefined) {
     if (!isObject(o.tunnel)) throw new TypeError(`${field}.tunnel must be an object`);
     if (forward !== FORWARD.tunnel) throw new TypeError(`${field}.tunnel needs forward 'tunnel'`);

@@ -1,0 +1,94 @@
+/**
+ * One measured pass of the library (run as its own node process, so its RSS
+ * is its own): open a handle in --netns, program --services N x 10 with
+ * Ipvs.apply, dump() them --dumps times, then report wall time, CPU, socket
+ * counters and memory as one JSON line on stdout.
+ *
+ *   node --expose-gc bench/ipvs-ours.mjs --netns /run/netns/X --services N [--dumps 3] [--markers]
+ *
+ * --markers: make a recognizable failing access() call just before and just
+ * after apply(), so an strace of this process can count the system calls of
+ * apply() alone.
+ * --wait-for-go: print "READY <pid>" on stderr once loaded and wait for a
+ * line on stdin before starting (so strace can attach after node's start-up,
+ * which is slow to trace under user-mode-linux).
+ */
+import { accessSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+import { Ipvs } from '../dist/lib/index.js';
+import { DESTS_PER_SERVICE, applyOps } from './ipvs-rules.mjs';
+
+const { values: a } = parseArgs({
+  options: {
+    netns: { type: 'string' },
+    services: { type: 'string', default: '200' },
+    dumps: { type: 'string', default: '3' },
+    markers: { type: 'boolean', default: false },
+    'wait-for-go': { type: 'boolean', default: false },
+  },
+});
+const services = Number(a.services);
+const marker = (name) => {
+  if (!a.markers) return;
+  try { accessSync(`/ipvs-bench-marker/${name}`); } catch { /* expected */ }
+};
+const gc = globalThis.gc ?? (() => {});
+const mem = () => { gc(); gc(); const m = process.memoryUsage(); return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }; };
+const now = () => process.hrtime.bigint();
+const msSince = (t) => Number(now() - t) / 1e6;
+
+if (a['wait-for-go']) {
+  process.stderr.write(`READY ${process.pid}\n`);
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  process.stdin.pause();
+}
+const out = { services, destsPerService: DESTS_PER_SERVICE };
+out.memBaseline = mem();
+const ipvs = await Ipvs.open({ netns: a.netns, timeoutMs: 60_000 });
+out.memOpen = mem();
+
+const ops = applyOps(services);
+out.ops = ops.length;
+const c0 = ipvs.counters();
+const cpu0 = process.cpuUsage();
+marker('apply-start');
+let t = now();
+const results = await ipvs.apply(ops);
+out.applyMs = msSince(t);
+marker('apply-end');
+const cpu = process.cpuUsage(cpu0);
+const c1 = ipvs.counters();
+out.applyUserUs = cpu.user;
+out.applySystemUs = cpu.system;
+out.applyCounters = Object.fromEntries(Object.keys(c1).map((k) => [k, c1[k] - c0[k]]));
+out.failed = results.filter((r) => !r.ok).length;
+if (out.failed) out.firstError = String(results.find((r) => !r.ok).error);
+
+out.dumpMs = [];
+out.dumpUserUs = [];
+let dumped;
+for (let i = 0; i < Number(a.dumps); i++) {
+  dumped = undefined;
+  gc();
+  const d0 = ipvs.counters();
+  const u0 = process.cpuUsage();
+  marker('dump-start');
+  t = now();
+  dumped = await ipvs.dump();
+  out.dumpMs.push(msSince(t));
+  marker('dump-end');
+  out.dumpUserUs.push(process.cpuUsage(u0).user);
+  const d1 = ipvs.counters();
+  out.dumpCounters = Object.fromEntries(Object.keys(d1).map((k) => [k, d1[k] - d0[k]]));
+}
+out.dumpedServices = dumped?.length ?? 0;
+out.dumpedDestinations = dumped ? dumped.reduce((n, s) => n + s.destinations.length, 0) : 0;
+out.memHoldingDump = mem();
+dumped = undefined;
+ops.length = 0;
+results.length = 0;
+out.memHandleOnly = mem();
+out.maxRssKb = process.resourceUsage().maxRSS;
+ipvs.close();
+console.log(JSON.stringify(out));
