@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /**
- * The kube-proxy-ipvs binary. Each subcommand registers itself from its own
- * file; the proxy itself will join `plan` here.
+ * The kube-proxy-ipvs binary. Each command registers itself from its own
+ * file: the proxy (the default command, run.ts) and `plan`.
  */
 import { Command } from 'commander';
 import { registerPlanCommand } from './plan.js';
+import { registerRunCommand } from './run.js';
 
 function buildProgram(): Command {
-  const program = new Command('kube-proxy-ipvs').description('An IPVS-mode kube-proxy built on ipvs-netlink');
+  // Positional options: the proxy's flags and plan's share names (--manifests...); each command parses its own.
+  const program = new Command('kube-proxy-ipvs').description('An IPVS-mode kube-proxy built on ipvs-netlink').enablePositionalOptions();
+  registerRunCommand(program);
   registerPlanCommand(program);
   return program;
 }

@@ -29,20 +29,6 @@ nl::Status ResolveIpvs(nl::NetlinkSocket& s, std::atomic<uint16_t>& id) {
   return nl::Status::Ok();
 }
 
-class OpenJob : public addon::Job {
- public:
-  OpenJob(std::shared_ptr<addon::Channel> ch, FamilyId id) : ch_(std::move(ch)), id_(std::move(id)) {}
-  void Run() override {
-    std::lock_guard<std::mutex> g(ch_->mutex());
-    status = ch_->Ensure();
-  }
-  Napi::Value Result(Napi::Env env) override { return Napi::Number::New(env, id_->load()); }
-
- private:
-  std::shared_ptr<addon::Channel> ch_;
-  FamilyId id_;
-};
-
 class ExecuteJob : public addon::Job {
  public:
   ExecuteJob(std::shared_ptr<addon::Channel> ch, FamilyId id, std::vector<Request> reqs)
@@ -212,7 +198,9 @@ IpvsHandle::IpvsHandle(const Napi::CallbackInfo& info)
 IpvsHandle::~IpvsHandle() { channel_->Close(); }
 
 Napi::Value IpvsHandle::Open(const Napi::CallbackInfo& info) {
-  return addon::Schedule(info.Env(), std::make_unique<OpenJob>(channel_, family_id_));
+  std::shared_ptr<std::atomic<uint16_t>> id = family_id_;
+  return addon::Schedule(info.Env(), std::make_unique<addon::OpenJob>(
+                                         channel_, [id](Napi::Env env) { return Napi::Number::New(env, id->load()); }));
 }
 
 Napi::Value IpvsHandle::Execute(const Napi::CallbackInfo& info) {

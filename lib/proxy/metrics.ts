@@ -1,0 +1,129 @@
+/**
+ * Prometheus metrics with kube-proxy's names (pkg/proxy/metrics), so
+ * existing dashboards and alerts work, plus gauges of what is programmed
+ * (virtual servers, real servers, ipset entries) and counters of netlink
+ * operations, which upstream has no equivalent for.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ControllerCounters } from './controller-port.js';
+
+/** kube-proxy: metrics.ExponentialBuckets(0.001, 2, 15) */
+const SYNC_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
+/** kube-proxy: 0.25, 0.5, then 1..59 s by 1, 60..115 by 5, 120..300 by 30 */
+const PROGRAMMING_BUCKETS = [
+  0.25, 0.5,
+  ...Array.from({ length: 59 }, (_, i) => i + 1),
+  ...Array.from({ length: 12 }, (_, i) => 60 + 5 * i),
+  ...Array.from({ length: 7 }, (_, i) => 120 + 30 * i),
+];
+
+export class ProxyMetrics {
+  readonly registry = new Registry();
+  readonly syncDuration: Histogram;
+  readonly syncFullDuration: Histogram;
+  readonly syncPartialDuration: Histogram;
+  readonly lastSyncTimestamp: Gauge;
+  readonly lastQueuedTimestamp: Gauge;
+  readonly networkProgrammingDuration: Histogram;
+  readonly endpointChangesTotal: Counter;
+  readonly endpointChangesPending: Gauge;
+  readonly serviceChangesTotal: Counter;
+  readonly serviceChangesPending: Gauge;
+  readonly noLocalEndpoints: Gauge<'traffic_policy'>;
+  readonly healthzTotal: Counter<'code'>;
+  readonly livezTotal: Counter<'code'>;
+  readonly syncErrorsTotal: Counter<'kind'>;
+
+  constructor(counters: () => ControllerCounters | undefined, opts: { defaultMetrics?: boolean } = {}) {
+    const r = [this.registry];
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.syncDuration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds', buckets: SYNC_BUCKETS, registers: r });
+    this.syncFullDuration = new Histogram({ name: 'kubeproxy_sync_full_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds for full resyncs (kernel read back)', buckets: SYNC_BUCKETS, registers: r });
+    this.syncPartialDuration = new Histogram({ name: 'kubeproxy_sync_partial_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds for incremental syncs', buckets: SYNC_BUCKETS, registers: r });
+    this.lastSyncTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', help: 'The last time proxy rules were successfully synced', registers: r });
+    this.lastQueuedTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', help: 'The last time a sync of proxy rules was queued', registers: r });
+    this.networkProgrammingDuration = new Histogram({
+      name: 'kubeproxy_network_programming_duration_seconds',
+      help: 'In Network Programming Latency in seconds',
+      buckets: PROGRAMMING_BUCKETS,
+      registers: r,
+    });
+    this.endpointChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', help: 'Cumulative proxy rules Endpoint changes', registers: r });
+    this.endpointChangesPending = new Gauge({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_pending', help: 'Pending proxy rules Endpoint changes', registers: r });
+    this.serviceChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total', help: 'Cumulative proxy rules Service changes', registers: r });
+    this.serviceChangesPending = new Gauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: 'Pending proxy rules Service changes', registers: r });
+    this.noLocalEndpoints = new Gauge({
+      name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
+      help: 'Number of services with a Local traffic policy and no endpoints',
+      labelNames: ['traffic_policy'],
+      registers: r,
+    });
+    this.healthzTotal = new Counter({ name: 'kubeproxy_proxy_healthz_total', help: 'Cumulative proxy healthz HTTP status', labelNames: ['code'], registers: r });
+    this.livezTotal = new Counter({ name: 'kubeproxy_proxy_livez_total', help: 'Cumulative proxy livez HTTP status', labelNames: ['code'], registers: r });
+    this.syncErrorsTotal = new Counter({ name: 'kubeproxy_ipvs_sync_errors_total', help: 'Syncs, resyncs and drain passes that failed, by kind', labelNames: ['kind'], registers: r });
+
+    // What is programmed, read from the controller when scraped.
+    const gauge = (name: string, help: string, pick: (c: ControllerCounters) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: r,
+        collect() {
+          const c = counters();
+          if (c) this.set(pick(c));
+        },
+      });
+    gauge('kubeproxy_ipvs_virtual_servers', 'IPVS virtual servers programmed', (c) => c.virtualServers);
+    gauge('kubeproxy_ipvs_real_servers', 'IPVS real servers programmed, over all virtual servers', (c) => c.realServers);
+    gauge('kubeproxy_ipset_entries', 'ipset entries programmed, over all kube-proxy sets', (c) => c.ipsetEntries);
+    new Counter({
+      name: 'kubeproxy_netlink_operations_total',
+      help: 'Netlink operations carried out, by family (ipvs, ipset, rtnl) and result (ok, error)',
+      labelNames: ['family', 'result'],
+      registers: r,
+      collect() {
+        const c = counters();
+        if (!c) return;
+        // The controller keeps monotonic counts; mirror them.
+        this.reset();
+        for (const [kind, family] of [['ipvs', 'ipvs'], ['ipset', 'ipset'], ['address', 'rtnl']] as const) {
+          this.inc({ family, result: 'ok' }, c.operations[kind].ok);
+          this.inc({ family, result: 'error' }, c.operations[kind].failed);
+        }
+      },
+    });
+    new Counter({
+      name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+      help: 'Cumulative proxy iptables restore failures',
+      registers: r,
+      collect() {
+        const c = counters();
+        if (!c) return;
+        this.reset();
+        this.inc(c.operations.iptables.failed);
+      },
+    });
+  }
+
+  /** A sync or resync finished successfully. */
+  synced(kind: 'sync' | 'resync', durationMs: number, at: number): void {
+    const seconds = durationMs / 1000;
+    this.syncDuration.observe(seconds);
+    (kind === 'resync' ? this.syncFullDuration : this.syncPartialDuration).observe(seconds);
+    this.lastSyncTimestamp.set(at / 1000);
+    this.endpointChangesPending.set(0);
+    this.serviceChangesPending.set(0);
+  }
+
+  serviceChanged(at: number): void {
+    this.serviceChangesTotal.inc();
+    this.serviceChangesPending.inc();
+    this.lastQueuedTimestamp.set(at / 1000);
+  }
+
+  endpointsChanged(at: number): void {
+    this.endpointChangesTotal.inc();
+    this.endpointChangesPending.inc();
+    this.lastQueuedTimestamp.set(at / 1000);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Per-service health-check node ports (kube-proxy's ServiceHealthServer):
+ * for each externalTrafficPolicy: Local Service with a healthCheckNodePort,
+ * an HTTP server on that port answering any path with the number of local
+ * endpoints, 200 when there is at least one (and the proxy is healthy),
+ * 503 otherwise, so a cloud load balancer only sends traffic to nodes that
+ * can serve it without a second hop.
+ *
+ * A port that cannot be bound (in use) is logged and tried again on the
+ * next update, as kube-proxy does; it does not stop the proxy.
+ */
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { closeServer, listenOn } from './http-util.js';
+import type { HealthCheckService } from './local-endpoints.js';
+
+interface Listener {
+  server?: Server;
+  service: HealthCheckService;
+}
+
+export class ServiceHealthServers {
+  private readonly listeners = new Map<number, Listener>();
+  private closed = false;
+
+  constructor(
+    private readonly opts: { host: string; logger: Logger; proxyHealthy: () => boolean },
+  ) {}
+
+  /** Makes the set of listeners match `services` (by port) and updates their counts. */
+  async update(services: HealthCheckService[]): Promise<void> {
+    if (this.closed) return;
+    const wanted = new Map(services.map((s) => [s.port, s]));
+    for (const [port, l] of this.listeners) {
+      if (!wanted.has(port)) {
+        this.listeners.delete(port);
+        await closeServer(l.server);
+      }
+    }
+    for (const [port, service] of wanted) {
+      const l = this.listeners.get(port);
+      if (l) {
+        l.service = service;
+        if (l.server) continue;
+      }
+      const entry: Listener = l ?? { service };
+      this.listeners.set(port, entry);
+      try {
+        entry.server = await listenOn((_req, res) => this.answer(entry.service, res), this.opts.host, port, `health check node port for ${service.namespace}/${service.name}`);
+      } catch (err) {
+        this.opts.logger.error({ err: (err as Error).message, port }, 'health check node port not served; will retry');
+      }
+    }
+  }
+
+  ports(): number[] {
+    return [...this.listeners].filter(([, l]) => l.server).map(([p]) => p);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.listeners.values()].map((l) => closeServer(l.server)));
+    this.listeners.clear();
+  }
+
+  private answer(s: HealthCheckService, res: import('node:http').ServerResponse): void {
+    const healthy = this.opts.proxyHealthy();
+    const code = s.localEndpoints > 0 && healthy ? 200 : 503;
+    // The body and headers kube-proxy sends (pkg/proxy/healthcheck/service_health.go).
+    const body = `{
+	"service": {
+		"namespace": ${JSON.stringify(s.namespace)},
+		"name": ${JSON.stringify(s.name)}
+	},
+	"localEndpoints": ${s.localEndpoints},
+	"serviceProxyHealthy": ${healthy}
+}`;
+    res
+      .writeHead(code, {
+        'Content-Type': 'application/json',
+        'X-Content-Type-Options': 'nosniff',
+        'X-Load-Balancing-Endpoint-Weight': String(s.localEndpoints),
+      })
+      .end(body);
+  }
+}

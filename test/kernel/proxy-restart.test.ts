@@ -1,0 +1,64 @@
+/**
+ * Restarting the proxy interrupts nothing: the kernel state is left in
+ * place when it stops, adopted (not flushed) when it starts again, and an
+ * established connection through a ClusterIP keeps working across the
+ * restart, on the same backend.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import t from 'tap';
+import { NODE_YAML, proxyNode, serviceYaml, sliceYaml, startProxy, writeManifest } from '../support/proxy-env.js';
+
+/** A client in the node namespace holding one keep-alive connection; each line on stdin makes a request on it. */
+const CLIENT = `
+const http = require('http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+require('readline').createInterface({ input: process.stdin }).on('line', () => {
+  const req = http.get({ host: process.argv[1], port: 80, agent }, (res) => {
+    let body = '';
+    res.on('data', (d) => (body += d)).on('end', () => console.log(JSON.stringify({ body, port: req.socket.localPort, reused: req.reusedSocket })));
+  });
+  req.on('error', (e) => console.log(JSON.stringify({ error: e.message })));
+});
+`;
+
+t.test('a restart flushes nothing and keeps an established connection', async (t) => {
+  const env = await proxyNode(t);
+  await env.backend('10.244.1.10', 'web-1');
+  await env.backend('10.244.2.11', 'web-2');
+  writeManifest(env, 'node.yaml', NODE_YAML);
+  writeManifest(env, 'web.yaml', serviceYaml('web', '10.96.0.10', 30080));
+  writeManifest(env, 'web-slice.yaml', sliceYaml('web', [{ ip: '10.244.1.10' }, { ip: '10.244.2.11' }]));
+  const first = await startProxy(t, env, ['--manifests', env.dir]);
+  const table = await env.ipvsSave();
+  const sets = await env.node.exec('ipset', ['list', '-n']);
+  const addrs = await env.node.exec('ip', ['-o', 'addr', 'show', 'dev', 'kube-ipvs0']);
+
+  const client = spawn('ip', ['netns', 'exec', env.node.name, process.execPath, '-e', CLIENT, '10.96.0.10'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.teardown(() => {
+    client.kill('SIGKILL');
+  });
+  const lines = createInterface({ input: client.stdout! });
+  const ask = async () => {
+    client.stdin!.write('go\n');
+    const [line] = (await once(lines, 'line')) as [string];
+    return JSON.parse(line) as { body?: string; port?: number; reused?: boolean; error?: string };
+  };
+  const before = await ask();
+  t.match(before, { body: /^web-\d/ }, 'answered through the ClusterIP');
+
+  t.equal(await first.stop(), 0, 'stopped cleanly');
+  t.same(await env.ipvsSave(), table, 'stopping leaves the virtual servers in place');
+  const during = await ask();
+  t.same({ ...during, reused: true }, { body: before.body, port: before.port, reused: true }, 'the connection works while no proxy runs');
+
+  const second = await startProxy(t, env, ['--manifests', env.dir]);
+  t.same(await env.ipvsSave(), table, 'the restarted proxy adopted the table: nothing flushed or re-added');
+  t.equal(await env.node.exec('ipset', ['list', '-n']), sets, 'same ipsets');
+  t.equal(await env.node.exec('ip', ['-o', 'addr', 'show', 'dev', 'kube-ipvs0']), addrs, 'same addresses');
+  const after = await ask();
+  t.same(after, { body: before.body, port: before.port, reused: true }, 'same connection, same backend after the restart');
+  t.notMatch(second.log(), /"op":"ipvs (addService|deleteService)/, 'the restart applied no virtual server change');
+  t.equal(await second.stop(), 0);
+});

@@ -1,0 +1,195 @@
+/**
+ * The API server source against a fake API server that speaks the real
+ * list/watch protocol, through the real @kubernetes/client-node informers:
+ * object changes arrive as the right events, a dropped watch resumes
+ * without loss, a 410 Gone relists and converges, an unreachable server
+ * fails start-up with an explanation.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { pino } from 'pino';
+import { ApiServerSource } from '../../lib/proxy/sources/apiserver-source.js';
+import { loadKubeConfig } from '../../lib/proxy/sources/kubeconfig.js';
+import type { SourceEvent } from '../../lib/proxy/sources/source.js';
+import { FakeApiServer } from '../support/fake-apiserver.js';
+
+const logger = pino({ level: 'silent' });
+
+function svc(name: string, clusterIP: string, port = 80) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'default' },
+    spec: { type: 'ClusterIP', clusterIP, clusterIPs: [clusterIP], ports: [{ name: 'http', protocol: 'TCP', port, targetPort: 8080 }] },
+  };
+}
+
+function eps(service: string, addresses: string[], name = `${service}-abc`) {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name, namespace: 'default', labels: { 'kubernetes.io/service-name': service } },
+    addressType: 'IPv4',
+    ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
+    endpoints: addresses.map((a) => ({ addresses: [a], conditions: { ready: true } })),
+  };
+}
+
+function node(name: string, ip: string) {
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { addresses: [{ type: 'InternalIP', address: ip }] } };
+}
+
+interface Harness {
+  api: FakeApiServer;
+  source: ApiServerSource;
+  events: string[];
+  /** The source's view: key → last object, as a consumer folding the events would hold. */
+  view: Map<string, unknown>;
+  until(what: string, fn: () => boolean, ms?: number): Promise<void>;
+}
+
+async function harness(t: Tap.Test, seed: (api: FakeApiServer) => void = () => {}): Promise<Harness> {
+  const api = new FakeApiServer();
+  await api.start();
+  seed(api);
+  const source = new ApiServerSource({
+    kubeconfig: loadKubeConfig({ master: api.url }),
+    nodeName: 'node-a',
+    logger,
+    backoff: { initialMs: 50, maxMs: 200 },
+    initialListTimeoutMs: 3000,
+  });
+  const events: string[] = [];
+  const view = new Map<string, unknown>();
+  const onEvent = (e: SourceEvent) => {
+    const key = `${e.kind} ${e.object.metadata.namespace ?? ''}/${e.object.metadata.name}`;
+    events.push(`${e.type} ${key}`);
+    if (e.type === 'delete') view.delete(key);
+    else view.set(key, e.object);
+  };
+  let synced = false;
+  t.teardown(async () => {
+    await source.stop();
+    await api.close();
+  });
+  await source.start({ event: onEvent, synced: () => (synced = true) });
+  t.ok(synced, 'synced after the first lists');
+  const until = async (what: string, fn: () => boolean, ms = 5000) => {
+    const end = Date.now() + ms;
+    while (!fn()) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}; events: ${events.join(', ')}`);
+      await sleep(10);
+    }
+  };
+  return { api, source, events, view, until };
+}
+
+t.test('initial lists, then creates, updates and deletes arrive as events', async (t) => {
+  const h = await harness(t, (api) => {
+    api.apply('services', svc('web', '10.96.0.10'));
+    api.apply('endpointslices', eps('web', ['10.244.1.2']));
+    api.apply('nodes', node('node-a', '192.168.1.10'));
+    api.apply('nodes', node('node-b', '192.168.1.11'));
+  });
+  t.same(h.events.sort(), ['add EndpointSlice default/web-abc', 'add Node /node-a', 'add Service default/web'], 'initial state; only this node is watched');
+  h.events.length = 0;
+  h.api.apply('services', svc('api', '10.96.0.20'));
+  h.api.apply('endpointslices', eps('web', ['10.244.1.2', '10.244.2.3']));
+  h.api.delete('services', 'default', 'web');
+  h.api.apply('nodes', node('node-b', '192.168.1.99'));
+  await h.until('three events', () => h.events.length >= 3);
+  await sleep(50);
+  // One watch per kind: order holds within a kind, not across kinds.
+  t.same(h.events.filter((e) => e.includes('Service ')), ['add Service default/api', 'delete Service default/web'], 'services in order');
+  t.same(h.events.filter((e) => !e.includes('Service ')), ['update EndpointSlice default/web-abc'], 'the slice update; other nodes ignored');
+  const slice = h.view.get('EndpointSlice default/web-abc') as { endpoints: unknown[] };
+  t.equal(slice.endpoints.length, 2, 'the update carries the new endpoints');
+  t.equal(h.api.count('list services'), 1, 'listed once');
+});
+
+t.test('headless services and other proxies\' services are filtered by label', async (t) => {
+  const h = await harness(t);
+  const headless = svc('hl', 'None');
+  (headless.metadata as Record<string, unknown>).labels = { 'service.kubernetes.io/headless': '' };
+  h.api.apply('services', headless);
+  h.api.apply('services', svc('plain', '10.96.0.30'));
+  await h.until('plain', () => h.events.length >= 1);
+  await sleep(50);
+  t.same(h.events, ['add Service default/plain']);
+});
+
+t.test('a dropped watch is resumed from its resourceVersion without loss or relist', async (t) => {
+  const h = await harness(t);
+  h.api.apply('services', svc('a', '10.96.0.1'));
+  await h.until('a', () => h.view.has('Service default/a'));
+  h.api.dropWatches();
+  // Changes made while no watch is open must still arrive: the resumed watch replays them from history.
+  h.api.apply('services', svc('b', '10.96.0.2'));
+  h.api.apply('services', svc('a', '10.96.0.1', 81));
+  h.api.bookmark();
+  await h.until('b and a update', () => h.events.includes('add Service default/b') && h.events.includes('update Service default/a'));
+  t.equal(h.api.count('list services'), 1, 'no relist');
+  t.ok(h.api.count('watch services') >= 2, 'watch re-established');
+  h.api.bookmark();
+  h.api.apply('services', svc('c', '10.96.0.3'));
+  await h.until('c after a bookmark', () => h.view.has('Service default/c'));
+  t.pass('events after a BOOKMARK still flow');
+});
+
+for (const mode of ['event', 'http'] as const) {
+  t.test(`410 Gone (${mode === 'event' ? 'ERROR event in the stream' : 'HTTP status'}) forces a relist that converges`, async (t) => {
+    const h = await harness(t);
+    h.api.expireMode = mode;
+    h.api.apply('services', svc('keep', '10.96.0.1'));
+    h.api.apply('services', svc('gone', '10.96.0.2'));
+    await h.until('both', () => h.view.size === 2);
+    h.api.dropWatches();
+    // While disconnected: changes the watch history will no longer hold.
+    h.api.silently((store) => {
+      store('services').delete('default/gone');
+      const s = svc('new', '10.96.0.3') as never as { metadata: { resourceVersion?: string } };
+      s.metadata.resourceVersion = '999';
+      store('services').set('default/new', s as never);
+    });
+    h.api.compact();
+    await h.until('relist converged', () => h.view.has('Service default/new') && !h.view.has('Service default/gone'));
+    t.ok(h.api.count('list services') >= 2, 'relisted');
+    t.ok(h.view.has('Service default/keep'), 'unchanged objects kept');
+    h.api.apply('services', svc('after', '10.96.0.4'));
+    await h.until('watch after relist', () => h.view.has('Service default/after'));
+  });
+}
+
+t.test('a failing API server is retried with backoff and recovers', async (t) => {
+  const h = await harness(t);
+  h.api.failWith = 500;
+  h.api.dropWatches();
+  await sleep(300);
+  const failures = h.api.requests.filter((r) => r.startsWith('fail')).length;
+  t.ok(failures >= 2, `retried (${failures} failed requests)`);
+  t.ok(failures < 40, 'with backoff, not a hot loop');
+  h.api.failWith = undefined;
+  h.api.apply('services', svc('back', '10.96.0.9'));
+  await h.until('recovered', () => h.view.has('Service default/back'));
+});
+
+t.test('an unreachable API server fails start-up with what to check', async (t) => {
+  const api = new FakeApiServer();
+  await api.start();
+  const url = api.url;
+  await api.close();
+  const source = new ApiServerSource({ kubeconfig: loadKubeConfig({ master: url }), nodeName: 'n', logger, backoff: { initialMs: 50, maxMs: 100 }, initialListTimeoutMs: 500 });
+  await t.rejects(source.start({ event: () => {}, synced: () => {} }), /cannot reach the API server at http:\/\/127\.0\.0\.1:\d+ .*ECONNREFUSED.*--master\/--kubeconfig/s);
+  await source.stop();
+});
+
+t.test('kubeconfig selection explains a missing configuration', async (t) => {
+  const saved = process.env.KUBERNETES_SERVICE_HOST;
+  delete process.env.KUBERNETES_SERVICE_HOST;
+  t.teardown(() => {
+    if (saved !== undefined) process.env.KUBERNETES_SERVICE_HOST = saved;
+  });
+  t.throws(() => loadKubeConfig({}), /no API server configured: pass --kubeconfig FILE or --master URL.*--manifests/);
+  t.throws(() => loadKubeConfig({ kubeconfig: '/nonexistent/kubeconfig' }), /--kubeconfig \/nonexistent\/kubeconfig: cannot load it/);
+  t.equal(loadKubeConfig({ master: 'http://10.0.0.1:6443' }).getCurrentCluster()?.server, 'http://10.0.0.1:6443');
+});

@@ -1,0 +1,227 @@
+/**
+ * The proxy wired to a manifests folder and a fake controller: healthz,
+ * livez, metrics (kube-proxy's names, values that move), per-service
+ * health check node ports, manifest edits reaching the controller, and
+ * start-up failures that explain themselves.
+ */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import t from 'tap';
+import { NetlinkError } from '../../lib/netlink/errors.js';
+import { defaultOptions, type ProxyOptions } from '../../lib/proxy/options.js';
+import { ProxyHealth } from '../../lib/proxy/proxy-health.js';
+import { Proxy } from '../../lib/proxy/proxy.js';
+import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { fakeFactory } from '../support/fake-controller.js';
+
+const logger = pino({ level: 'silent' });
+
+function manifestsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-manifests-'));
+  for (const f of ['demo-services.yaml', 'demo-endpointslices.yaml', 'demo-node.yaml']) cpSync(join('examples', f), join(dir, f));
+  return dir;
+}
+
+function options(dir: string, o: Partial<ProxyOptions> = {}): ProxyOptions {
+  return { ...defaultOptions(), hostnameOverride: 'node-a', manifests: dir, healthzBindAddress: '127.0.0.1:0', metricsBindAddress: '127.0.0.1:0', ...o };
+}
+
+async function started(t: Tap.Test, o: Partial<ProxyOptions> = {}, setup?: Parameters<typeof fakeFactory>[0]) {
+  const dir = manifestsDir();
+  const factory = fakeFactory(setup);
+  const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
+  const proxy = new Proxy(options(dir, o), { source, controllerFactory: factory, logger, defaultMetrics: false });
+  t.teardown(() => proxy.stop());
+  const addrs = await proxy.start();
+  await proxy.waitForSync(5000);
+  return { dir, proxy, controller: factory.last!, healthz: `http://${addrs.healthz}`, metrics: `http://${addrs.metrics}` };
+}
+
+async function metric(url: string, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+  return line === undefined ? undefined : Number(line.split(' ').at(-1));
+}
+
+async function until(what: string, fn: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+t.test('start-up: objects reach the controller, then one full sync', async (t) => {
+  const { controller } = await started(t);
+  t.same(controller.calls.slice(0, 1), ['start']);
+  t.ok(controller.calls.includes('upsertService web') && controller.calls.includes('upsertEndpointSlice api-x7k2p'), 'all objects fed before the first sync');
+  t.equal(controller.calls.indexOf('sync'), controller.calls.length - 1, 'sync after every object');
+  t.same(controller.init?.node, { name: 'node-a', addresses: ['192.168.56.10'], labels: { 'topology.kubernetes.io/zone': 'zone-a' } }, 'node from its Node object');
+});
+
+t.test('healthz and livez as kube-proxy answers them', async (t) => {
+  const { healthz } = await started(t);
+  const r = await fetch(`${healthz}/healthz`);
+  t.equal(r.status, 200);
+  t.equal(r.headers.get('content-type'), 'application/json');
+  t.equal(r.headers.get('x-content-type-options'), 'nosniff');
+  const body = (await r.json()) as Record<string, unknown>;
+  t.match(body, { lastUpdated: /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC$/, currentTime: String, nodeEligible: true });
+  const l = await fetch(`${healthz}/livez`);
+  t.equal(l.status, 200);
+  t.notOk('nodeEligible' in ((await l.json()) as object), 'livez does not judge the node');
+  t.equal((await fetch(`${healthz}/other`)).status, 404);
+});
+
+t.test('health turns 503 when a queued change waits longer than 2 × syncPeriod', async (t) => {
+  const clock = new FakeClock();
+  const h = new ProxyHealth(60_000, clock);
+  t.ok(h.status().healthy, 'healthy while starting');
+  h.queued();
+  await clock.advance(59_999);
+  t.ok(h.status().healthy, 'a queued change within the timeout');
+  await clock.advance(1);
+  t.notOk(h.status().healthy, 'late');
+  h.updated();
+  t.ok(h.status().healthy, 'a sync completed');
+  t.equal(h.status().lastUpdated, clock.now());
+});
+
+t.test('a sync that keeps failing makes healthz 503 over HTTP; recovery makes it 200', async (t) => {
+  const { healthz, controller, dir } = await started(t, { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 150 } });
+  controller.failSyncs = 1000;
+  writeFileSync(join(dir, 'extra.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra, namespace: demo}\nspec: {clusterIP: 10.96.100.99, ports: [{port: 80}]}\n');
+  await until('503', async () => (await fetch(`${healthz}/healthz`)).status === 503);
+  t.pass('503 once the change waited > 300 ms');
+  controller.failSyncs = 0;
+  // The runner retries with backoff (1 s, then capped at the sync period).
+  await until('200', async () => (await fetch(`${healthz}/healthz`)).status === 200, 8000);
+  t.pass('200 after a sync succeeded');
+});
+
+t.test('metrics: kube-proxy names, values that move', async (t) => {
+  const { metrics, dir, controller } = await started(t);
+  const text = await (await fetch(`${metrics}/metrics`)).text();
+  for (const name of [
+    'kubeproxy_sync_proxy_rules_duration_seconds_bucket',
+    'kubeproxy_sync_proxy_rules_last_timestamp_seconds',
+    'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds',
+    'kubeproxy_network_programming_duration_seconds_bucket',
+    'kubeproxy_sync_proxy_rules_endpoint_changes_total',
+    'kubeproxy_sync_proxy_rules_endpoint_changes_pending',
+    'kubeproxy_sync_proxy_rules_service_changes_total',
+    'kubeproxy_sync_proxy_rules_service_changes_pending',
+    'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
+    'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+    'kubeproxy_ipvs_virtual_servers',
+    'kubeproxy_ipvs_real_servers',
+    'kubeproxy_ipset_entries',
+    'kubeproxy_netlink_operations_total{family="ipvs",result="ok"}',
+  ]) {
+    t.ok(text.includes(name), name);
+  }
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_service_changes_total'), 2, 'two services loaded');
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_total'), 2, 'two slices');
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_virtual_servers'), 2, 'from the controller counters');
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 4);
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count'), 1, 'one sync');
+  const last1 = (await metric(metrics, 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'))!;
+  t.ok(Math.abs(last1 - Date.now() / 1000) < 10, 'last sync timestamp is now');
+
+  // A slice edit with the trigger-time annotation: endpoint changes and programming latency move.
+  const file = join(dir, 'demo-endpointslices.yaml');
+  const trigger = new Date(Date.now() - 1500).toISOString();
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace('name: api-x7k2p\n', `name: api-x7k2p\n  annotations:\n    endpoints.kubernetes.io/last-change-trigger-time: "${trigger}"\n`)
+      .replace('  - addresses: [10.244.2.11]\n    conditions: { ready: true, serving: true, terminating: false }\n    nodeName: node-b\n', ''),
+  );
+  await until('second sync', async () => (await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count')) === 2);
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_total'), 3);
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 3, 'scaled down by one');
+  t.equal(await metric(metrics, 'kubeproxy_network_programming_duration_seconds_count'), 1);
+  const sum = (await metric(metrics, 'kubeproxy_network_programming_duration_seconds_sum'))!;
+  t.ok(sum >= 1.5 && sum < 10, `programming latency measured from the trigger time (${sum}s)`);
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0, 'nothing pending after the sync');
+  t.ok(controller.calls.includes('upsertEndpointSlice api-x7k2p'));
+  t.equal(await (await fetch(`${metrics}/proxyMode`)).text(), 'ipvs');
+});
+
+t.test('manifest edits: updates, deletes; a broken file keeps the last good state', async (t) => {
+  const { dir, controller } = await started(t);
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'demo-services.yaml'), readFileSync(join(dir, 'demo-services.yaml'), 'utf8').split('---')[0]);
+  await until('delete', () => controller.calls.includes('deleteService web'));
+  t.notOk(controller.calls.includes('deleteService api'), 'only the removed object');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'demo-endpointslices.yaml'), 'kind: EndpointSlice\nmetadata: {name: [broken\n');
+  await sleep(300);
+  t.same(controller.calls, [], 'a broken file changes nothing');
+});
+
+t.test('health check node ports for externalTrafficPolicy: Local', async (t) => {
+  const { dir } = await started(t);
+  const hcPort = 30000 + Math.floor(Math.random() * 2000);
+  const svc = (local: boolean) => `apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: demo}
+spec:
+  type: LoadBalancer
+  clusterIP: 10.96.100.30
+  externalTrafficPolicy: Local
+  healthCheckNodePort: ${hcPort}
+  ports: [{name: http, port: 80, targetPort: 8080, nodePort: 30090}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: lb-1, namespace: demo, labels: {kubernetes.io/service-name: lb}}
+addressType: IPv4
+ports: [{name: http, port: 8080}]
+endpoints:
+  - {addresses: [10.244.2.50], nodeName: node-b}
+${local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10.244.1.51], nodeName: node-a, conditions: {ready: true}}\n' : ''}`;
+  writeFileSync(join(dir, 'lb.yaml'), svc(true));
+  const url = `http://127.0.0.1:${hcPort}/`;
+  await until('hc port', async () => (await fetch(url).catch(() => undefined)) !== undefined);
+  const r = await fetch(url);
+  t.equal(r.status, 200);
+  t.equal(r.headers.get('x-load-balancing-endpoint-weight'), '2');
+  t.same(await r.json(), { service: { namespace: 'demo', name: 'lb' }, localEndpoints: 2, serviceProxyHealthy: true });
+  writeFileSync(join(dir, 'lb.yaml'), svc(false));
+  await until('503', async () => (await fetch(url)).status === 503);
+  t.match(await (await fetch(url)).json(), { localEndpoints: 0 });
+  writeFileSync(join(dir, 'lb.yaml'), '');
+  await until('closed', async () => (await fetch(url).catch(() => undefined)) === undefined);
+  t.pass('the port closes with the service');
+});
+
+t.test('start-up failures explain themselves', async (t) => {
+  const dir = manifestsDir();
+  const noIpvs = new NetlinkError({ errno: 93, code: 'EPROTONOSUPPORT', operation: 'Ipvs.open', message: 'Ipvs.open failed: IPVS: Protocol not supported (this kernel has no IPVS)' });
+  const proxy = new Proxy(options(dir), {
+    source: new ManifestsSource({ path: dir, logger }),
+    controllerFactory: fakeFactory((c) => (c.failStart = noIpvs)),
+    logger,
+    defaultMetrics: false,
+  });
+  await t.rejects(proxy.start(), /IPVS is not available: .*modprobe ip_vs/);
+  await proxy.stop();
+  const p2 = new Proxy(options(dir, { hostnameOverride: 'node-z' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  await t.rejects(p2.start(), /no address for node "node-z".*--hostname-override.*--bind-address/);
+  await p2.stop();
+  const p3 = new Proxy(options(dir, { hostnameOverride: 'node-z', bindAddress: '10.0.0.5' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  await p3.start();
+  t.pass('--bind-address gives the node address without a Node object');
+  await p3.stop();
+  const first = new Proxy(options(dir, { healthzBindAddress: '127.0.0.1:0' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  const a = await first.start();
+  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  await t.rejects(clash.start(), /--healthz-bind-address 127.0.0.1:\d+: cannot listen: .* is already in use/);
+  await clash.stop();
+  await first.stop();
+});
