@@ -116,6 +116,12 @@ export interface ProxyConfig {
   strictARP: boolean;
   /** MASQUERADE --random-fully, which kube-proxy adds when the iptables binary supports it. */
   randomFully: boolean;
+  /**
+   * maxelem of the hash sets, by set name (KUBE-CLUSTER-IP, KUBE-6-...);
+   * sets not named get kube-proxy's fixed 65536 (#129389 asks for more).
+   * Read when a set is created: an existing set keeps its size.
+   */
+  ipsetMaxElem?: Readonly<Record<string, number>>;
 }
 
 export function defaultProxyConfig(overrides: Partial<ProxyConfig> = {}): ProxyConfig {
