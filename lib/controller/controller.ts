@@ -34,6 +34,7 @@ import { readKernel, type KernelRead } from './kernel-reader.js';
 import { Mirror, type KernelSnapshot } from './mirror.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from './model.js';
 import { canonicalAddress, cidrContains, parseCidr } from './net.js';
+import { usableLocalAddresses } from './node-addresses.js';
 import { isEmptyScope, mergeScope, scopeOf } from './pending-scope.js';
 import { gracefulRemovals, plan, planDrainedDeletions, type PlanOptions } from './planner.js';
 import { ProxyState } from './proxy-state.js';
@@ -347,7 +348,9 @@ export class Controller {
   }
 
   /** New interface addresses change NodePort virtual servers and what is bound: the desired state is rebuilt (rare). */
-  private adoptHostAddresses(addresses: string[]): void {
+  private adoptHostAddresses(read: string[]): void {
+    // Only what can matter is compared: a link-local address coming and going changes nothing.
+    const addresses = usableLocalAddresses(read);
     if (this.hostAddresses && sameList(this.hostAddresses, addresses)) return;
     if (this.hostAddresses) this.logger.info({ before: this.hostAddresses, after: addresses }, 'the node\'s interface addresses changed');
     this.hostAddresses = addresses;

@@ -93,7 +93,13 @@ export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 export interface NodeInfo {
   /** --hostname-override: endpoints with this nodeName are local. */
   name: string;
-  /** --node-ip: the node's addresses (both families for dual-stack). The first of each family is that family's primary. */
+  /**
+   * --node-ip / the Node object: the node's addresses (both families for
+   * dual-stack). They say which families are served, and the first of each
+   * family is that family's primary. The kernel Controller takes NodePort
+   * and "already local" addresses from the interfaces instead (as
+   * kube-proxy); without a kernel (the plan command) these stand in.
+   */
   addresses: string[];
   /** The Node object's labels (for topology hints), when known. */
   labels?: Record<string, string>;

@@ -16,6 +16,7 @@ import { ProxyState } from '../../lib/controller/proxy-state.js';
 import { withLines } from '../../lib/controller/iptables-runner.js';
 import { kubeProxySysctls } from '../../lib/controller/sysctls.js';
 import { IpsetBulkError } from '../../lib/ipset/errors.js';
+import { ProxyMetrics } from '../../lib/proxy/metrics.js';
 import { NetlinkError } from '../../lib/netlink/errors.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 
@@ -153,6 +154,15 @@ t.test('a set that fills up fails alone: the other sets, IPVS and addresses are 
   t.same([...mirror.ipsets.get('KUBE-IPVS-IPS')!.entries].sort(), ['10.96.0.1', '10.96.0.2']);
   const retry = plan(state.desired, mirror, { scope: scopeOf(report.failed.map((f) => f.op)) });
   t.same(retry, [{ kind: 'ipset', op: 'add', set: 'KUBE-CLUSTER-IP', entries: ['10.96.0.2,tcp:80'] }], 'the next sync retries only the missing entry');
+});
+
+t.test('refused ipset operations are exported as kubeproxy_ipvs_netlink_ipset_failures_total{set,code}', async (t) => {
+  const zero = { ok: 0, failed: 0 };
+  const metrics = new ProxyMetrics(
+    () => ({ virtualServers: 0, realServers: 0, ipsetEntries: 0, operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero }, ipsetFailures: [{ set: 'KUBE-CLUSTER-IP', code: 'IPSET_ERR_HASH_FULL', count: 3 }] }),
+    { defaultMetrics: false },
+  );
+  t.match(await metrics.registry.metrics(), /^kubeproxy_ipvs_netlink_ipset_failures_total\{set="KUBE-CLUSTER-IP",code="IPSET_ERR_HASH_FULL"\} 3$/m);
 });
 
 t.test('an address already gone counts as unbound', async (t) => {
