@@ -88,10 +88,11 @@ export class Applier {
         else await this.clients.ipset.delMany(op.set, op.entries, { exist: true });
         report.applied.push(op);
       } catch (err) {
-        if (err instanceof IpsetBulkError && (op.op === 'add' || op.op === 'del') && err.applied > 0) {
-          // The entries before the refused one went in: record those, retry the rest.
-          report.applied.push({ ...op, entries: op.entries.slice(0, err.applied) });
-          report.failed.push({ op: { ...op, entries: op.entries.slice(err.applied) }, error: err });
+        if (err instanceof IpsetBulkError && (op.op === 'add' || op.op === 'del')) {
+          // Record what the kernel took; only the rest is failed (and retried).
+          const { done, undone } = splitBulk(op.entries, err);
+          if (done.length > 0) report.applied.push({ ...op, entries: done });
+          report.failed.push({ op: { ...op, entries: undone }, error: err });
         } else report.failed.push({ op, error: asError(err) });
       }
     }
@@ -124,6 +125,23 @@ export class Applier {
       }
     }
   }
+}
+
+/**
+ * Which entries of a bulk add/del the kernel took. IpsetBulkError says so
+ * with `failures` (every refused entry) and `skipped` (never sent, e.g.
+ * once the set was full) when the client goes on past a refusal; without
+ * them the call stopped at `index`, so everything from there on was not
+ * applied (`applied` when the request failed as a whole, index -1).
+ */
+export function splitBulk(entries: readonly string[], err: IpsetBulkError): { done: string[]; undone: string[] } {
+  const detail = err as IpsetBulkError & { failures?: ReadonlyArray<{ index: number }>; skipped?: readonly number[] };
+  if ((detail.failures?.length ?? 0) > 0 || (detail.skipped?.length ?? 0) > 0) {
+    const refused = new Set([...(detail.failures ?? []).map((f) => f.index), ...(detail.skipped ?? [])]);
+    return { done: entries.filter((_, i) => !refused.has(i)), undone: entries.filter((_, i) => refused.has(i)) };
+  }
+  const cut = Math.min(entries.length, Math.max(0, err.index >= 0 ? err.index : err.applied));
+  return { done: entries.slice(0, cut), undone: entries.slice(cut) };
 }
 
 /** Consecutive operations of one kind (binds and unbinds apart), in plan order. */

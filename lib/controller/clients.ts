@@ -9,7 +9,7 @@ import { Rtnl } from '../rtnl/client.js';
 
 export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'counters' | 'close'>;
 export type IpsetClient = Pick<Ipset, 'create' | 'addMany' | 'delMany' | 'destroy' | 'list' | 'listNames' | 'counters' | 'close'>;
-export type RtnlClient = Pick<Rtnl, 'ensureDummyLink' | 'getLink' | 'listAddresses' | 'addAddresses' | 'deleteAddresses' | 'deleteLink' | 'counters' | 'close'>;
+export type RtnlClient = Pick<Rtnl, 'ensureDummyLink' | 'getLink' | 'listAddresses' | 'splitAddresses' | 'addAddresses' | 'deleteAddresses' | 'deleteLink' | 'counters' | 'close'>;
 
 export interface Clients {
   ipvs: IpvsClient;

@@ -9,31 +9,36 @@
  *   at weight 0. Feed every object before that first sync: a full plan with
  *   nothing known would remove every service.
  * - on*() record object changes; sync() plans only the keys they touched
- *   (plus those of failed operations) against the mirror: no kernel reads.
- * - resync() reads the kernel back (a fixed handful of requests) and
- *   repairs drift; removeDrainedRealServers() ends graceful termination.
- *   The caller runs both periodically.
+ *   (plus those of failed operations) against the mirror. The only kernel
+ *   reads are for graceful termination: the destinations of a virtual
+ *   server a TCP real server leaves (is it idle, so deleted at once?).
+ * - resync() reads the kernel back (a fixed handful of requests), takes
+ *   the node's interface addresses from it (NodePorts, "already local")
+ *   and repairs drift; removeDrainedRealServers() ends graceful
+ *   termination. The caller runs both periodically.
  * - cleanup() removes what an IPVS proxy owns, and nothing else.
  */
 import { performance } from 'node:perf_hooks';
 import { release } from 'node:os';
 import { pino, type Logger } from 'pino';
+import type { AddressServiceKey } from '../ipvs/types.js';
 import type { SocketCounters } from '../netlink/binding.js';
 import { SerialQueue } from '../netlink/serial-queue.js';
-import { Applier, type ApplyReport, type OperationCounts } from './applier.js';
+import { Applier, type ApplyReport, type FailedOperation, type OperationCounts } from './applier.js';
 import { closeClients, openClients, type Clients } from './clients.js';
 import { emptyScope, type Scope } from './desired-index.js';
 import { execIn } from './exec.js';
 import { IptablesRunner, DEFAULT_IPTABLES, type IptablesTools } from './iptables-runner.js';
 import { ipsetName, SET_DEFINITIONS } from './ipsets.js';
-import { readKernel } from './kernel-reader.js';
-import { Mirror } from './mirror.js';
+import { readKernel, type KernelRead } from './kernel-reader.js';
+import { Mirror, type KernelSnapshot } from './mirror.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from './model.js';
-import { cidrContains, parseCidr } from './net.js';
+import { canonicalAddress, cidrContains, parseCidr } from './net.js';
+import { usableLocalAddresses } from './node-addresses.js';
 import { isEmptyScope, mergeScope, scopeOf } from './pending-scope.js';
-import { plan, planDrainedDeletions } from './planner.js';
+import { gracefulRemovals, plan, planDrainedDeletions, type PlanOptions } from './planner.js';
 import { ProxyState } from './proxy-state.js';
-import { DUMMY_DEVICE, type CurrentState, type CurrentVirtualServer, type DesiredState, type Operation } from './state.js';
+import { destinationKey, DUMMY_DEVICE, virtualServerKey, type CurrentState, type CurrentVirtualServer, type DesiredState, type IpsetOp, type Operation } from './state.js';
 import { kubeProxySysctls, writeSysctls } from './sysctls.js';
 
 export interface ControllerOptions {
@@ -55,11 +60,27 @@ export type SyncKind = 'full' | 'incremental' | 'resync' | 'drain';
 
 export interface SyncResult {
   kind: SyncKind;
-  /** Operations planned, carried out, refused. */
+  /** Operations planned, carried out, refused (an ipset op the kernel took in part counts in both). */
   planned: number;
   applied: number;
   failed: number;
   durationSeconds: number;
+  /** The ipset operations the kernel refused, in whole or in part; the other sets, IPVS and addresses went ahead. */
+  ipsetFailures: IpsetFailure[];
+}
+
+export interface IpsetFailure {
+  set: string;
+  op: IpsetOp['op'];
+  /** Why, as the kernel said it: IPSET_ERR_HASH_FULL (the set reached maxelem), ... */
+  code: string;
+  message: string;
+  /**
+   * The entries this operation did not settle: for an add, those not in
+   * the kernel; for a del, those still in it. The next sync retries these
+   * and only these. Empty for create/destroy.
+   */
+  entries: string[];
 }
 
 export interface ControllerCounters {
@@ -70,6 +91,8 @@ export interface ControllerCounters {
   boundAddresses: number;
   /** Operations carried out since start, by kind and result. */
   operations: OperationCounts;
+  /** ipset operations refused since start, by set and the kernel's code. */
+  ipsetFailures: Array<{ set: string; code: string; count: number }>;
   /** Netlink traffic per socket (messages, system calls); undefined before the clients are open. */
   netlink: { ipvs?: SocketCounters; ipset?: SocketCounters; rtnl?: SocketCounters };
   syncs: Record<SyncKind, number> & { lastDurationSeconds: number; totalDurationSeconds: number };
@@ -92,26 +115,32 @@ export class Controller {
   /** Syncs, resyncs, drains and cleanup never interleave. */
   private readonly queue = new SerialQueue();
   private readonly syncCounts = { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 };
+  /** "set\0code" → refused ipset operations since start. */
+  private readonly ipsetFailureCounts = new Map<string, number>();
+  /** The addresses on the node's interfaces except kube-ipvs0, as last read; undefined before start(). */
+  private hostAddresses?: string[];
 
   constructor(private readonly options: ControllerOptions) {
     this.config = options.config;
     this.node = options.node;
+    // Until start() reads the interfaces, the declared node addresses stand in.
     this.state = new ProxyState(options.node, options.config);
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.exec = execIn(options.netns);
     this.iptables = new IptablesRunner(this.exec, options.iptables ?? DEFAULT_IPTABLES);
   }
 
-  /** Opens the clients, makes kube-ipvs0, sets the sysctls and adopts what the kernel holds. */
+  /** Opens the clients, makes kube-ipvs0, sets the sysctls, reads the node's addresses and adopts what the kernel holds. */
   async start(): Promise<void> {
     await this.queue.run(async () => {
       const clients = await this.ensureClients();
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
       await writeSysctls(this.exec, kubeProxySysctls(this.config, release()));
-      await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
-      this.mirror = Mirror.fromKernel(await readKernel(clients, this.ourSetNames()));
+      const read = await this.readKernel(clients);
+      this.mirror = Mirror.fromKernel(read.snapshot);
+      this.adoptHostAddresses(read.hostAddresses);
       this.fullSyncPending = true;
-      this.logger.info({ virtualServers: this.mirror.virtualServers.size }, 'adopted the kernel state');
+      this.logger.info({ virtualServers: this.mirror.virtualServers.size, hostAddresses: this.hostAddresses }, 'adopted the kernel state');
     });
   }
 
@@ -136,7 +165,7 @@ export class Controller {
   /** Node addresses or labels (topology) changed: everything may have. */
   onNodeChange(node: NodeInfo): void {
     this.node = node;
-    this.state.reset(node, this.config);
+    this.state.reset(node, this.config, this.hostAddresses);
     this.fullSyncPending = true;
   }
 
@@ -154,26 +183,52 @@ export class Controller {
     return this.fullSyncPending || !isEmptyScope(this.pending);
   }
 
-  /** Programs the changes since the last sync (all of it after start or a node change). */
+  /**
+   * Programs the changes since the last sync (all of it after start or a
+   * node change). A TCP real server that leaves is deleted at once if its
+   * virtual server's destinations, read now, show it idle; otherwise it
+   * goes to weight 0 (GracefulDeleteRS).
+   */
   sync(): Promise<SyncResult> {
     return this.queue.run(async () => {
       const started = performance.now();
       const full = this.fullSyncPending;
       const scope = this.takePending();
-      const ops = plan(this.state.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
-      return this.finish(full ? 'full' : 'incremental', ops, await this.apply(ops), started);
+      try {
+        const options: PlanOptions = { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs };
+        let ops = plan(this.state.desired, this.mirror, options);
+        const graceful = gracefulRemovals(ops);
+        if (graceful.size > 0) ops = plan(this.state.desired, this.mirror, { ...options, connections: await this.readConnections(graceful) });
+        return this.finish(full ? 'full' : 'incremental', ops, await this.apply(ops), started);
+      } catch (err) {
+        // Nothing may be lost: the next sync looks at these keys again.
+        mergeScope(this.pending, scope);
+        this.fullSyncPending ||= full;
+        throw err;
+      }
     });
   }
 
-  /** Reads the kernel back and repairs whatever differs from the desired state (drift, lost operations). */
+  /**
+   * Reads the kernel back — one IPVS dump, one list per kube-proxy set,
+   * one address dump — and repairs whatever differs from the desired state
+   * (drift, lost operations, changed interface addresses). The iptables
+   * chains are rewritten only when iptables-save shows them changed.
+   */
   resync(): Promise<SyncResult> {
     return this.queue.run(async () => {
       const started = performance.now();
       const clients = await this.ensureClients();
-      await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
-      this.mirror = Mirror.fromKernel(await readKernel(clients, this.ourSetNames()));
+      const read = await this.readKernel(clients);
+      const previous = this.mirror;
+      this.mirror = Mirror.fromKernel(read.snapshot);
+      for (const [family, payload] of previous.iptables) {
+        if (await this.iptables.holds(family, payload).catch(() => false)) this.mirror.iptables.set(family, payload);
+      }
+      this.adoptHostAddresses(read.hostAddresses);
       this.takePending();
-      const ops = plan(this.state.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs });
+      // The dump just read has every real server's connections: no further read for graceful termination.
+      const ops = plan(this.state.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot) });
       return this.finish('resync', ops, await this.apply(ops), started);
     });
   }
@@ -253,6 +308,10 @@ export class Controller {
       realServers,
       ipsetEntries,
       boundAddresses: this.mirror.boundAddresses.size,
+      ipsetFailures: [...this.ipsetFailureCounts].map(([key, count]) => {
+        const [set, code] = key.split('\0');
+        return { set, code, count };
+      }),
       operations: structuredClone(this.applier?.counts ?? { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } }),
       netlink: {
         ipvs: this.clients?.ipvs.counters(),
@@ -280,6 +339,37 @@ export class Controller {
     return this.clients;
   }
 
+  /** The kernel read shared by start() and resync(); kube-ipvs0 is (re)made only when it is missing, down or replaced. */
+  private async readKernel(clients: Clients): Promise<KernelRead> {
+    const read = await readKernel(clients, this.ourSetNames());
+    const link = read.dummyLink;
+    if (!link || !link.up || link.kind !== 'dummy') await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
+    return read;
+  }
+
+  /** New interface addresses change NodePort virtual servers and what is bound: the desired state is rebuilt (rare). */
+  private adoptHostAddresses(read: string[]): void {
+    // Only what can matter is compared: a link-local address coming and going changes nothing.
+    const addresses = usableLocalAddresses(read);
+    if (this.hostAddresses && sameList(this.hostAddresses, addresses)) return;
+    if (this.hostAddresses) this.logger.info({ before: this.hostAddresses, after: addresses }, 'the node\'s interface addresses changed');
+    this.hostAddresses = addresses;
+    this.state.reset(this.node, this.config, addresses);
+    this.fullSyncPending = true;
+  }
+
+  /** Active + inactive connections of every real server of these virtual servers: one destination dump each. */
+  private async readConnections(services: Map<string, AddressServiceKey>): Promise<Map<string, Map<string, number>>> {
+    const clients = await this.ensureClients();
+    const out = new Map<string, Map<string, number>>();
+    for (const [key, service] of services) {
+      // Gone meanwhile: no count, so the real server is quiesced and the next resync sees the rest.
+      const live = await clients.ipvs.listDestinations(service).catch(() => undefined);
+      if (live) out.set(key, new Map(live.map((d) => [destinationKey({ address: canonicalAddress(d.address) ?? d.address, port: d.port }), d.activeConns + d.inactiveConns])));
+    }
+    return out;
+  }
+
   private async apply(ops: Operation[]): Promise<ApplyReport> {
     if (ops.length === 0) return { applied: [], failed: [] };
     await this.ensureClients();
@@ -303,7 +393,13 @@ export class Controller {
     this.syncCounts[kind]++;
     this.syncCounts.lastDurationSeconds = durationSeconds;
     this.syncCounts.totalDurationSeconds += durationSeconds;
-    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds };
+    const ipsetFailures = report.failed.flatMap(ipsetFailureOf);
+    for (const f of ipsetFailures) {
+      const key = `${f.set}\0${f.code}`;
+      this.ipsetFailureCounts.set(key, (this.ipsetFailureCounts.get(key) ?? 0) + 1);
+    }
+    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures };
+    if (ipsetFailures.length > 0) this.logger.warn({ ipsetFailures: ipsetFailures.map((f) => ({ ...f, entries: f.entries.length })) }, 'ipset operations refused; the rest of the sync was applied');
     this.logger.debug(result, 'sync');
     this.options.onSync?.(result);
     return result;
@@ -312,4 +408,25 @@ export class Controller {
   private ourSetNames(): Set<string> {
     return new Set(this.state.desired.ipsets.keys());
   }
+}
+
+function ipsetFailureOf(f: FailedOperation): IpsetFailure[] {
+  if (f.op.kind !== 'ipset') return [];
+  const code = (f.error as { code?: string }).code ?? f.error.name;
+  return [{ set: f.op.set, op: f.op.op, code, message: f.error.message, entries: 'entries' in f.op ? f.op.entries : [] }];
+}
+
+/** Connection counts of every real server in a kernel snapshot, keyed as the planner wants them. */
+function connectionsOf(snapshot: KernelSnapshot): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  for (const vs of snapshot.virtualServers) {
+    if (vs.address === undefined || vs.protocol === undefined || vs.port === undefined) continue;
+    const key = virtualServerKey({ protocol: vs.protocol, address: canonicalAddress(vs.address) ?? vs.address, port: vs.port });
+    out.set(key, new Map(vs.destinations.map((d) => [destinationKey({ address: canonicalAddress(d.address) ?? d.address, port: d.port }), (d.activeConns ?? 0) + (d.inactiveConns ?? 0)])));
+  }
+  return out;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -47,7 +47,8 @@ export class DesiredIndex {
   constructor(private readonly ctx: NodeContext) {
     for (const family of ctx.families) {
       for (const def of SET_DEFINITIONS) {
-        this.sets.set(ipsetName(def.name, family), { type: def.type, options: createOptions(def.type, family), entries: new Set(), counts: new Map() });
+        const name = ipsetName(def.name, family);
+        this.sets.set(name, { type: def.type, options: createOptions(def.type, family, maxElemOf(ctx, name)), entries: new Set(), counts: new Map() });
       }
     }
     this.renderIptables();
@@ -158,4 +159,12 @@ export class DesiredIndex {
       );
     }
   }
+}
+
+function maxElemOf(ctx: NodeContext, set: string): number | undefined {
+  const value = ctx.config.ipsetMaxElem?.[set];
+  if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > 0xffffffff)) {
+    throw new RangeError(`ipsetMaxElem[${set}] must be an integer from 1 to 4294967295, got ${value}`);
+  }
+  return value;
 }

@@ -86,8 +86,11 @@ export interface SetCreateOptions {
   range?: string;
 }
 
-export function createOptions(type: IpsetType, family: AddressFamily): SetCreateOptions {
-  return type === 'bitmap:port' ? { family, range: '0-65535' } : { family, hashSize: 1024, maxElem: 65536 };
+/** kube-proxy's maxelem for every hash set. */
+export const DEFAULT_MAX_ELEM = 65536;
+
+export function createOptions(type: IpsetType, family: AddressFamily, maxElem = DEFAULT_MAX_ELEM): SetCreateOptions {
+  return type === 'bitmap:port' ? { family, range: '0-65535' } : { family, hashSize: 1024, maxElem };
 }
 
 // Entry texts, as `ipset save` prints them.

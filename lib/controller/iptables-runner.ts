@@ -35,6 +35,9 @@ const WAIT = ['-w', '5'];
 const OWNED_CHAINS: Record<'nat' | 'filter', readonly string[]> = { nat: NAT_CHAINS, filter: FILTER_CHAINS };
 
 export class IptablesRunner {
+  /** Per family, the last payload written and how iptables-save showed our chains and jumps right after. */
+  private readonly written = new Map<AddressFamily, { payload: string; view: string }>();
+
   constructor(
     private readonly exec: Exec,
     private readonly tools: IptablesTools = DEFAULT_IPTABLES,
@@ -43,17 +46,35 @@ export class IptablesRunner {
   /**
    * Writes the payload and, in the same restore, inserts the jumps from the
    * built-in chains that are missing (read with one iptables-save first):
-   * two programs per call whatever the state, where kube-proxy runs
+   * three programs per write whatever the state (the last, a save, records
+   * what the result looks like for holds()), where kube-proxy runs
    * `iptables -C` nine times per sync.
    */
   async apply(family: AddressFamily, restore: string): Promise<void> {
     const present = await this.rules(family);
     const missing = JUMP_RULES.filter((j) => !present.has(jumpLine(j)));
+    this.written.delete(family);
     await this.restore(family, withLines(restore, missing.map((j) => ({ table: j.table, line: `-I ${j.chain} ${jumpRule(j)}` }))), ['--counters']);
+    // Written; if it cannot be read back, the next resync just writes again.
+    const view = await this.save(family).then(ourView, () => undefined);
+    if (view !== undefined) this.written.set(family, { payload: restore, view });
+  }
+
+  /**
+   * Whether the kernel still holds exactly what apply() last wrote with
+   * this payload (our chains, their rules, the jumps to them): one
+   * iptables-save, no write, so a resync with nothing changed rewrites
+   * nothing, and one whose rules someone edited does.
+   */
+  async holds(family: AddressFamily, payload: string): Promise<boolean> {
+    const w = this.written.get(family);
+    if (!w || w.payload !== payload) return false;
+    return ourView(await this.save(family)) === w.view;
   }
 
   /** Removes our jumps (every copy), then flushes and deletes our chains that exist, in one restore. Nothing else is touched. */
   async cleanup(family: AddressFamily): Promise<void> {
+    this.written.delete(family);
     const saved = await this.save(family);
     const present = new Set(saved.map((l) => `${l.table} ${l.line}`));
     const input: string[] = [];
@@ -92,6 +113,14 @@ export class IptablesRunner {
     }
     return out;
   }
+}
+
+/** The lines of iptables-save that are ours: KUBE-* chains, their rules, and jumps to them from anywhere. */
+function ourView(saved: ReadonlyArray<{ table: string; line: string }>): string {
+  return saved
+    .filter(({ line }) => line.startsWith(':KUBE-') || line.startsWith('-A KUBE-') || / -j KUBE-/.test(line))
+    .map(({ table, line }) => `${table} ${line}`)
+    .join('\n');
 }
 
 /** The rule text after the chain, as iptables-save prints it (comments with spaces in double quotes). */

@@ -2,17 +2,29 @@
  * Reads back what the proxy manages, with a fixed number of requests
  * whatever the cluster size: one IPVS dump (services, then every
  * service's destinations in one batch), one list per kube-proxy ipset that
- * exists, one address dump of kube-ipvs0. Used at start (adoption) and by
+ * exists, and one address dump (sent with the kube-ipvs0 lookup) that
+ * gives both kube-ipvs0's addresses and those of every other interface
+ * (NodePort addresses, "already local"). Used at start (adoption) and by
  * the periodic resync, never on an incremental sync.
  */
+import type { Link } from '../rtnl/types.js';
 import type { Clients } from './clients.js';
 import type { IpsetType } from './ipsets.js';
 import type { KernelSnapshot } from './mirror.js';
+import { canonicalAddress, naturalCompare } from './net.js';
 import { DUMMY_DEVICE } from './state.js';
 
 const RT_SCOPE_LINK = 253;
 
-export async function readKernel(clients: Clients, ourSets: ReadonlySet<string>): Promise<KernelSnapshot> {
+export interface KernelRead {
+  snapshot: KernelSnapshot;
+  /** kube-ipvs0 as found; undefined when missing. */
+  dummyLink?: Link;
+  /** Every address on the other interfaces, canonical, sorted, unfiltered (loopback and link-local included). */
+  hostAddresses: string[];
+}
+
+export async function readKernel(clients: Clients, ourSets: ReadonlySet<string>): Promise<KernelRead> {
   const services = await clients.ipvs.dump();
   const virtualServers: KernelSnapshot['virtualServers'] = services.map((s) => ({
     ...s,
@@ -30,17 +42,9 @@ export async function readKernel(clients: Clients, ourSets: ReadonlySet<string>)
     const listing = await clients.ipset.list(name);
     ipsets.push({ name, type: listing.type as IpsetType, entries: listing.entries });
   }
-  return { virtualServers, ipsets, boundAddresses: await boundAddresses(clients) };
-}
-
-/** kube-ipvs0's addresses; none when the link is missing (it is created before anything is bound). */
-async function boundAddresses(clients: Clients): Promise<string[]> {
-  try {
-    const addresses = await clients.rtnl.listAddresses(DUMMY_DEVICE);
-    // An IPv6-enabled dummy link gets an fe80:: address of its own; that one is not a service's.
-    return addresses.filter((a) => a.scope !== RT_SCOPE_LINK).map((a) => a.address);
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ENODEV') return [];
-    throw err;
-  }
+  const { link, on, elsewhere } = await clients.rtnl.splitAddresses(DUMMY_DEVICE);
+  // An IPv6-enabled dummy link gets an fe80:: address of its own; that one is not a service's.
+  const boundAddresses = on.filter((a) => a.scope !== RT_SCOPE_LINK).map((a) => a.address);
+  const hostAddresses = [...new Set(elsewhere.map((a) => canonicalAddress(a.address) ?? a.address))].sort(naturalCompare);
+  return { snapshot: { virtualServers, ipsets, boundAddresses }, dummyLink: link, hostAddresses };
 }

@@ -93,7 +93,13 @@ export const ZONE_LABEL = 'topology.kubernetes.io/zone';
 export interface NodeInfo {
   /** --hostname-override: endpoints with this nodeName are local. */
   name: string;
-  /** --node-ip: the node's addresses (both families for dual-stack). The first of each family is that family's primary. */
+  /**
+   * --node-ip / the Node object: the node's addresses (both families for
+   * dual-stack). They say which families are served, and the first of each
+   * family is that family's primary. The kernel Controller takes NodePort
+   * and "already local" addresses from the interfaces instead (as
+   * kube-proxy); without a kernel (the plan command) these stand in.
+   */
   addresses: string[];
   /** The Node object's labels (for topology hints), when known. */
   labels?: Record<string, string>;
@@ -116,6 +122,12 @@ export interface ProxyConfig {
   strictARP: boolean;
   /** MASQUERADE --random-fully, which kube-proxy adds when the iptables binary supports it. */
   randomFully: boolean;
+  /**
+   * maxelem of the hash sets, by set name (KUBE-CLUSTER-IP, KUBE-6-...);
+   * sets not named get kube-proxy's fixed 65536 (#129389 asks for more).
+   * Read when a set is created: an existing set keeps its size.
+   */
+  ipsetMaxElem?: Readonly<Record<string, number>>;
 }
 
 export function defaultProxyConfig(overrides: Partial<ProxyConfig> = {}): ProxyConfig {

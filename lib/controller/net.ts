@@ -59,10 +59,6 @@ export function cidrContains(cidr: Cidr, address: string): boolean {
   return networkAddress(parsed, cidr.prefix) === cidr.network;
 }
 
-export function isLoopback(address: string): boolean {
-  return ipaddr.parse(address).range() === 'loopback';
-}
-
 const collator = new Intl.Collator('en', { numeric: true });
 
 /** Natural order ("10.0.0.2" before "10.0.0.10"): the order of every list we print. */

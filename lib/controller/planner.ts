@@ -4,17 +4,24 @@
  * incremental change costs the size of the change, not of the cluster;
  * without one it compares everything (resync, restart adoption, drift).
  */
-import type { BatchOp, DestinationKey } from '../ipvs/types.js';
+import type { AddressServiceKey, BatchOp, DestinationKey } from '../ipvs/types.js';
 import type { Scope } from './desired-index.js';
 import { cidrContains, familyOf, naturalCompare, parseCidr, type Cidr } from './net.js';
 import type { CurrentDestination, CurrentState, CurrentVirtualServer, DesiredState, DesiredVirtualServer, Operation } from './state.js';
-import { DUMMY_DEVICE } from './state.js';
+import { DUMMY_DEVICE, virtualServerKey } from './state.js';
 
 export interface PlanOptions {
   /** Limit the comparison to these keys (an incremental update). */
   scope?: Scope;
   /** --ipvs-exclude-cidrs: virtual servers there that we do not want are someone else's; never removed. */
   excludeCIDRs?: readonly string[];
+  /**
+   * Connection counts (active + inactive) just read from the kernel:
+   * virtualServerKey → destinationKey → count. A TCP real server that
+   * leaves with a count of 0 here is deleted at once; without a count it
+   * is quiesced at weight 0 (see gracefulRemovals()).
+   */
+  connections?: ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
 
 /**
@@ -57,7 +64,7 @@ export function plan(desired: DesiredState, current: CurrentState, options: Plan
   const steps = new Steps();
   const excluded = (options.excludeCIDRs ?? []).map((c, i) => parseCidr(c, `excludeCIDRs[${i}]`));
   planIpsets(desired, current, options.scope, steps);
-  planVirtualServers(desired, current, options.scope, excluded, steps);
+  planVirtualServers(desired, current, options.scope, excluded, options.connections, steps);
   planAddresses(desired, current, options.scope, steps);
   if (!options.scope || options.scope.iptables) planIptables(desired, current, steps);
   return steps.ordered();
@@ -86,13 +93,15 @@ function planIpsets(desired: DesiredState, current: CurrentState, scope: Scope |
   }
 }
 
-function planVirtualServers(desired: DesiredState, current: CurrentState, scope: Scope | undefined, excluded: Cidr[], steps: Steps): void {
+type Connections = PlanOptions['connections'];
+
+function planVirtualServers(desired: DesiredState, current: CurrentState, scope: Scope | undefined, excluded: Cidr[], connections: Connections, steps: Steps): void {
   const keys = scope ? scope.virtualServers : union(desired.virtualServers.keys(), current.virtualServers.keys());
   for (const key of sorted(keys)) {
     const want = desired.virtualServers.get(key);
     const have = current.virtualServers.get(key);
     if (want && !have) addVirtualServer(want, steps);
-    else if (want && have) syncVirtualServer(want, have, steps);
+    else if (want && have) syncVirtualServer(want, have, connections?.get(key), steps);
     else if (have && isOurs(have, desired, excluded)) steps.deleteServices.push(ipvs({ op: 'deleteService', service: keyOf(have) }));
   }
 }
@@ -113,7 +122,7 @@ function addVirtualServer(want: DesiredVirtualServer, steps: Steps): void {
   }
 }
 
-function syncVirtualServer(want: DesiredVirtualServer, have: CurrentVirtualServer, steps: Steps): void {
+function syncVirtualServer(want: DesiredVirtualServer, have: CurrentVirtualServer, connections: ReadonlyMap<string, number> | undefined, steps: Steps): void {
   if (serviceDiffers(want, have)) steps.addServices.push(ipvs({ op: 'updateService', service: want.service }));
   for (const key of sorted(union(want.destinations.keys(), have.destinations.keys()))) {
     const wanted = want.destinations.get(key);
@@ -125,23 +134,42 @@ function syncVirtualServer(want: DesiredVirtualServer, have: CurrentVirtualServe
       // leftover found at startup (#92019, #108319): serve it again.
       steps.addDestinations.push(ipvs({ op: 'updateDestination', service: keyOf(want), destination: withWeight(wanted, 1) }));
     } else if (!wanted && present) {
-      const op = removeDestination(want.service.protocol, keyOf(want), present);
+      const op = removeDestination(want.service.protocol, keyOf(want), present, connections?.get(key));
       if (op) steps.removeDestinations.push(op);
     }
   }
 }
 
 /**
- * Graceful termination (graceful_termination.go): a TCP real server is
- * quiesced with weight 0 so established connections finish, and deleted
- * once it has none (see planDrainedDeletions). UDP and SCTP have no
- * connection to wait for: deleted at once (#71514).
+ * Graceful termination (GracefulDeleteRS in graceful_termination.go): a
+ * real server that leaves is deleted at once when nothing can be cut off —
+ * UDP and SCTP (IsRsGracefulTerminationNeeded; #71514: expire_nodest_conn
+ * drops their flows on the next packet), or a TCP one whose active and
+ * inactive connections, just read, are 0. Otherwise it is quiesced with
+ * weight 0 so established connections finish, and deleted once they have
+ * (planDrainedDeletions).
  */
-function removeDestination(protocol: string, service: BatchOp['service'], present: CurrentDestination): Operation | undefined {
+function removeDestination(protocol: string, service: BatchOp['service'], present: CurrentDestination, connections: number | undefined): Operation | undefined {
   const destination: DestinationKey = { address: present.address, port: present.port };
-  if (protocol !== 'tcp') return ipvs({ op: 'deleteDestination', service, destination });
+  if (protocol !== 'tcp' || connections === 0) return ipvs({ op: 'deleteDestination', service, destination });
   if (present.weight === 0) return undefined; // already draining
   return ipvs({ op: 'updateDestination', service, destination: withWeight(destination, 0) });
+}
+
+/**
+ * The virtual servers whose connection counts decide the plan: those with
+ * a real server being quiesced (weight 0). Reading just these (one
+ * destination dump each) and planning again with `connections` turns the
+ * idle ones into deletions.
+ */
+export function gracefulRemovals(ops: readonly Operation[]): Map<string, AddressServiceKey> {
+  const out = new Map<string, AddressServiceKey>();
+  for (const op of ops) {
+    if (op.kind !== 'ipvs' || op.batch.op !== 'updateDestination' || op.batch.destination.weight !== 0) continue;
+    const s = op.batch.service;
+    if ('address' in s) out.set(virtualServerKey(s), { protocol: s.protocol, address: s.address, port: s.port });
+  }
+  return out;
 }
 
 function serviceDiffers(want: DesiredVirtualServer, have: CurrentVirtualServer): boolean {

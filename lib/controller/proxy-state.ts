@@ -17,8 +17,12 @@ export class ProxyState {
   private ctx: NodeContext;
   private index: DesiredIndex;
 
-  constructor(node: NodeInfo, config: ProxyConfig) {
-    this.ctx = nodeContext(node, config);
+  /**
+   * @param hostAddresses the addresses on the node's interfaces except
+   *   kube-ipvs0, read from the kernel; without them node.addresses stand in.
+   */
+  constructor(node: NodeInfo, config: ProxyConfig, hostAddresses?: readonly string[]) {
+    this.ctx = nodeContext(node, config, hostAddresses);
     this.index = new DesiredIndex(this.ctx);
   }
 
@@ -60,9 +64,9 @@ export class ProxyState {
     return this.recompute(key);
   }
 
-  /** A node change (addresses, zone label) or a config change can touch everything: rebuild. */
-  reset(node: NodeInfo, config: ProxyConfig): void {
-    this.ctx = nodeContext(node, config);
+  /** A node change (addresses, zone label, the interfaces' addresses) or a config change can touch everything: rebuild. */
+  reset(node: NodeInfo, config: ProxyConfig, hostAddresses?: readonly string[]): void {
+    this.ctx = nodeContext(node, config, hostAddresses);
     this.index = new DesiredIndex(this.ctx);
     for (const key of this.services.keys()) this.recompute(key);
   }

@@ -20,6 +20,8 @@ export interface ControllerCounters {
    * iptables is iptables-restore.
    */
   operations: Record<'ipvs' | 'ipset' | 'address' | 'iptables', { ok: number; failed: number }>;
+  /** ipset operations refused since start, by set and kernel code (from the sync results). */
+  ipsetFailures?: Array<{ set: string; code: string; count: number }>;
 }
 
 export interface SyncReport {

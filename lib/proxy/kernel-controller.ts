@@ -85,7 +85,7 @@ export class KernelController implements ControllerPort {
 
   counters(): ControllerCounters {
     const c = this.controller?.counters() ?? emptyCounters();
-    return { virtualServers: c.virtualServers, realServers: c.realServers, ipsetEntries: c.ipsetEntries, operations: c.operations };
+    return { virtualServers: c.virtualServers, realServers: c.realServers, ipsetEntries: c.ipsetEntries, operations: c.operations, ipsetFailures: c.ipsetFailures };
   }
 
   async close(): Promise<void> {
@@ -108,5 +108,5 @@ function checked(r: { planned: number; applied: number; failed: number }): SyncR
 
 function emptyCounters() {
   const zero = () => ({ ok: 0, failed: 0 });
-  return { virtualServers: 0, realServers: 0, ipsetEntries: 0, operations: { ipvs: zero(), ipset: zero(), address: zero(), iptables: zero() } };
+  return { virtualServers: 0, realServers: 0, ipsetEntries: 0, operations: { ipvs: zero(), ipset: zero(), address: zero(), iptables: zero() }, ipsetFailures: [] };
 }

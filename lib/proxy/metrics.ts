@@ -93,6 +93,18 @@ export class ProxyMetrics {
       },
     });
     new Counter({
+      name: 'kubeproxy_ipvs_netlink_ipset_failures_total',
+      help: 'ipset operations the kernel refused in whole or in part, by set and the kernel\'s code (IPSET_ERR_HASH_FULL: the set reached maxelem)',
+      labelNames: ['set', 'code'],
+      registers: r,
+      collect() {
+        const c = counters();
+        if (!c) return;
+        this.reset();
+        for (const f of c.ipsetFailures ?? []) this.inc({ set: f.set, code: f.code }, f.count);
+      },
+    });
+    new Counter({
       name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
       help: 'Cumulative proxy iptables restore failures',
       registers: r,

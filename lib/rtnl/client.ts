@@ -98,6 +98,29 @@ export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
       .map((a) => (link !== undefined ? { ...a, link } : a));
   }
 
+  /**
+   * Every address of every link in one rtnetlink dump (sent with the link
+   * lookup in one batch), split into those on `link` and those on the other
+   * links: kube-proxy's GetLocalAddresses(kube-ipvs0) and
+   * GetAllLocalAddressesExcept(kube-ipvs0) at the cost of one dump, where a
+   * dump per interface took it ~50 s with ~19,500 services (#138927).
+   * `link` is undefined when there is no link of that name (then every
+   * address is elsewhere).
+   */
+  async splitAddresses(link: string): Promise<{ link?: Link; on: InterfaceAddress[]; elsewhere: InterfaceAddress[] }> {
+    const [got, dump] = await this.run([{ op: 'getLink', name: checkLinkName(link) }, { op: 'dumpAddresses' }], 'splitAddresses');
+    if (got.errno && got.code !== 'ENODEV') throw errorOf(got, 'splitAddresses', link);
+    if (dump.errno) throw errorOf(dump, 'splitAddresses', link);
+    const found = got.errno ? undefined : got.link;
+    const on: InterfaceAddress[] = [];
+    const elsewhere: InterfaceAddress[] = [];
+    for (const a of dump.addresses ?? []) {
+      if (found && a.index === found.index) on.push({ ...a, link });
+      else elsewhere.push(a);
+    }
+    return { link: found, on, elsewhere };
+  }
+
   /** Adds addresses ("10.96.0.10" means /32, "fd00::1" /128) to a link; one result each. */
   addAddresses(link: string, addresses: readonly string[]): Promise<AddressResult[]> {
     return this.changeAddresses('newAddress', link, addresses, 'addAddresses');

@@ -17,6 +17,11 @@ interface TapLike {
 
 /** The sandbox kernel has x_tables but not nf_tables: the controller and the tests use the legacy tools. */
 export const IPTABLES = LEGACY_IPTABLES.inet;
+/** The same for IPv6 (ip6tables-legacy). */
+export const IP6TABLES = LEGACY_IPTABLES.inet6;
+
+type Family = 'inet' | 'inet6';
+const TOOLS: Record<Family, typeof IPTABLES> = { inet: IPTABLES, inet6: IP6TABLES };
 
 /** A controller in `ns`, closed (not cleaned up) when the test ends. */
 export async function startController(t: TapLike, ns: Netns, options: Omit<ControllerOptions, 'netns' | 'iptables'>): Promise<Controller> {
@@ -80,9 +85,9 @@ export async function kubeIpvs0Addresses(ns: Netns): Promise<string[] | undefine
     .sort();
 }
 
-/** The rules of the KUBE-* chains and the jumps to them, as iptables-save prints them. */
-export async function kubeIptables(ns: Netns): Promise<{ chains: string[]; rules: string[]; jumps: string[] }> {
-  const out = await ns.exec(IPTABLES.save, []);
+/** The rules of the KUBE-* chains and the jumps to them, as iptables-save (ip6tables-save for inet6) prints them. */
+export async function kubeIptables(ns: Netns, family: Family = 'inet'): Promise<{ chains: string[]; rules: string[]; jumps: string[] }> {
+  const out = await ns.exec(TOOLS[family].save, []);
   const chains: string[] = [];
   const rules: string[] = [];
   const jumps: string[] = [];
@@ -104,7 +109,7 @@ export async function kubeIptables(ns: Netns): Promise<{ chains: string[]; rules
  */
 const scratches = new WeakMap<object, { ns: Netns; seen: Map<string, Awaited<ReturnType<typeof kubeIptables>>> }>();
 
-export async function iptablesOfPayload(t: TapLike, real: Netns, payload: string) {
+export async function iptablesOfPayload(t: TapLike, real: Netns, payload: string, family: Family = 'inet') {
   let scratch = scratches.get(t);
   if (!scratch) {
     const ns = await freshNetns(t, 'ipt');
@@ -113,12 +118,12 @@ export async function iptablesOfPayload(t: TapLike, real: Netns, payload: string
     scratch = { ns, seen: new Map() };
     scratches.set(t, scratch);
   }
-  let result = scratch.seen.get(payload);
+  let result = scratch.seen.get(`${family}\n${payload}`);
   if (!result) {
     // --noflush with the chains declared replaces their rules: each payload starts from empty chains.
-    await scratch.ns.exec(IPTABLES.restore, ['--noflush'], payload);
-    result = await kubeIptables(scratch.ns);
-    scratch.seen.set(payload, result);
+    await scratch.ns.exec(TOOLS[family].restore, ['--noflush'], payload);
+    result = await kubeIptables(scratch.ns, family);
+    scratch.seen.set(`${family}\n${payload}`, result);
   }
   return result;
 }
@@ -128,7 +133,7 @@ export function expectedJumps(): string[] {
   return JUMP_RULES.map((j) => `${j.table} -A ${j.chain} -m comment --comment "${j.comment}" -j ${j.target}`).sort();
 }
 
-/** Checks all four views against the desired state (RS weights overridable for draining ones). */
+/** Checks all four views against the desired state (RS weights overridable for draining ones); iptables and ip6tables for a dual-stack one. */
 export async function kernelMatches(
   t: { same(a: unknown, b: unknown, msg: string): void; teardown(fn: () => unknown): void },
   scratchOwner: TapLike,
@@ -140,9 +145,12 @@ export async function kernelMatches(
   t.same(await ipvsadmSave(ns), [...expectedIpvsadm(desired), ...(extra.ipvsadm ?? [])].sort(), `${what}: ipvsadm -Sn holds every VS and RS of the plan`);
   t.same(await kubeIpsets(ns), expectedIpsets(desired), `${what}: ipset save holds every planned set with exactly its entries`);
   t.same(await kubeIpvs0Addresses(ns), [...desired.boundAddresses].sort(), `${what}: kube-ipvs0 holds exactly the bound addresses`);
-  const kernel = await kubeIptables(ns);
-  const planned = await iptablesOfPayload(scratchOwner, ns, desired.iptables.get('inet')!);
-  t.same(kernel.chains, planned.chains, `${what}: the KUBE-* chains are present`);
-  t.same(kernel.rules, planned.rules, `${what}: the KUBE-* chains hold the planned rules, in order`);
-  t.same(kernel.jumps, expectedJumps(), `${what}: each built-in chain jumps to its KUBE-* chain exactly once`);
+  for (const family of desired.families) {
+    const tool = family === 'inet' ? 'iptables-save' : 'ip6tables-save';
+    const kernel = await kubeIptables(ns, family);
+    const planned = await iptablesOfPayload(scratchOwner, ns, desired.iptables.get(family)!, family);
+    t.same(kernel.chains, planned.chains, `${what}: ${tool}: the KUBE-* chains are present`);
+    t.same(kernel.rules, planned.rules, `${what}: ${tool}: the KUBE-* chains hold the planned rules, in order`);
+    t.same(kernel.jumps, expectedJumps(), `${what}: ${tool}: each built-in chain jumps to its KUBE-* chain exactly once`);
+  }
 }

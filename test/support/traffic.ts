@@ -32,6 +32,8 @@ async function link(a: Netns, aName: string, aAddr: string, b: Netns, bName: str
 export interface Cluster {
   node: Netns;
   client: Netns;
+  /** The pods' namespaces (for more servers, e.g. startUdpServer). */
+  pods: Record<keyof typeof PODS, Netns>;
 }
 
 export async function nodeWithPods(t: TapLike): Promise<Cluster> {
@@ -47,7 +49,7 @@ export async function nodeWithPods(t: TapLike): Promise<Cluster> {
   await be2.exec('ip', ['route', 'add', 'default', 'via', '10.244.2.1']);
   await startServer(t, be1, 'be1');
   await startServer(t, be2, 'be2');
-  return { node, client };
+  return { node, client, pods: { be1, be2 } };
 }
 
 const SERVER = `
@@ -99,13 +101,15 @@ s.on('data', (d) => process.stdout.write(d));
 s.on('error', (e) => { console.log('error ' + e.code); process.exit(1); });
 s.on('close', () => { console.log('closed'); process.exit(0); });
 process.stdin.setEncoding('utf8');
-process.stdin.on('data', (d) => { for (const l of d.split('\\n')) if (l === 'close') s.end(); else if (l) s.write(l + '\\n'); });
+process.stdin.on('data', (d) => { for (const l of d.split('\\n')) if (l === 'close') s.end(); else if (l === 'reset') s.resetAndDestroy(); else if (l) s.write(l + '\\n'); });
 `;
 
 export interface Connection {
   /** Sends a line on the open connection; resolves with the answer (the server's name). */
   ask(): Promise<string>;
   close(): Promise<void>;
+  /** Aborts the connection with a RST: IPVS moves it to CLOSE, which expires in 10 s (a FIN leaves TIME_WAIT for 2 minutes). */
+  reset(): Promise<void>;
 }
 
 /** A TCP connection kept open by a client process in `ns`. */
@@ -132,5 +136,38 @@ export async function openConnection(t: TapLike, ns: Netns, host: string, port: 
       child.stdin!.write('close\n');
       await next();
     },
+    async reset() {
+      child.stdin!.write('reset\n');
+      await next();
+    },
   };
+}
+
+const UDP_SERVER = `
+const name = process.argv[1];
+const s = require('dgram').createSocket('udp4');
+s.on('message', (m, from) => s.send(name, from.port, from.address));
+s.bind(8080, '0.0.0.0', () => console.log('listening'));
+`;
+
+/** A UDP server on :8080 in `ns` that answers every datagram with `name`. */
+export async function startUdpServer(t: TapLike, ns: Netns, name: string): Promise<void> {
+  const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, '-e', UDP_SERVER, name], { stdio: ['ignore', 'pipe', 'inherit'] });
+  killAtTeardown(t, child);
+  const lines = createInterface({ input: child.stdout! });
+  const [first] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])])) as [string | undefined];
+  if (first !== 'listening') throw new Error(`${name} UDP server did not start`);
+}
+
+const UDP_CLIENT = `
+const [host, port] = process.argv.slice(1);
+const s = require('dgram').createSocket('udp4');
+const timer = setTimeout(() => { console.log('no answer'); process.exit(0); }, 5000);
+s.on('message', (m) => { clearTimeout(timer); console.log(String(m)); s.close(); });
+s.send('ping', Number(port), host);
+`;
+
+/** One datagram from a new socket (a new IPVS UDP connection each): who answered, or 'no answer'. */
+export async function udpRequest(client: Netns, host: string, port: number): Promise<string> {
+  return (await client.exec(process.execPath, ['-e', UDP_CLIENT, host, String(port)])).trim();
 }

@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { pino } from 'pino';
-import { Applier, runs } from '../../lib/controller/applier.js';
+import { Applier, runs, splitBulk } from '../../lib/controller/applier.js';
 import type { Clients } from '../../lib/controller/clients.js';
 import { Mirror } from '../../lib/controller/mirror.js';
 import { defaultProxyConfig, type NodeInfo } from '../../lib/controller/model.js';
@@ -16,6 +16,7 @@ import { ProxyState } from '../../lib/controller/proxy-state.js';
 import { withLines } from '../../lib/controller/iptables-runner.js';
 import { kubeProxySysctls } from '../../lib/controller/sysctls.js';
 import { IpsetBulkError } from '../../lib/ipset/errors.js';
+import { ProxyMetrics } from '../../lib/proxy/metrics.js';
 import { NetlinkError } from '../../lib/netlink/errors.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 
@@ -108,6 +109,60 @@ t.test('only what succeeded is recorded; failures become the retry scope', async
   t.same([...retry.setEntries.get('KUBE-CLUSTER-IP')!], ['10.96.0.2,tcp:80'], 'the refused entry and those after it are retried');
   const again = plan(state.desired, mirror, { scope: retry });
   t.same(again.map((o) => (o.kind === 'ipvs' ? o.batch.op : `${o.kind}:${'op' in o ? o.op : ''}`)).sort(), ['addDestination', 'addDestination', 'addDestination', 'addDestination', 'ipset:add'], 'the retry plans exactly the failed work');
+});
+
+/** An IpsetBulkError as the ipset client makes it, optionally with the per-entry fields of the continuing bulk calls. */
+function bulkError(set: string, index: number, applied: number, extra: { failures?: number[]; skipped?: number[] } = {}, entries: string[] = []) {
+  const err = new IpsetBulkError({ errno: 4103, code: 'IPSET_ERR_HASH_FULL', message: 'Hash is full' } as never, 'addMany', set, { index, entry: entries[index], applied });
+  if (extra.failures) Object.assign(err, { failures: extra.failures.map((i) => ({ index: i, entry: entries[i], errno: 4103, code: 'IPSET_ERR_HASH_FULL', message: 'Hash is full' })) });
+  if (extra.skipped) Object.assign(err, { skipped: extra.skipped });
+  return err;
+}
+
+t.test('splitBulk: which entries are in the kernel, with and without the per-entry fields', async (t) => {
+  const entries = ['a', 'b', 'c', 'd', 'e'];
+  t.same(splitBulk(entries, bulkError('S', 2, 2, {}, entries)), { done: ['a', 'b'], undone: ['c', 'd', 'e'] }, 'old shape: everything from index on is not in');
+  t.same(splitBulk(entries, bulkError('S', -1, 0, {}, entries)), { done: [], undone: entries }, 'failed as a whole: none is in');
+  t.same(
+    splitBulk(entries, bulkError('S', 1, 2, { failures: [1], skipped: [3, 4] }, entries)),
+    { done: ['a', 'c'], undone: ['b', 'd', 'e'] },
+    'new shape: refused and skipped entries are not in, the others are, wherever they are',
+  );
+  t.same(splitBulk(entries, bulkError('S', 3, 4, { failures: [3] }, entries)), { done: ['a', 'b', 'c', 'e'], undone: ['d'] }, 'an entry after a refused one went in');
+});
+
+t.test('a set that fills up fails alone: the other sets, IPVS and addresses are applied; only what is in the kernel is recorded', async (t) => {
+  const state = cluster();
+  const ops = plan(state.desired, new Mirror());
+  const { calls, applier } = fakes();
+  // KUBE-CLUSTER-IP takes one entry and is then full (the continuing client reports the rest as skipped).
+  const clients = (applier as unknown as { clients: Clients }).clients;
+  const realAddMany = clients.ipset.addMany;
+  clients.ipset.addMany = (async (name: string, entries: string[], o: object) => {
+    if (name !== 'KUBE-CLUSTER-IP') return realAddMany.call(clients.ipset, name, entries, o as never);
+    calls.push(`ipset.addMany(${name},${entries.length})`);
+    throw bulkError(name, 1, 1, { skipped: entries.slice(1).map((_, i) => i + 1) }, entries);
+  }) as typeof clients.ipset.addMany;
+  const report = await applier.apply(ops);
+  t.same(report.failed.map((f) => f.op), [{ kind: 'ipset', op: 'add', set: 'KUBE-CLUSTER-IP', entries: ['10.96.0.2,tcp:80'] }], 'one failure: the entry that did not fit');
+  t.equal((report.failed[0].error as NetlinkError).code, 'IPSET_ERR_HASH_FULL');
+  t.ok(calls.includes('rtnl.addAddresses(2)') && calls.includes('iptables(inet)') && calls.some((c) => c.startsWith('ipvs.apply')), 'IPVS, addresses and iptables went ahead');
+  t.ok(calls.includes('ipset.addMany(KUBE-IPVS-IPS,2)'), 'and the other sets');
+  const mirror = new Mirror();
+  mirror.record(report.applied);
+  t.same([...mirror.ipsets.get('KUBE-CLUSTER-IP')!.entries], ['10.96.0.1,tcp:80'], 'the mirror holds exactly what went in');
+  t.same([...mirror.ipsets.get('KUBE-IPVS-IPS')!.entries].sort(), ['10.96.0.1', '10.96.0.2']);
+  const retry = plan(state.desired, mirror, { scope: scopeOf(report.failed.map((f) => f.op)) });
+  t.same(retry, [{ kind: 'ipset', op: 'add', set: 'KUBE-CLUSTER-IP', entries: ['10.96.0.2,tcp:80'] }], 'the next sync retries only the missing entry');
+});
+
+t.test('refused ipset operations are exported as kubeproxy_ipvs_netlink_ipset_failures_total{set,code}', async (t) => {
+  const zero = { ok: 0, failed: 0 };
+  const metrics = new ProxyMetrics(
+    () => ({ virtualServers: 0, realServers: 0, ipsetEntries: 0, operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero }, ipsetFailures: [{ set: 'KUBE-CLUSTER-IP', code: 'IPSET_ERR_HASH_FULL', count: 3 }] }),
+    { defaultMetrics: false },
+  );
+  t.match(await metrics.registry.metrics(), /^kubeproxy_ipvs_netlink_ipset_failures_total\{set="KUBE-CLUSTER-IP",code="IPSET_ERR_HASH_FULL"\} 3$/m);
 });
 
 t.test('an address already gone counts as unbound', async (t) => {

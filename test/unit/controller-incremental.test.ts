@@ -6,7 +6,7 @@
 import t from 'tap';
 import { Mirror } from '../../lib/controller/mirror.js';
 import { defaultProxyConfig, type EndpointSlice, type NodeInfo } from '../../lib/controller/model.js';
-import { plan, planDrainedDeletions } from '../../lib/controller/planner.js';
+import { gracefulRemovals, plan, planDrainedDeletions } from '../../lib/controller/planner.js';
 import { ProxyState } from '../../lib/controller/proxy-state.js';
 import type { Operation } from '../../lib/controller/state.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
@@ -70,6 +70,49 @@ t.test('one endpoint removed: TCP → weight 0 (graceful), UDP → deleted at on
 
   ops = plan(state.desired, mirror, { scope: state.upsertEndpointSlice(endpoints(501, 2)) });
   t.strictSame(ipvsOps(ops), [{ op: 'updateDestination', service: tcp(501), destination: { address: '10.101.1.245', port: 8080, weight: 1 } }]);
+});
+
+t.test('GracefulDeleteRS: with connection counts just read, an idle TCP real server is deleted at once, a busy one quiesced', async (t) => {
+  const { state, mirror } = programmed(1000, (i) => (i % 2 ? 'TCP' : 'UDP'));
+  const scope = state.upsertEndpointSlice(endpoints(501, 0)); // both endpoints of a TCP service leave
+  const first = plan(state.desired, mirror, { scope });
+  t.strictSame([...gracefulRemovals(first)], [['tcp/10.96.1.245/80', tcp(501)]], 'gracefulRemovals names the one virtual server to read');
+
+  const connections = new Map([['tcp/10.96.1.245/80', new Map([['10.100.1.245/8080', 0], ['10.101.1.245/8080', 3]])]]);
+  t.strictSame(ipvsOps(plan(state.desired, mirror, { scope, connections })), [
+    { op: 'deleteDestination', service: tcp(501), destination: { address: '10.100.1.245', port: 8080 } },
+    { op: 'updateDestination', service: tcp(501), destination: { address: '10.101.1.245', port: 8080, weight: 0 } },
+  ], 'the idle one is deleted, the one with connections goes to weight 0');
+
+  const udpScope = state.upsertEndpointSlice(endpoints(502, 1, 'UDP'));
+  const udpConnections = new Map([['udp/10.96.1.246/80', new Map([['10.101.1.246/8080', 5]])]]);
+  t.strictSame(ipvsOps(plan(state.desired, mirror, { scope: udpScope, connections: udpConnections })), [
+    { op: 'deleteDestination', service: { protocol: 'udp', address: '10.96.1.246', port: 80 }, destination: { address: '10.101.1.246', port: 8080 } },
+  ], 'UDP is deleted at once whatever its connections');
+  t.equal(gracefulRemovals(plan(state.desired, mirror, { scope: udpScope })).size, 0, 'so nothing is read for UDP');
+});
+
+t.test('SCTP real servers are deleted at once (IsRsGracefulTerminationNeeded)', async (t) => {
+  const state = new ProxyState(node, config);
+  const sctp = service('sig', { clusterIP: '10.96.7.7', ports: [{ name: 'p', protocol: 'SCTP', port: 3868 }] });
+  state.upsertService(sctp);
+  state.upsertEndpointSlice(slice('sig', [endpoint('10.244.1.1'), endpoint('10.244.1.2')], [{ name: 'p', protocol: 'SCTP', port: 3868 }]));
+  const mirror = new Mirror();
+  mirror.record(plan(state.desired, mirror));
+  const ops = plan(state.desired, mirror, { scope: state.upsertEndpointSlice(slice('sig', [endpoint('10.244.1.1')], [{ name: 'p', protocol: 'SCTP', port: 3868 }])) });
+  t.strictSame(ipvsOps(ops), [{ op: 'deleteDestination', service: { protocol: 'sctp', address: '10.96.7.7', port: 3868 }, destination: { address: '10.244.1.2', port: 3868 } }]);
+});
+
+t.test('a resync finds a weight-0 leftover nobody wants with no connections: deleted; with connections: left draining', async (t) => {
+  const { state, mirror } = programmed(3);
+  const kernel = structuredCloneMirror(mirror);
+  kernel.virtualServers.get('tcp/10.96.0.3/80')!.destinations.set('10.9.9.9/8080', { address: '10.9.9.9', port: 8080, weight: 0, activeConns: 0, inactiveConns: 0 });
+  kernel.virtualServers.get('tcp/10.96.0.2/80')!.destinations.set('10.9.9.8/8080', { address: '10.9.9.8', port: 8080, weight: 0, activeConns: 1, inactiveConns: 0 });
+  const connections = new Map([
+    ['tcp/10.96.0.3/80', new Map([['10.9.9.9/8080', 0]])],
+    ['tcp/10.96.0.2/80', new Map([['10.9.9.8/8080', 1]])],
+  ]);
+  t.strictSame(ipvsOps(plan(state.desired, kernel, { connections })), [{ op: 'deleteDestination', service: tcp(3), destination: { address: '10.9.9.9', port: 8080 } }]);
 });
 
 t.test('drained TCP real servers are deleted once their connections are gone', async (t) => {

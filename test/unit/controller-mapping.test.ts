@@ -5,7 +5,7 @@
  * empty: setCount), and the addresses bound to kube-ipvs0.
  */
 import t from 'tap';
-import { defaultProxyConfig, type EndpointSlice, type NodeInfo, type ProxyConfig, type Service } from '../../lib/controller/model.js';
+import { defaultProxyConfig, type Endpoint, type EndpointSlice, type NodeInfo, type ProxyConfig, type Service } from '../../lib/controller/model.js';
 import { desiredState } from '../../lib/controller/proxy-state.js';
 import type { PlannedVirtualServer } from '../../lib/controller/plan-output.js';
 import { endpoint, service, slice, summary, type Summary } from '../support/k8s-objects.js';
@@ -372,6 +372,35 @@ const cases: Case[] = [
     want: clusterIPWith([['10.244.2.6', 8080], ['10.244.3.7', 8080]]),
   },
   {
+    name: 'forNodes hints (PreferSameNode): when every endpoint has one and some are for this node, only those, before zone hints',
+    services: [clusterIPWeb],
+    slices: [slice('web', [hinted('10.244.2.6', ['zone-a'], ['node-a']), hinted('10.244.3.7', ['zone-a'], ['node-b']), hinted('10.244.4.8', ['zone-a'], ['node-a'])], http)],
+    want: clusterIPWith([['10.244.2.6', 8080], ['10.244.4.8', 8080]]),
+  },
+  {
+    name: 'forNodes hints with none for this node: the zone hints decide',
+    services: [clusterIPWeb],
+    slices: [slice('web', [hinted('10.244.2.6', ['zone-a'], ['node-b']), hinted('10.244.3.7', ['zone-b'], ['node-c'])], http)],
+    want: clusterIPWith([['10.244.2.6', 8080]]),
+  },
+  {
+    name: 'forNodes hints missing on one endpoint: node hints ignored, zone hints still apply',
+    services: [clusterIPWeb],
+    slices: [slice('web', [hinted('10.244.2.6', ['zone-a'], ['node-b']), hinted('10.244.3.7', ['zone-b'], []), hinted('10.244.4.8', ['zone-a'], ['node-a'])], http)],
+    want: clusterIPWith([['10.244.2.6', 8080], ['10.244.4.8', 8080]]),
+  },
+  {
+    name: 'forNodes hints: not-ready endpoints do not count, and with no ready one left serving+terminating ones ignore hints',
+    services: [clusterIPWeb],
+    slices: [
+      slice('web', [
+        { ...hinted('10.244.2.6', [], ['node-b']), conditions: { ready: false, serving: true, terminating: true } },
+        { ...hinted('10.244.3.7', [], ['node-c']), conditions: { ready: false, serving: true, terminating: true } },
+      ], http),
+    ],
+    want: clusterIPWith([['10.244.2.6', 8080], ['10.244.3.7', 8080]]),
+  },
+  {
     name: 'topology hints are ignored when none is for this zone',
     services: [clusterIPWeb],
     slices: [slice('web', [endpoint('10.244.2.6', { zones: ['zone-b'] }), endpoint('10.244.3.7', { zones: ['zone-c'] })], http)],
@@ -479,6 +508,13 @@ function lbWithRanges(ranges: string[]): Service {
     loadBalancerSourceRanges: ranges,
     ports: [{ name: 'https', port: 443, nodePort: 31443 }],
   }, { loadBalancer: { ingress: [{ ip: '192.0.2.100' }] } });
+}
+
+/** A ready endpoint with zone and node hints (an empty list: no hint of that kind). */
+function hinted(address: string, zones: string[], nodes: string[]): Endpoint {
+  const e = endpoint(address, { ready: true });
+  e.hints = { ...(zones.length ? { forZones: zones.map((name) => ({ name })) } : {}), ...(nodes.length ? { forNodes: nodes.map((name) => ({ name })) } : {}) };
+  return e;
 }
 
 function clusterIPWith(realServers: Array<[string, number]>, o: { scheduler?: string; timeout?: number } = {}): Summary {
