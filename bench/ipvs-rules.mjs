@@ -5,7 +5,7 @@
  */
 import { native } from '../dist/lib/netlink/binding.js';
 import { CMD } from '../dist/lib/ipvs/constants.js';
-import * as check from '../dist/lib/ipvs/validate.js';
+import { RequestWriter } from '../dist/lib/ipvs/request-writer.js';
 
 export const DESTS_PER_SERVICE = 10;
 
@@ -49,15 +49,19 @@ export function restoreText(services, d = DESTS_PER_SERVICE) {
  * encoder, family id 0: the probe patches in the real one), back to back.
  */
 export function messages(services, d = DESTS_PER_SERVICE) {
-  const bufs = [];
+  const w = new RequestWriter(services * (d + 1));
   for (const o of applyOps(services, d)) {
-    let op;
-    if (o.op === 'addService') op = { cmd: CMD.NEW_SERVICE, service: check.serviceSpec(o.service) };
-    else {
-      const service = check.serviceKey(o.service);
-      op = { cmd: CMD.NEW_DEST, service, serviceKeyOnly: true, destination: check.destinationSpec(o.destination, service), destinationKeyOnly: false };
+    if (o.op === 'addService') {
+      w.begin(CMD.NEW_SERVICE);
+      w.serviceSpec(o.service, 'service');
+    } else {
+      w.begin(CMD.NEW_DEST);
+      const af = w.serviceKeyOnly(o.service, 'service');
+      w.destinationSpec(o.destination, af, 'destination');
     }
-    const b = native.ipvsEncode(op, 0);
+  }
+  const bufs = [];
+  for (const b of native.ipvsEncode(w.records(), w.count, w.strings(), 0)) {
     const pad = (4 - (b.length % 4)) % 4;
     bufs.push(b);
     if (pad) bufs.push(Buffer.alloc(pad));

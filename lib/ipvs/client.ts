@@ -2,15 +2,18 @@
  * Ipvs: the typed client for the kernel's IPVS table.
  *
  * Every method validates its arguments first (nothing is sent when they are
- * wrong), then hands plain objects to the addon, which talks to the kernel
- * off the JavaScript thread. Calls on one handle run one after another;
- * `apply` sends a whole batch in as few system calls as the socket allows.
+ * wrong), writing each request as a fixed-size record; the addon takes the
+ * whole batch in one call and talks to the kernel off the JavaScript
+ * thread. Calls on one handle run one after another; `apply` sends a whole
+ * batch in as few system calls as the socket allows.
  */
-import { type NativeIpvsHandle, type NativeResult, native } from '../netlink/binding.js';
+import { type NativeIpvsHandle, native } from '../netlink/binding.js';
 import { NetlinkClient, openHandle } from '../netlink/client.js';
 import { NetlinkError } from '../netlink/errors.js';
 import { CMD } from './constants.js';
-import { type NativeDestinationOut, type NativeServiceOut, toDaemon, toDestination, toService } from './convert.js';
+import { FLAG } from './records.js';
+import { type NativeFailure, type NativeReplies, ReplyRecords, type RequestReplies } from './reply-reader.js';
+import { RequestWriter } from './request-writer.js';
 import type {
   AddressServiceKey,
   BatchOp,
@@ -29,38 +32,34 @@ import type {
   ServiceWithDestinations,
   Timeouts,
 } from './types.js';
-import * as check from './validate.js';
-import type { NativeOp } from './validate.js';
 
-type Reply = NativeResult & {
-  services?: NativeServiceOut[];
-  destinations?: NativeDestinationOut[];
-  daemons?: Record<string, unknown>[];
-  info?: { version: number; connTableSize: number };
-  timeouts?: Timeouts;
+/** How each batch op is written: the command and the parts it sends. */
+const BATCH_OPS: Record<BatchOp['op'], (w: RequestWriter, op: Record<string, unknown>) => void> = {
+  addService: (w, o) => serviceOp(w, CMD.NEW_SERVICE, o.service),
+  updateService: (w, o) => serviceOp(w, CMD.SET_SERVICE, o.service),
+  deleteService: (w, o) => {
+    w.begin(CMD.DEL_SERVICE);
+    w.serviceKeyOnly(o.service, 'service');
+  },
+  addDestination: (w, o) => destinationOp(w, CMD.NEW_DEST, o.service, o.destination, false),
+  updateDestination: (w, o) => destinationOp(w, CMD.SET_DEST, o.service, o.destination, false),
+  deleteDestination: (w, o) => destinationOp(w, CMD.DEL_DEST, o.service, o.destination, true),
 };
 
-const BATCH_OPS: Record<BatchOp['op'], (op: BatchOp, field: string) => NativeOp> = {
-  addService: (o, f) => ({ cmd: CMD.NEW_SERVICE, service: check.serviceSpec(o.service, `${f}.service`) }),
-  updateService: (o, f) => ({ cmd: CMD.SET_SERVICE, service: check.serviceSpec(o.service, `${f}.service`) }),
-  deleteService: (o, f) => ({ cmd: CMD.DEL_SERVICE, service: check.serviceKey(o.service, `${f}.service`), serviceKeyOnly: true }),
-  addDestination: (o, f) => destOp(CMD.NEW_DEST, o, f, false),
-  updateDestination: (o, f) => destOp(CMD.SET_DEST, o, f, false),
-  deleteDestination: (o, f) => destOp(CMD.DEL_DEST, o, f, true),
-};
-
-function destOp(cmd: number, o: BatchOp, field: string, keyOnly: boolean): NativeOp {
-  const service = check.serviceKey(o.service, `${field}.service`);
-  const d = (o as { destination?: unknown }).destination;
-  const destination = keyOnly
-    ? check.destinationKey(d, service, `${field}.destination`)
-    : check.destinationSpec(d, service, `${field}.destination`);
-  return { cmd, service, serviceKeyOnly: true, destination, destinationKeyOnly: keyOnly };
+function serviceOp(w: RequestWriter, cmd: number, spec: unknown): void {
+  w.begin(cmd);
+  w.serviceSpec(spec, 'service');
 }
 
-function versionText(code: number): string {
-  return `${(code >> 16) & 0xff}.${(code >> 8) & 0xff}.${code & 0xff}`;
+function destinationOp(w: RequestWriter, cmd: number, service: unknown, destination: unknown, keyOnly: boolean): void {
+  w.begin(cmd);
+  const af = w.serviceKeyOnly(service, 'service');
+  if (keyOnly) w.destinationKey(destination, 'destination');
+  else w.destinationSpec(destination, af, 'destination');
 }
+
+/** Every successful batch op shares this result. */
+const OK: BatchResult = Object.freeze({ ok: true as const });
 
 export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   private constructor(handle: NativeIpvsHandle) {
@@ -72,47 +71,59 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     return new Ipvs(await openHandle((o) => new native.IpvsHandle(o), options, 'Ipvs.open'));
   }
 
-  /** Runs native ops as one batch, one result per op. */
-  private run(ops: NativeOp[], operation: string): Promise<Reply[]> {
-    return this.exclusive(operation, () => this.native(operation, undefined, () => this.handle.execute(ops) as Promise<Reply[]>));
+  /** Sends the written requests as one batch. */
+  private run(w: RequestWriter, operation: string): Promise<NativeReplies> {
+    return this.exclusive(operation, () =>
+      this.native(operation, undefined, () => this.handle.execute(w.records(), w.count, w.strings()) as Promise<NativeReplies>),
+    );
   }
 
-  /** Runs one op and throws its error, if any. */
-  private async one(op: NativeOp, operation: string, subject?: unknown): Promise<Reply> {
-    const [r] = await this.run([op], operation);
-    if (r.errno) throw errorOf(r, operation, subject);
-    return r;
+  /** Sends the requests and returns what came back for each; the first failure throws. */
+  private async each(w: RequestWriter, operation: string, subject?: unknown): Promise<RequestReplies[]> {
+    const r = await this.run(w, operation);
+    if (r.failures.length > 0) throw errorOf(r.failures[0], operation, subject);
+    return new ReplyRecords(r.records, r.strings).byRequest(w.count);
+  }
+
+  /** One request with no variable part (info, flush, config...). */
+  private async simple(cmd: number, operation: string, flags = 0): Promise<RequestReplies> {
+    const w = new RequestWriter();
+    w.begin(cmd, flags);
+    return (await this.each(w, operation))[0];
   }
 
   async info(): Promise<Info> {
-    const r = await this.one({ cmd: CMD.GET_INFO }, 'info');
-    const i = r.info as { version: number; connTableSize: number };
-    return { version: versionText(i.version), connTableSize: i.connTableSize };
+    const r = await this.simple(CMD.GET_INFO, 'info');
+    if (!r.info) throw new Error('ipvs-netlink: the kernel answered GET_INFO without info');
+    return r.info;
   }
 
   async listServices(): Promise<Service[]> {
-    const r = await this.one({ cmd: CMD.GET_SERVICE, dump: true }, 'listServices');
-    return (r.services ?? []).map(toService);
+    return (await this.simple(CMD.GET_SERVICE, 'listServices', FLAG.dump)).services;
   }
 
   async getService(key: ServiceKey): Promise<Service | undefined> {
-    const service = check.serviceKey(key);
-    const [r] = await this.run([{ cmd: CMD.GET_SERVICE, service, serviceKeyOnly: true }], 'getService');
-    if (r.code === 'ESRCH') return undefined;
-    if (r.errno) throw errorOf(r, 'getService', key);
-    return r.services?.[0] && toService(r.services[0]);
+    const w = new RequestWriter();
+    w.begin(CMD.GET_SERVICE);
+    w.serviceKeyOnly(key, 'service');
+    const r = await this.run(w, 'getService');
+    if (r.failures.length > 0) {
+      if (r.failures[0].code === 'ESRCH') return undefined;
+      throw errorOf(r.failures[0], 'getService', key);
+    }
+    return new ReplyRecords(r.records, r.strings).byRequest(1)[0].services[0];
   }
 
   async addService(spec: ServiceSpec): Promise<void> {
-    await this.one({ cmd: CMD.NEW_SERVICE, service: check.serviceSpec(spec) }, 'addService', spec);
+    await this.single('addService', spec);
   }
 
   async updateService(spec: ServiceSpec): Promise<void> {
-    await this.one({ cmd: CMD.SET_SERVICE, service: check.serviceSpec(spec) }, 'updateService', spec);
+    await this.single('updateService', spec);
   }
 
   async deleteService(key: ServiceKey): Promise<void> {
-    await this.one({ cmd: CMD.DEL_SERVICE, service: check.serviceKey(key), serviceKeyOnly: true }, 'deleteService', key);
+    await this.single('deleteService', key);
   }
 
   /**
@@ -121,46 +132,61 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    * in the same batch and a missing one is reported as ESRCH.
    */
   async listDestinations(key: ServiceKey): Promise<Destination[]> {
-    const service = check.serviceKey(key);
-    const [svc, dests] = await this.run(
-      [
-        { cmd: CMD.GET_SERVICE, service, serviceKeyOnly: true },
-        { cmd: CMD.GET_DEST, service, serviceKeyOnly: true, dump: true },
-      ],
-      'listDestinations',
-    );
-    if (svc.errno) throw errorOf(svc, 'listDestinations', key);
-    if (dests.errno) throw errorOf(dests, 'listDestinations', key);
-    return (dests.destinations ?? []).map(toDestination);
+    const w = new RequestWriter(2);
+    w.begin(CMD.GET_SERVICE);
+    w.serviceKeyOnly(key, 'service');
+    w.begin(CMD.GET_DEST, FLAG.dump);
+    w.serviceKeyOnly(key, 'service');
+    return (await this.each(w, 'listDestinations', key))[1].destinations;
   }
 
   async addDestination(key: ServiceKey, dest: DestinationSpec): Promise<void> {
-    await this.one(destOp(CMD.NEW_DEST, { op: 'addDestination', service: key, destination: dest }, 'args', false), 'addDestination', { service: key, destination: dest });
+    await this.single('addDestination', key, dest);
   }
 
   async updateDestination(key: ServiceKey, dest: DestinationSpec): Promise<void> {
-    await this.one(destOp(CMD.SET_DEST, { op: 'updateDestination', service: key, destination: dest }, 'args', false), 'updateDestination', { service: key, destination: dest });
+    await this.single('updateDestination', key, dest);
   }
 
   async deleteDestination(key: ServiceKey, dest: DestinationKey): Promise<void> {
-    await this.one(destOp(CMD.DEL_DEST, { op: 'deleteDestination', service: key, destination: dest }, 'args', true), 'deleteDestination', { service: key, destination: dest });
+    await this.single('deleteDestination', key, dest);
   }
 
-  /** Every service with its destinations: one service dump, then one destination dump per service, all in one batch. */
+  /** One batch-style op on its own; its error throws. */
+  private async single(op: BatchOp['op'], service: unknown, destination?: unknown): Promise<void> {
+    const w = new RequestWriter();
+    BATCH_OPS[op](w, { service, destination });
+    await this.each(w, op, destination === undefined ? service : { service, destination });
+  }
+
+  /**
+   * Every service with its destinations, read in one call on the worker
+   * thread: a service dump, then one destination dump per service (the
+   * kernel serves one dump at a time per socket). A service deleted between
+   * the two steps is left out.
+   */
   async dump(): Promise<ServiceWithDestinations[]> {
-    const services = await this.listServices();
-    if (services.length === 0) return [];
-    const ops = services.map((s) => ({ cmd: CMD.GET_DEST, service: check.serviceKey(keyOf(s)), serviceKeyOnly: true, dump: true }));
-    const replies = await this.run(ops, 'dump');
-    return services.map((s, i) => {
-      const r = replies[i];
-      // A service deleted between the two dumps reads as having no destinations.
-      if (r.errno) throw errorOf(r, 'dump', keyOf(s));
-      // s is ours (fresh from toService): extend it rather than copy it.
-      const out = s as ServiceWithDestinations;
-      out.destinations = (r.destinations ?? []).map(toDestination);
-      return out;
-    });
+    const r = await this.exclusive('dump', () => this.native('dump', undefined, () => this.handle.dump() as Promise<NativeReplies>));
+    // Request 0 is the service dump; request i + 1 the destinations of service i.
+    const gone = new Set<number>();
+    for (const f of r.failures) {
+      if (f.index === 0) throw errorOf(f, 'dump');
+      if (f.code === 'ESRCH' || f.code === 'ENOENT') gone.add(f.index - 1);
+      else throw errorOf(f, 'dump');
+    }
+    const rec = new ReplyRecords(r.records, r.strings);
+    const services: ServiceWithDestinations[] = [];
+    for (let i = 0; i < rec.count; i++) {
+      const req = rec.request(i);
+      if (req === 0) {
+        const s = rec.service(i) as ServiceWithDestinations;
+        s.destinations = [];
+        services.push(s);
+      } else {
+        services[req - 1].destinations.push(rec.destination(i));
+      }
+    }
+    return gone.size === 0 ? services : services.filter((_, i) => !gone.has(i));
   }
 
   /**
@@ -170,55 +196,68 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    */
   async apply(ops: readonly BatchOp[]): Promise<BatchResult[]> {
     if (!Array.isArray(ops)) throw new TypeError('ops must be an array');
-    const native = ops.map((o, i) => {
-      const field = `ops[${i}]`;
-      if (typeof o !== 'object' || o === null) throw new TypeError(`${field} must be an object`);
-      const make = BATCH_OPS[o.op as BatchOp['op']];
-      if (!make) throw new TypeError(`${field}.op must be one of ${Object.keys(BATCH_OPS).join(', ')}, got ${JSON.stringify(o.op)}`);
-      return make(o, field);
-    });
-    if (native.length === 0) return [];
-    const replies = await this.run(native, 'apply');
-    return replies.map((r, i) =>
-      r.errno ? { ok: false as const, error: errorOf(r, ops[i].op, subjectOf(ops[i])) } : { ok: true as const },
-    );
+    if (ops.length === 0) return [];
+    const w = new RequestWriter(ops.length);
+    for (let i = 0; i < ops.length; i++) {
+      const o = ops[i] as unknown;
+      if (typeof o !== 'object' || o === null) throw new TypeError(`ops[${i}] must be an object`);
+      const name = (o as { op?: unknown }).op;
+      const write = typeof name === 'string' && Object.prototype.hasOwnProperty.call(BATCH_OPS, name) ? BATCH_OPS[name as BatchOp['op']] : undefined;
+      if (!write) throw new TypeError(`ops[${i}].op must be one of ${Object.keys(BATCH_OPS).join(', ')}, got ${JSON.stringify(name)}`);
+      try {
+        write(w, o as Record<string, unknown>);
+      } catch (err) {
+        throw withPrefix(err, `ops[${i}].`);
+      }
+    }
+    const r = await this.run(w, 'apply');
+    const results: BatchResult[] = new Array(ops.length).fill(OK);
+    for (const f of r.failures) results[f.index] = { ok: false, error: errorOf(f, ops[f.index].op, subjectOf(ops[f.index])) };
+    return results;
   }
 
   async flush(): Promise<void> {
-    await this.one({ cmd: CMD.FLUSH }, 'flush');
+    await this.simple(CMD.FLUSH, 'flush');
   }
 
   /** Zeroes the counters of one service, or of all when no key is given. */
   async zero(key?: ServiceKey): Promise<void> {
-    const op: NativeOp = { cmd: CMD.ZERO };
-    if (key !== undefined) {
-      op.service = check.serviceKey(key);
-      op.serviceKeyOnly = true;
-    }
-    await this.one(op, 'zero', key);
+    const w = new RequestWriter();
+    w.begin(CMD.ZERO);
+    if (key !== undefined) w.serviceKeyOnly(key, 'service');
+    await this.each(w, 'zero', key);
   }
 
   async getTimeouts(): Promise<Timeouts> {
-    const r = await this.one({ cmd: CMD.GET_CONFIG }, 'getTimeouts');
-    return r.timeouts as Timeouts;
+    const r = await this.simple(CMD.GET_CONFIG, 'getTimeouts');
+    if (!r.timeouts) throw new Error('ipvs-netlink: the kernel answered GET_CONFIG without timeouts');
+    return r.timeouts;
   }
 
   /** Sets connection timeouts in seconds; a timeout left out is unchanged. */
   async setTimeouts(t: Partial<Timeouts>): Promise<void> {
-    await this.one({ cmd: CMD.SET_CONFIG, timeouts: check.timeouts(t) }, 'setTimeouts', t);
+    const w = new RequestWriter();
+    w.begin(CMD.SET_CONFIG);
+    w.timeouts(t);
+    await this.each(w, 'setTimeouts', t);
   }
 
   async startDaemon(cfg: DaemonConfig): Promise<void> {
-    await this.one({ cmd: CMD.NEW_DAEMON, daemon: check.daemonConfig(cfg) }, 'startDaemon', cfg);
+    const w = new RequestWriter();
+    w.begin(CMD.NEW_DAEMON);
+    w.daemonConfig(cfg);
+    await this.each(w, 'startDaemon', cfg);
   }
 
   async stopDaemon(state: DaemonState): Promise<void> {
-    await this.one({ cmd: CMD.DEL_DAEMON, daemon: { state: check.daemonState(state, 'state') } }, 'stopDaemon', state);
+    const w = new RequestWriter();
+    w.begin(CMD.DEL_DAEMON);
+    w.daemonStop(state);
+    await this.each(w, 'stopDaemon', state);
   }
 
   async listDaemons(): Promise<Daemon[]> {
-    const r = await this.one({ cmd: CMD.GET_DAEMON, dump: true }, 'listDaemons');
-    return (r.daemons ?? []).map(toDaemon);
+    return (await this.simple(CMD.GET_DAEMON, 'listDaemons', FLAG.dump)).daemons;
   }
 }
 
@@ -233,6 +272,13 @@ function subjectOf(op: BatchOp): unknown {
   return 'destination' in op ? { service: op.service, destination: op.destination } : op.service;
 }
 
+/** The same TypeError/RangeError with its field path prefixed (`ops[3].` + `service.port ...`). */
+function withPrefix(err: unknown, prefix: string): unknown {
+  if (err instanceof RangeError) return new RangeError(prefix + err.message);
+  if (err instanceof TypeError) return new TypeError(prefix + err.message);
+  return err;
+}
+
 /** What IPVS means by the errnos it answers with (ip_vs_ctl.c). */
 const HINTS: Record<string, string> = {
   EEXIST: 'it already exists',
@@ -244,7 +290,6 @@ const HINTS: Record<string, string> = {
   EAFNOSUPPORT: 'the kernel was built without IPv6 IPVS support',
 };
 
-function errorOf(r: NativeResult, operation: string, subject?: unknown): NetlinkError {
-  return new NetlinkError({ errno: r.errno, code: r.code, operation, subject, kernelMessage: r.message, text: r.text, hint: HINTS[r.code] });
+function errorOf(f: NativeFailure, operation: string, subject?: unknown): NetlinkError {
+  return new NetlinkError({ errno: f.errno, code: f.code, operation, subject, kernelMessage: f.message, text: f.text, hint: HINTS[f.code] });
 }
-

@@ -33,9 +33,19 @@ export interface NativeResult {
   text: string;
 }
 
+/** What an IPVS batch resolves to (see lib/ipvs/reply-reader.ts). */
+export interface NativeIpvsReplies {
+  failures: Array<{ index: number; errno: number; code: string; message: string; text: string }>;
+  records: ArrayBuffer;
+  strings: string[];
+}
+
 export interface NativeIpvsHandle {
   open(): Promise<number>;
-  execute(ops: object[]): Promise<Array<NativeResult & Record<string, unknown>>>;
+  /** Request records (lib/ipvs/request-writer.ts), their count, and the strings they name. */
+  execute(records: Uint8Array, count: number, strings: string[]): Promise<NativeIpvsReplies>;
+  /** Every service, then each one's destinations, in one job. */
+  dump(): Promise<NativeIpvsReplies>;
   close(): void;
   counters(): SocketCounters;
   familyId(): number;
@@ -80,8 +90,12 @@ export interface NativeAddon {
   IpvsHandle: new (opts: HandleOptions) => NativeIpvsHandle;
   /** Constants from <linux/ip_vs.h> and libc, as the compiler saw them. */
   ipvsConstants: Record<string, number>;
-  ipvsEncode(op: object, familyId: number): Buffer;
-  ipvsDecode(msg: Buffer, defaultAf?: number): Record<string, unknown>;
+  /** Field offsets of the IPVS request and reply records (native/ipvs/records.h). */
+  ipvsRecordLayout: Record<string, Record<string, number>>;
+  /** Tests: request records to the messages the socket would send, one per request. */
+  ipvsEncode(records: Uint8Array, count: number, strings: string[], familyId: number): Buffer[];
+  /** Tests: one kernel message to reply records. */
+  ipvsDecode(msg: Buffer, defaultAf?: number): NativeIpvsReplies & { cmd: number };
   IpsetHandle: new (opts: HandleOptions) => NativeIpsetHandle;
   ipsetConstants: Record<string, number> & { setTypes: string[] };
   ipsetEncode(op: object): Buffer[];

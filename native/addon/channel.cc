@@ -22,6 +22,24 @@ nl::Status Channel::Ensure() {
   return nl::Status::Ok();
 }
 
+nl::Status Channel::Transact(nl::Batch& batch) {
+  nl::Status st = Ensure();
+  if (!st.ok()) {
+    nl::Outcome o;
+    o.error = st.err;
+    o.message = st.message;
+    for (size_t i = 0; i < batch.size(); i++) batch.OnDone(i, o);
+    return st;
+  }
+  st = sock_->Transact(batch);
+  if (!st.ok()) {
+    // Whatever was in flight may still answer later: never reuse this socket.
+    retired_ += sock_->counters();
+    sock_.reset();
+  }
+  return st;
+}
+
 nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
   nl::Status st = Ensure();
   if (!st.ok()) {
@@ -34,7 +52,6 @@ nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
   }
   st = sock_->Transact(batch);
   if (!st.ok()) {
-    // Whatever was in flight may still answer later: never reuse this socket.
     retired_ += sock_->counters();
     sock_.reset();
   }

@@ -25,6 +25,7 @@ class Channel {
   // Runs a batch on the socket; a broken conversation closes the socket so
   // the next call starts on a fresh one. Call with mutex() held.
   nl::Status Transact(std::vector<nl::Exchange>& batch);
+  nl::Status Transact(nl::Batch& batch);
   // Drops the socket (after a timeout, or when asked to reconnect).
   void Reset() { sock_.reset(); }
   void Close() {

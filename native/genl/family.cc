@@ -15,14 +15,27 @@ nl::MessageBuilder Start(uint16_t family_id, uint8_t cmd, uint8_t version, uint1
   return b;
 }
 
+nl::MessageBuilder Start(nl::Bytes& into, uint16_t family_id, uint8_t cmd, uint8_t version) {
+  nl::MessageBuilder b(into, family_id, 0);
+  genlmsghdr g{};
+  g.cmd = cmd;
+  g.version = version;
+  b.Header(g);
+  return b;
+}
+
 bool Attributes(const nl::Bytes& msg, const uint8_t** attrs, size_t* len, uint8_t* cmd) {
+  return Attributes(msg.data(), msg.size(), attrs, len, cmd);
+}
+
+bool Attributes(const uint8_t* msg, size_t msg_len, const uint8_t** attrs, size_t* len, uint8_t* cmd) {
   const size_t head = NLMSG_HDRLEN + GENL_HDRLEN;
-  if (msg.size() < head) return false;
+  if (msg_len < head) return false;
   genlmsghdr g;
-  std::memcpy(&g, msg.data() + NLMSG_HDRLEN, sizeof g);
+  std::memcpy(&g, msg + NLMSG_HDRLEN, sizeof g);
   if (cmd) *cmd = g.cmd;
-  *attrs = msg.data() + head;
-  *len = msg.size() - head;
+  *attrs = msg + head;
+  *len = msg_len - head;
   return true;
 }
 

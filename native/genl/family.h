@@ -12,9 +12,12 @@ namespace genl {
 
 // Starts a generic netlink message: nlmsghdr + genlmsghdr.
 nl::MessageBuilder Start(uint16_t family_id, uint8_t cmd, uint8_t version, uint16_t flags = 0);
+// The same, appended to `into`.
+nl::MessageBuilder Start(nl::Bytes& into, uint16_t family_id, uint8_t cmd, uint8_t version);
 
 // Where a generic message's attributes begin and how long they are.
 bool Attributes(const nl::Bytes& msg, const uint8_t** attrs, size_t* len, uint8_t* cmd);
+bool Attributes(const uint8_t* msg, size_t msg_len, const uint8_t** attrs, size_t* len, uint8_t* cmd);
 
 // Looks the family up with CTRL_CMD_GETFAMILY. `kernel_error` is the errno
 // the controller answered (ENOENT: the family is not registered); the

@@ -264,9 +264,8 @@ bool DecodeDaemon(const nl::Attr& nest, Daemon& d, std::string& error) {
 
 }  // namespace
 
-nl::Bytes Encode(const Request& req, uint16_t family_id) {
-  nl::MessageBuilder b = genl::Start(family_id, req.cmd, IPVS_GENL_VERSION);
-  nl::AttrWriter& w = b.attrs();
+namespace {
+void PutRequest(nl::AttrWriter& w, const Request& req) {
   if (req.has_service) PutService(w, req.service, req.service_key_only);
   if (req.has_dest) PutDest(w, req.dest, req.dest_key_only);
   if (req.has_daemon) PutDaemon(w, req.daemon, req.cmd == IPVS_CMD_NEW_DAEMON);
@@ -275,13 +274,29 @@ nl::Bytes Encode(const Request& req, uint16_t family_id) {
     w.U32(IPVS_CMD_ATTR_TIMEOUT_TCP_FIN, req.timeouts.tcp_fin);
     w.U32(IPVS_CMD_ATTR_TIMEOUT_UDP, req.timeouts.udp);
   }
+}
+}  // namespace
+
+nl::Bytes Encode(const Request& req, uint16_t family_id) {
+  nl::MessageBuilder b = genl::Start(family_id, req.cmd, IPVS_GENL_VERSION);
+  PutRequest(b.attrs(), req);
   return b.Finish();
 }
 
+void EncodeInto(const Request& req, uint16_t family_id, nl::Bytes& out) {
+  nl::MessageBuilder b = genl::Start(out, family_id, req.cmd, IPVS_GENL_VERSION);
+  PutRequest(b.attrs(), req);
+  b.Close();
+}
+
 bool Decode(const nl::Bytes& msg, Reply& out, std::string& error) {
+  return Decode(msg.data(), msg.size(), out, error);
+}
+
+bool Decode(const uint8_t* msg, size_t msg_len, Reply& out, std::string& error) {
   const uint8_t* attrs;
   size_t len;
-  if (!genl::Attributes(msg, &attrs, &len, &out.cmd)) {
+  if (!genl::Attributes(msg, msg_len, &attrs, &len, &out.cmd)) {
     error = "message shorter than a generic netlink header";
     return false;
   }

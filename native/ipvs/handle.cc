@@ -2,10 +2,13 @@
 
 #include <linux/genetlink.h>
 
+#include <cstring>
+
 #include "../addon/job.h"
 #include "../addon/js_values.h"
-#include "../genl/family.h"
+#include "batches.h"
 #include "codec.h"
+#include "family.h"
 #include "js_bridge.h"
 
 namespace ipvs {
@@ -14,105 +17,138 @@ namespace {
 
 using FamilyId = std::shared_ptr<std::atomic<uint16_t>>;
 
-nl::Status ResolveIpvs(nl::NetlinkSocket& s, std::atomic<uint16_t>& id) {
-  uint16_t got = 0;
-  int kernel_error = 0;
-  nl::Status st = genl::ResolveFamily(s, IPVS_GENL_NAME, &got, &kernel_error);
-  if (!st.ok()) return st;
-  if (kernel_error == ENOENT)
-    return nl::Status::Errno(
-        EPROTONOSUPPORT, "IPVS",
-        "this kernel has no IPVS: the generic netlink family \"IPVS\" is not registered. "
-        "Load the module (modprobe ip_vs) or run where IPVS is available");
-  if (kernel_error) return nl::Status::Errno(kernel_error, "CTRL_CMD_GETFAMILY", "IPVS");
-  id = got;
-  return nl::Status::Ok();
-}
-
-class ExecuteJob : public addon::Job {
+// Requests written by the TypeScript layer as records, read where
+// JavaScript wrote them (the job holds a reference to the buffer, which
+// nothing else ever sees): no copy, and each request is decoded and encoded
+// only when the socket is about to send it.
+class JsRequests : public RecordBatch {
  public:
-  ExecuteJob(std::shared_ptr<addon::Channel> ch, FamilyId id, std::vector<Request> reqs)
-      : ch_(std::move(ch)), id_(std::move(id)), reqs_(std::move(reqs)) {}
+  JsRequests(rec::ReplyWriter& out, const RequestBatch& in) : RecordBatch(out), in_(in) {}
 
-  void Run() override {
-    std::lock_guard<std::mutex> g(ch_->mutex());
-    batch_.resize(reqs_.size());
-    status = ch_->Ensure();
-    if (!status.ok()) return;
-    const uint16_t family = id_->load();
-    for (size_t i = 0; i < reqs_.size(); i++) Prepare(i, family);
-    status = ch_->Transact(batch_);
-    if (!status.ok()) return;
-    RetryAfterModuleReload(family);
-    Decode();
-  }
-
-  Napi::Value Result(Napi::Env env) override {
-    Napi::Array out = Napi::Array::New(env, reqs_.size());
-    for (size_t i = 0; i < reqs_.size(); i++) {
-      Napi::Object r = addon::ErrorFields(env, batch_[i]).As<Napi::Object>();
-      if (!batch_[i].error) ReplyToJs(env, replies_[i], ServiceAf(i), r);
-      out.Set(i, r);
+  // Every record is read once before anything is sent: a bad one is a bug
+  // on our side, and must not leave half a batch applied.
+  nl::Status Check() {
+    for (size_t i = 0; i < in_.count; i++) {
+      std::string err;
+      if (!rec::ReadRequest(in_.data, i, in_.strings, req_, err))
+        return nl::Status::Errno(EINVAL, "ipvs request record " + std::to_string(i),
+                                 "a bug in ipvs-netlink's TypeScript layer: " + err);
     }
-    return out;
+    return nl::Status::Ok();
   }
 
  private:
-  void Prepare(size_t i, uint16_t family) {
-    nl::Exchange& x = batch_[i];
-    x = nl::Exchange{};
-    x.request = Encode(reqs_[i], family);
-    x.dump = reqs_[i].dump;
-    const uint8_t cmd = reqs_[i].cmd;
-    x.expects_data = cmd == IPVS_CMD_GET_SERVICE || cmd == IPVS_CMD_GET_INFO ||
-                     cmd == IPVS_CMD_GET_CONFIG;
+  size_t Count() const override { return in_.count; }
+  nl::RequestKind EncodeRequest(size_t i, uint16_t family, nl::Bytes& out) override {
+    std::string err;
+    rec::ReadRequest(in_.data, i, in_.strings, req_, err);  // checked by Check()
+    EncodeInto(req_, family, out);
+    return KindOf(req_);
+  }
+  uint16_t DefaultAf(size_t i) const override { return rec::ServiceAf(in_.data, i); }
+
+  const RequestBatch& in_;
+  Request req_;  // reused for every record
+};
+
+class ExecuteJob : public addon::Job {
+ public:
+  ExecuteJob(std::shared_ptr<addon::Channel> ch, FamilyId id, RequestBatch in)
+      : ch_(std::move(ch)), id_(std::move(id)), in_(std::move(in)), batch_(out_, in_) {}
+
+  void Run() override {
+    status = batch_.Check();
+    if (!status.ok()) return;
+    std::lock_guard<std::mutex> g(ch_->mutex());
+    status = batch_.Run(*ch_, *id_);
   }
 
-  // A module reload gives IPVS a new family id; requests sent with the old
-  // one fail with ENOENT from genetlink itself. Resolve again and, if the id
-  // changed, resend exactly those requests.
-  void RetryAfterModuleReload(uint16_t family) {
-    std::vector<size_t> enoent;
-    for (size_t i = 0; i < batch_.size(); i++)
-      if (batch_[i].error == ENOENT) enoent.push_back(i);
-    if (enoent.empty() || !ch_->socket()) return;
-    nl::Status st = ResolveIpvs(*ch_->socket(), *id_);
-    if (!st.ok() || id_->load() == family) return;
-    std::vector<nl::Exchange> again(enoent.size());
-    for (size_t k = 0; k < enoent.size(); k++) {
-      Prepare(enoent[k], id_->load());
-      again[k] = std::move(batch_[enoent[k]]);
-    }
-    ch_->Transact(again);
-    for (size_t k = 0; k < enoent.size(); k++) batch_[enoent[k]] = std::move(again[k]);
-  }
+  Napi::Value Result(Napi::Env env) override { return RepliesToJs(env, batch_.failures(), out_); }
 
-  void Decode() {
-    replies_.resize(batch_.size());
-    for (size_t i = 0; i < batch_.size(); i++) {
-      nl::Exchange& x = batch_[i];
-      if (x.error) continue;
-      for (const nl::Bytes& m : x.replies) {
-        std::string err;
-        if (!ipvs::Decode(m, replies_[i], err)) {
-          x.error = EBADMSG;
-          x.ext_message = "malformed reply: " + err;
-          break;
-        }
-      }
-      x.replies.clear();
-    }
-  }
-
-  uint16_t ServiceAf(size_t i) const {
-    return reqs_[i].has_service ? reqs_[i].service.key.af : AF_INET;
-  }
-
+ private:
   std::shared_ptr<addon::Channel> ch_;
   FamilyId id_;
-  std::vector<Request> reqs_;
-  std::vector<nl::Exchange> batch_;
-  std::vector<Reply> replies_;
+  RequestBatch in_;
+  rec::ReplyWriter out_;
+  JsRequests batch_;  // after in_ and out_, which it refers to
+};
+
+// Step 1 of a dump: every service, written as records (request 0), with
+// their identities kept for step 2.
+class ServiceDump : public RecordBatch {
+ public:
+  using RecordBatch::RecordBatch;
+  std::vector<ServiceKey> keys;
+
+ private:
+  size_t Count() const override { return 1; }
+  nl::RequestKind EncodeRequest(size_t, uint16_t family, nl::Bytes& out) override {
+    Request r;
+    r.cmd = IPVS_CMD_GET_SERVICE;
+    r.dump = true;
+    EncodeInto(r, family, out);
+    return nl::RequestKind::kDump;
+  }
+  uint16_t DefaultAf(size_t) const override { return AF_INET; }
+  void OnReply(size_t i, const Reply& r) override {
+    for (const Service& s : r.services) {
+      keys.push_back(s.key);
+      out_.AddService(ResultIndex(i), s);
+    }
+  }
+  void OnRestarted(size_t) override { keys.clear(); }
+};
+
+// Step 2: the destinations of each service (request i + 1 for service i).
+class DestinationDumps : public RecordBatch {
+ public:
+  DestinationDumps(rec::ReplyWriter& out, const std::vector<ServiceKey>& keys)
+      : RecordBatch(out, 1), keys_(keys) {}
+
+ private:
+  size_t Count() const override { return keys_.size(); }
+  nl::RequestKind EncodeRequest(size_t i, uint16_t family, nl::Bytes& out) override {
+    Request r;
+    r.cmd = IPVS_CMD_GET_DEST;
+    r.dump = true;
+    r.has_service = true;
+    r.service_key_only = true;
+    r.service.key = keys_[i];
+    EncodeInto(r, family, out);
+    return nl::RequestKind::kDump;
+  }
+  uint16_t DefaultAf(size_t i) const override { return keys_[i].af; }
+
+  const std::vector<ServiceKey>& keys_;
+};
+
+// Every service and its destinations in one job: a service dump, then one
+// destination dump per service (the kernel serves one dump at a time per
+// socket, so they go one after another, but nothing crosses back to
+// JavaScript in between). Request 0 is the service dump; request i + 1 the
+// destinations of service i.
+class DumpJob : public addon::Job {
+ public:
+  DumpJob(std::shared_ptr<addon::Channel> ch, FamilyId id) : ch_(std::move(ch)), id_(std::move(id)) {}
+
+  void Run() override {
+    std::lock_guard<std::mutex> g(ch_->mutex());
+    ServiceDump services(out_);
+    status = services.Run(*ch_, *id_);
+    failures_ = std::move(services.failures());
+    if (!status.ok() || !failures_.empty()) return;
+    DestinationDumps dests(out_, services.keys);
+    status = dests.Run(*ch_, *id_);
+    failures_ = std::move(dests.failures());
+  }
+
+  Napi::Value Result(Napi::Env env) override { return RepliesToJs(env, failures_, out_); }
+
+ private:
+  std::shared_ptr<addon::Channel> ch_;
+  FamilyId id_;
+  rec::ReplyWriter out_;
+  std::vector<Failure> failures_;
 };
 
 // The numbers the TypeScript layer needs, straight from <linux/ip_vs.h> and
@@ -177,11 +213,13 @@ void IpvsHandle::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function f = DefineClass(env, "IpvsHandle",
                                  {InstanceMethod("open", &IpvsHandle::Open),
                                   InstanceMethod("execute", &IpvsHandle::Execute),
+                                  InstanceMethod("dump", &IpvsHandle::Dump),
                                   InstanceMethod("close", &IpvsHandle::Close),
                                   InstanceMethod("counters", &IpvsHandle::Counters),
                                   InstanceMethod("familyId", &IpvsHandle::FamilyId)});
   exports.Set("IpvsHandle", f);
   exports.Set("ipvsConstants", Constants(env));
+  exports.Set("ipvsRecordLayout", rec::Layout(env));
   exports.Set("ipvsEncode", Napi::Function::New(env, EncodeForTest));
   exports.Set("ipvsDecode", Napi::Function::New(env, DecodeForTest));
 }
@@ -204,17 +242,12 @@ Napi::Value IpvsHandle::Open(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value IpvsHandle::Execute(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsArray()) throw Napi::TypeError::New(env, "execute() takes an array of operations");
-  Napi::Array ops = info[0].As<Napi::Array>();
-  std::vector<Request> reqs;
-  reqs.reserve(ops.Length());
-  for (uint32_t i = 0; i < ops.Length(); i++) {
-    Napi::Value v = ops.Get(i);
-    if (!v.IsObject()) throw Napi::TypeError::New(env, "operation " + std::to_string(i) + " must be an object");
-    reqs.push_back(RequestFromJs(v.As<Napi::Object>()));
-  }
-  return addon::Schedule(env, std::make_unique<ExecuteJob>(channel_, family_id_, std::move(reqs)));
+  return addon::Schedule(info.Env(),
+                         std::make_unique<ExecuteJob>(channel_, family_id_, RequestBatchFromJs(info, 0)));
+}
+
+Napi::Value IpvsHandle::Dump(const Napi::CallbackInfo& info) {
+  return addon::Schedule(info.Env(), std::make_unique<DumpJob>(channel_, family_id_));
 }
 
 Napi::Value IpvsHandle::Close(const Napi::CallbackInfo& info) {
@@ -230,19 +263,29 @@ Napi::Value IpvsHandle::FamilyId(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), family_id_->load());
 }
 
+// (records, count, strings, familyId) -> one Buffer per request, as the
+// socket would send it alone (seq and port id left 0).
 Napi::Value EncodeForTest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Request r = RequestFromJs(info[0].As<Napi::Object>());
-  const uint16_t family = static_cast<uint16_t>(info[1].As<Napi::Number>().Uint32Value());
-  nl::Bytes b = Encode(r, family);
-  // The flags the socket adds when it sends (seq and port id stay 0).
-  nlmsghdr h;
-  std::memcpy(&h, b.data(), sizeof h);
-  h.nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK | (r.dump ? NLM_F_DUMP : 0);
-  std::memcpy(b.data(), &h, sizeof h);
-  return Napi::Buffer<uint8_t>::Copy(env, b.data(), b.size());
+  RequestBatch in = RequestBatchFromJs(info, 0);
+  const uint16_t family = static_cast<uint16_t>(info[3].As<Napi::Number>().Uint32Value());
+  Napi::Array out = Napi::Array::New(env, in.count);
+  for (size_t i = 0; i < in.count; i++) {
+    Request r;
+    std::string err;
+    if (!rec::ReadRequest(in.data, i, in.strings, r, err))
+      throw Napi::TypeError::New(env, "request record " + std::to_string(i) + ": " + err);
+    nl::Bytes b = Encode(r, family);
+    nlmsghdr h;
+    std::memcpy(&h, b.data(), sizeof h);
+    h.nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK | (r.dump ? NLM_F_DUMP : 0);
+    std::memcpy(b.data(), &h, sizeof h);
+    out.Set(i, Napi::Buffer<uint8_t>::Copy(env, b.data(), b.size()));
+  }
+  return out;
 }
 
+// (message, defaultAf?) -> { records, strings } as a reply to request 0.
 Napi::Value DecodeForTest(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Buffer<uint8_t> buf = info[0].As<Napi::Buffer<uint8_t>>();
@@ -252,9 +295,10 @@ Napi::Value DecodeForTest(const Napi::CallbackInfo& info) {
   Reply r;
   std::string err;
   if (!Decode(msg, r, err)) throw Napi::Error::New(env, "malformed IPVS message: " + err);
-  Napi::Object out = Napi::Object::New(env);
+  rec::ReplyWriter w;
+  w.Add(0, r, default_af);
+  Napi::Object out = RepliesToJs(env, {}, w);
   out.Set("cmd", r.cmd);
-  ReplyToJs(env, r, default_af, out);
   return out;
 }
 

@@ -21,6 +21,7 @@ class IpvsHandle : public Napi::ObjectWrap<IpvsHandle> {
  private:
   Napi::Value Open(const Napi::CallbackInfo& info);
   Napi::Value Execute(const Napi::CallbackInfo& info);
+  Napi::Value Dump(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value Counters(const Napi::CallbackInfo& info);
   Napi::Value FamilyId(const Napi::CallbackInfo& info);
@@ -29,7 +30,7 @@ class IpvsHandle : public Napi::ObjectWrap<IpvsHandle> {
   std::shared_ptr<std::atomic<uint16_t>> family_id_;
 };
 
-// Unit-test entry points: encode one op / decode one message without a socket.
+// Unit-test entry points: encode request records / decode one message without a socket.
 Napi::Value EncodeForTest(const Napi::CallbackInfo& info);
 Napi::Value DecodeForTest(const Napi::CallbackInfo& info);
 

@@ -1,21 +1,37 @@
-// Conversion between the plain objects of the TypeScript layer and the IPVS
-// structs. Runs on the JavaScript thread only.
+// Moving IPVS batches across N-API: request records in (one copy the worker
+// thread owns), results and reply records out. Runs on the JavaScript
+// thread only; the records themselves are described in records.h.
 #pragma once
 
 #include <napi.h>
 
-#include "types.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../netlink/socket.h"
+#include "batches.h"
+#include "records.h"
 
 namespace ipvs {
 
-// { cmd, service?, serviceKeyOnly?, destination?, destinationKeyOnly?,
-//   daemon?, timeouts?, dump? } -> Request. Throws TypeError/RangeError.
-Request RequestFromJs(const Napi::Object& op);
+// Request records as JavaScript wrote them. `data` stays valid while `ref`
+// holds the buffer; only the JavaScript thread may create or drop `ref`.
+struct RequestBatch {
+  Napi::Reference<Napi::Uint8Array> ref;
+  const uint8_t* data = nullptr;
+  size_t count = 0;
+  std::vector<std::string> strings;
+};
 
-Napi::Object ServiceToJs(Napi::Env env, const Service& s);
-Napi::Object DestinationToJs(Napi::Env env, const Destination& d, uint16_t default_af);
-Napi::Object DaemonToJs(Napi::Env env, const Daemon& d);
-// The parts of a reply that are present, as { services?, destinations?, ... }.
-void ReplyToJs(Napi::Env env, const Reply& r, uint16_t default_af, Napi::Object& out);
+// (records: Uint8Array, count: number, strings: string[]) starting at
+// info[first]. Throws TypeError when the arguments do not fit together.
+RequestBatch RequestBatchFromJs(const Napi::CallbackInfo& info, size_t first);
+
+// { failures: [{ index, errno, code, message, text }], records: ArrayBuffer,
+//   strings: string[] }. The reply records move into the ArrayBuffer
+// without a copy.
+Napi::Object RepliesToJs(Napi::Env env, const std::vector<Failure>& failures,
+                         rec::ReplyWriter& replies);
 
 }  // namespace ipvs

@@ -5,18 +5,39 @@
 
 namespace nl {
 
-MessageBuilder::MessageBuilder(uint16_t type, uint16_t flags)
-    : buf_(NLMSG_HDRLEN, 0), writer_(buf_) {
+namespace {
+void PutHeader(Bytes& buf, size_t at, uint16_t type, uint16_t flags) {
+  buf.resize(at + NLMSG_HDRLEN, 0);
   nlmsghdr h{};
   h.nlmsg_type = type;
   h.nlmsg_flags = flags;
-  std::memcpy(buf_.data(), &h, sizeof h);
+  std::memcpy(buf.data() + at, &h, sizeof h);
+}
+}  // namespace
+
+MessageBuilder::MessageBuilder(uint16_t type, uint16_t flags) : buf_(&own_), start_(0), writer_(own_) {
+  PutHeader(own_, 0, type, flags);
+}
+
+MessageBuilder::MessageBuilder(Bytes& into, uint16_t type, uint16_t flags)
+    : buf_(&into), start_(into.size()), writer_(into) {
+  PutHeader(into, start_, type, flags);
+}
+
+MessageBuilder::MessageBuilder(MessageBuilder&& o) noexcept
+    : own_(std::move(o.own_)),
+      buf_(o.buf_ == &o.own_ ? &own_ : o.buf_),
+      start_(o.start_),
+      writer_(*buf_) {}
+
+void MessageBuilder::Close() {
+  const uint32_t len = static_cast<uint32_t>(buf_->size() - start_);
+  std::memcpy(buf_->data() + start_, &len, sizeof len);
 }
 
 Bytes MessageBuilder::Finish() {
-  const uint32_t len = static_cast<uint32_t>(buf_.size());
-  std::memcpy(buf_.data(), &len, sizeof len);
-  return std::move(buf_);
+  Close();
+  return std::move(own_);
 }
 
 bool SplitMessages(const uint8_t* data, size_t len, std::vector<Message>& out,

@@ -13,25 +13,36 @@
 
 namespace nl {
 
-// Builds one netlink message. The socket fills in the sequence number and
-// port id when it sends; the caller chooses type, flags and payload.
+// Builds one netlink message, in a buffer of its own or appended to a
+// caller's buffer (a batch encoded back to back, with no allocation per
+// message). The socket fills in the sequence number and port id when it
+// sends; the caller chooses type, flags and payload.
 class MessageBuilder {
  public:
   MessageBuilder(uint16_t type, uint16_t flags);
+  MessageBuilder(Bytes& into, uint16_t type, uint16_t flags);
+  MessageBuilder(MessageBuilder&& o) noexcept;
+  MessageBuilder(const MessageBuilder&) = delete;
+  MessageBuilder& operator=(const MessageBuilder&) = delete;
+
   // Appends a fixed family header (genlmsghdr, nfgenmsg, ifaddrmsg, ...).
   template <typename T>
   void Header(const T& h) {
-    const size_t at = buf_.size();
-    buf_.resize(at + Align4(sizeof(T)), 0);
-    std::memcpy(buf_.data() + at, &h, sizeof(T));
+    const size_t at = buf_->size();
+    buf_->resize(at + Align4(sizeof(T)), 0);
+    std::memcpy(buf_->data() + at, &h, sizeof(T));
   }
   AttrWriter& attrs() { return writer_; }
-  // Finishes the length field and hands the bytes over.
+  // Sets the length field. Enough for a message appended to a caller's buffer.
+  void Close();
+  // Closes the message and hands its bytes over (own buffer only).
   Bytes Finish();
-  size_t size() const { return buf_.size(); }
+  size_t size() const { return buf_->size() - start_; }
 
  private:
-  Bytes buf_;
+  Bytes own_;
+  Bytes* buf_;
+  size_t start_;
   AttrWriter writer_;
 };
 

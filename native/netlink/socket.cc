@@ -17,11 +17,40 @@ namespace nl {
 namespace {
 
 // The answer to one request may take this much of the receive buffer:
-// the skb truesize of an ack, plus a data reply for gets, plus an echo of the
-// request for families (ipset) that echo it in their own error messages.
-size_t ReplyCost(const Exchange& x) {
-  return 1024 + (x.expects_data ? 8192 : 0) + x.request.size();
+// the skb truesize of an ack or error, plus a data reply for gets, plus an
+// echo of the request for families (ipset) that echo it in their own error
+// messages. (A dump's parts are sent only while the buffer has room.)
+uint32_t ReplyCost(RequestKind kind, size_t request_size) {
+  return static_cast<uint32_t>(1024 + (kind == RequestKind::kGet ? 8192 : 0) + request_size);
 }
+
+// A batch held as Exchanges, for callers that build it whole.
+class ExchangeBatch : public Batch {
+ public:
+  explicit ExchangeBatch(std::vector<Exchange>& xs) : xs_(xs) {}
+  size_t size() const override { return xs_.size(); }
+  RequestKind Encode(size_t i, Bytes& out) override {
+    const Exchange& x = xs_[i];
+    out.insert(out.end(), x.request.begin(), x.request.end());
+    return x.dump ? RequestKind::kDump : x.expects_data ? RequestKind::kGet : RequestKind::kPlain;
+  }
+  void OnData(size_t i, const Message& m) override {
+    xs_[i].replies.emplace_back(m.payload - NLMSG_HDRLEN, m.payload + m.payload_len);
+  }
+  void OnRestart(size_t i) override { xs_[i].replies.clear(); }
+  void OnDone(size_t i, const Outcome& o) override {
+    Exchange& x = xs_[i];
+    x.done = true;
+    x.error = o.error;
+    x.ext_message = o.message;
+    x.ext_offset = o.offset;
+    x.dump_retries = o.dump_retries;
+    if (o.error && o.echo) x.error_echo.assign(o.echo, o.echo + o.echo_len);
+  }
+
+ private:
+  std::vector<Exchange>& xs_;
+};
 
 // Creates the socket inside another network namespace. setns() changes only
 // the calling thread, so this runs on a throwaway thread: if switching back
@@ -121,110 +150,201 @@ Status NetlinkSocket::Configure() {
   return Status::Ok();
 }
 
-Status NetlinkSocket::SendChunk(std::vector<Exchange>& batch, size_t from, size_t to) {
-  std::vector<iovec> iov;
-  iov.reserve(to - from);
-  for (size_t i = from; i < to; i++) {
-    Exchange& x = batch[i];
+Status NetlinkSocket::Transact(std::vector<Exchange>& batch) {
+  ExchangeBatch b(batch);
+  return Transact(b);
+}
+
+size_t NetlinkSocket::IndexOf(uint32_t seq) const {
+  if (restarted_ && seq == restart_seq_) return open_dump_;
+  const uint32_t rel = seq - base_seq_;  // wraps around with the counter
+  if (rel < next_ && rel >= done_) return rel;
+  return SIZE_MAX;
+}
+
+Status NetlinkSocket::SendNext(Batch& batch, bool* sent) {
+  *sent = false;
+  // Half the receive buffer is our budget for unread answers; the kernel
+  // drops (ENOBUFS) past the whole of it.
+  const size_t budget = static_cast<size_t>(rcvbuf_) / 2;
+  const size_t max_send = static_cast<size_t>(sndbuf_) > 4096 ? static_cast<size_t>(sndbuf_) - 1024 : 4096;
+  const size_t first = next_;
+  size_t last_at = 0;  // offset of the last message in tx_
+  RequestKind last_kind = RequestKind::kPlain;
+  tx_.clear();
+  while (next_ < count_) {
+    const size_t at = tx_.size();
+    const RequestKind kind = batch.Encode(next_, tx_);
+    const size_t len = tx_.size() - at;
+    if (len < NLMSG_HDRLEN) {
+      tx_.resize(at);
+      return Status::Errno(EINVAL, "netlink", "request " + std::to_string(next_) + " is shorter than a header");
+    }
+    tx_.resize(at + Align4(len), 0);
+    const uint32_t cost = ReplyCost(kind, len);
+    // Whatever does not fit waits for the next sendmsg (and is encoded
+    // again then). The first request always goes once nothing is in flight.
+    const bool full = tx_.size() > max_send || reserved_ + cost > budget;
+    if (full && (next_ > first || reserved_ > 0)) {
+      tx_.resize(at);
+      break;
+    }
     nlmsghdr h;
-    std::memcpy(&h, x.request.data(), sizeof h);
-    h.nlmsg_len = static_cast<uint32_t>(x.request.size());
-    h.nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-    if (x.dump) h.nlmsg_flags |= NLM_F_DUMP;
-    h.nlmsg_seq = next_seq_++;
-    if (next_seq_ == 0) next_seq_ = 1;
+    std::memcpy(&h, tx_.data() + at, sizeof h);
+    h.nlmsg_len = static_cast<uint32_t>(len);
+    h.nlmsg_flags |= NLM_F_REQUEST;
+    // Dumps and gets are answered with data anyway; a plain request asks
+    // for an ack only when it is the last of its sendmsg (set below).
+    if (kind != RequestKind::kPlain) h.nlmsg_flags |= NLM_F_ACK;
+    if (kind == RequestKind::kDump) h.nlmsg_flags |= NLM_F_DUMP;
+    h.nlmsg_seq = base_seq_ + static_cast<uint32_t>(next_);
     h.nlmsg_pid = port_id_;
-    std::memcpy(x.request.data(), &h, sizeof h);
-    inflight_[h.nlmsg_seq] = i;
-    reserved_ += ReplyCost(x);
-    iov.push_back({x.request.data(), x.request.size()});
+    std::memcpy(tx_.data() + at, &h, sizeof h);
+    in_flight_cost_.push_back(cost);
+    reserved_ += cost;
+    last_at = at;
+    last_kind = kind;
+    next_++;
+    if (kind == RequestKind::kDump) {
+      // One dump per socket at a time: nothing follows it until it is done.
+      open_dump_ = next_ - 1;
+      dump_interrupted_ = false;
+      dump_retries_ = 0;
+      restarted_ = false;
+      dump_message_.assign(tx_.begin() + at, tx_.begin() + at + len);
+      break;
+    }
+  }
+  if (next_ == first) return Status::Ok();
+  if (last_kind == RequestKind::kPlain) {
+    nlmsghdr h;
+    std::memcpy(&h, tx_.data() + last_at, sizeof h);
+    h.nlmsg_flags |= NLM_F_ACK;
+    std::memcpy(tx_.data() + last_at, &h, sizeof h);
   }
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
+  iovec iov{tx_.data(), tx_.size()};
   msghdr msg{};
   msg.msg_name = &kernel;
   msg.msg_namelen = sizeof kernel;
-  msg.msg_iov = iov.data();
-  msg.msg_iovlen = iov.size();
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
   for (;;) {
     ssize_t n = sendmsg(fd_, &msg, 0);
     counters_.sendmsg_calls++;
     if (n >= 0) break;
     if (errno == EINTR) continue;
-    return Status::Errno(errno, "sendmsg", std::to_string(to - from) + " messages");
+    return Status::Errno(errno, "sendmsg", std::to_string(next_ - first) + " messages");
   }
-  counters_.messages_sent += to - from;
+  counters_.messages_sent += next_ - first;
+  *sent = true;
   return Status::Ok();
 }
 
-void NetlinkSocket::Complete(std::vector<Exchange>& batch, size_t index) {
-  Exchange& x = batch[index];
-  x.done = true;
-  done_count_++;
-  reserved_ -= std::min(reserved_, ReplyCost(x));
-  if (open_dump_ == index) open_dump_ = SIZE_MAX;
+Status NetlinkSocket::Resend(const Bytes& message, uint32_t seq) {
+  tx_ = message;
+  nlmsghdr h;
+  std::memcpy(&h, tx_.data(), sizeof h);
+  h.nlmsg_seq = seq;
+  std::memcpy(tx_.data(), &h, sizeof h);
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  iovec iov{tx_.data(), tx_.size()};
+  msghdr msg{};
+  msg.msg_name = &kernel;
+  msg.msg_namelen = sizeof kernel;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  for (;;) {
+    ssize_t n = sendmsg(fd_, &msg, 0);
+    counters_.sendmsg_calls++;
+    if (n >= 0) break;
+    if (errno == EINTR) continue;
+    return Status::Errno(errno, "sendmsg", "restarting a dump");
+  }
+  counters_.messages_sent++;
+  return Status::Ok();
 }
 
-void NetlinkSocket::Dispatch(std::vector<Exchange>& batch, const Message& m) {
+void NetlinkSocket::Finish(Batch& batch, const Outcome& o) {
+  const size_t i = done_++;
+  reserved_ -= std::min<size_t>(reserved_, in_flight_cost_.front());
+  in_flight_cost_.pop_front();
+  if (open_dump_ == i) open_dump_ = SIZE_MAX;
+  batch.OnDone(i, o);
+}
+
+void NetlinkSocket::SettleBefore(Batch& batch, size_t index) {
+  static const Outcome kSuccess;
+  while (done_ < index) Finish(batch, kSuccess);
+}
+
+void NetlinkSocket::Dispatch(Batch& batch, const Message& m) {
   counters_.messages_received++;
   // Sequence and port checks: anything not addressed to us, or answering a
   // request we are not waiting for, is ignored rather than misattributed.
   if (m.hdr.nlmsg_pid != port_id_ && m.hdr.nlmsg_pid != 0) return;
-  auto it = inflight_.find(m.hdr.nlmsg_seq);
-  if (it == inflight_.end()) return;
-  const size_t index = it->second;
-  Exchange& x = batch[index];
+  const size_t index = IndexOf(m.hdr.nlmsg_seq);
+  if (index == SIZE_MAX) return;
+  // Anything about this request means the kernel is done with every
+  // earlier one: those that did not fail succeeded.
+  SettleBefore(batch, index);
 
   if (m.hdr.nlmsg_type == NLMSG_ERROR) {
     ErrorReply e;
     std::string perr;
+    Outcome o;
     if (!ParseError(m, e, perr)) {
-      x.error = EBADMSG;
-      x.ext_message = perr;
+      o.error = EBADMSG;
+      o.message = perr;
     } else {
-      x.error = e.error;
-      x.ext_message = e.message;
-      x.ext_offset = e.offset;
-      if (e.error && e.echo) x.error_echo.assign(e.echo, e.echo + e.echo_len);
+      o.error = e.error;
+      o.message = std::move(e.message);
+      o.offset = e.offset;
+      o.echo = e.echo;
+      o.echo_len = e.echo_len;
     }
+    if (index == open_dump_) o.dump_retries = dump_retries_;
     // For a dump, an ack only follows an error; a plain request is finished.
-    inflight_.erase(it);
-    Complete(batch, index);
+    Finish(batch, o);
     return;
   }
-  if (m.hdr.nlmsg_flags & NLM_F_DUMP_INTR) interrupted_[index] = true;
+  if (index == open_dump_ && (m.hdr.nlmsg_flags & NLM_F_DUMP_INTR)) dump_interrupted_ = true;
   if (m.hdr.nlmsg_type == NLMSG_DONE) {
     int err = 0;
     if (m.payload_len >= sizeof(int)) std::memcpy(&err, m.payload, sizeof err);
-    inflight_.erase(it);
-    if (err == 0 && interrupted_[index] && x.dump_retries < opts_.max_dump_retries) {
+    const bool dump = index == open_dump_;
+    if (dump && err == 0 && dump_interrupted_ && dump_retries_ < opts_.max_dump_retries) {
       // The table changed while it was being read: read it again.
-      x.dump_retries++;
+      dump_retries_++;
       counters_.dumps_restarted++;
-      x.replies.clear();
-      interrupted_[index] = false;
-      reserved_ -= std::min(reserved_, ReplyCost(x));
-      open_dump_ = SIZE_MAX;
-      restart_from_ = index;
+      dump_interrupted_ = false;
+      batch.OnRestart(index);
+      restart_pending_ = true;
       return;
     }
-    x.error = err < 0 ? -err : err;
-    if (x.error == 0 && interrupted_[index]) {
-      x.error = EINTR;
-      x.ext_message = "dump interrupted " + std::to_string(x.dump_retries) +
-                      " times by concurrent changes";
+    Outcome o;
+    o.error = err < 0 ? -err : err;
+    if (dump) {
+      o.dump_retries = dump_retries_;
+      if (o.error == 0 && dump_interrupted_) {
+        o.error = EINTR;
+        o.message = "dump interrupted " + std::to_string(dump_retries_) + " times by concurrent changes";
+      }
     }
-    Complete(batch, index);
+    Finish(batch, o);
     return;
   }
   if (m.hdr.nlmsg_type < NLMSG_MIN_TYPE) return;  // NOOP / OVERRUN
-  x.replies.emplace_back(m.payload - NLMSG_HDRLEN, m.payload + m.payload_len);
+  batch.OnData(index, m);
 }
 
-Status NetlinkSocket::Receive(std::vector<Exchange>& batch, bool* progressed) {
+Status NetlinkSocket::Receive(Batch& batch, bool* progressed) {
   mmsghdr msgs[kSlots];
   iovec iov[kSlots];
   sockaddr_nl from[kSlots];
+  std::vector<Message> parts;
   for (;;) {
     for (size_t i = 0; i < kSlots; i++) {
       iov[i] = {rx_.get() + i * kSlotSize, kSlotSize};
@@ -247,7 +367,6 @@ Status NetlinkSocket::Receive(std::vector<Exchange>& batch, bool* progressed) {
     if (n == 0) return Status::Ok();
     if (drop_replies_) continue;
     *progressed = true;
-    std::vector<Message> parts;
     for (int i = 0; i < n; i++) {
       if (from[i].nl_pid != 0) continue;  // only the kernel talks to us
       if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
@@ -262,58 +381,33 @@ Status NetlinkSocket::Receive(std::vector<Exchange>& batch, bool* progressed) {
   }
 }
 
-Status NetlinkSocket::Transact(std::vector<Exchange>& batch) {
-  inflight_.clear();
-  interrupted_.assign(batch.size(), false);
+Status NetlinkSocket::Transact(Batch& batch) {
+  count_ = batch.size();
+  next_ = done_ = 0;
+  base_seq_ = next_seq_;
+  next_seq_ += static_cast<uint32_t>(count_) + 1;
+  in_flight_cost_.clear();
   reserved_ = 0;
   open_dump_ = SIZE_MAX;
-  restart_from_ = SIZE_MAX;
-
-  // Half the receive buffer is our budget for unread answers; the kernel
-  // drops (ENOBUFS) past the whole of it.
-  const size_t budget = static_cast<size_t>(rcvbuf_) / 2;
-  const size_t max_send = static_cast<size_t>(sndbuf_) > 4096 ? static_cast<size_t>(sndbuf_) - 1024 : 4096;
-  size_t next = 0;
-  done_count_ = 0;
+  restart_pending_ = restarted_ = false;
   auto last_progress = std::chrono::steady_clock::now();
 
   Status failure;
-  while (true) {
-    if (done_count_ == batch.size()) break;
-
-    if (restart_from_ != SIZE_MAX) {
-      // Resend an interrupted dump on its own.
-      Status st = SendChunk(batch, restart_from_, restart_from_ + 1);
+  while (done_ < count_) {
+    if (restart_pending_) {
+      // Send an interrupted dump again, under a fresh sequence number.
+      restart_pending_ = false;
+      restart_seq_ = next_seq_++;
+      restarted_ = true;
+      Status st = Resend(dump_message_, restart_seq_);
       if (!st.ok()) { failure = st; break; }
-      open_dump_ = restart_from_;
-      restart_from_ = SIZE_MAX;
     }
-
-    // Send as much as the budget allows. A dump goes last in its chunk and
-    // nothing follows it until it is done: one dump per socket at a time.
-    if (open_dump_ == SIZE_MAX && next < batch.size()) {
-      size_t end = next, bytes = 0, cost = reserved_;
-      while (end < batch.size()) {
-        const Exchange& x = batch[end];
-        const size_t c = ReplyCost(x);
-        // One iovec per message: sendmsg refuses more than IOV_MAX (1024)
-        // of them with EMSGSIZE.
-        if (end > next && (end - next >= static_cast<size_t>(IOV_MAX) ||
-                           bytes + x.request.size() > max_send || cost + c > budget))
-          break;
-        if (end == next && reserved_ > 0 && cost + c > budget) break;
-        bytes += x.request.size();
-        cost += c;
-        end++;
-        if (x.dump) break;
-      }
-      if (end > next) {
-        Status st = SendChunk(batch, next, end);
-        if (!st.ok()) { failure = st; break; }
-        if (batch[end - 1].dump) open_dump_ = end - 1;
-        next = end;
-        last_progress = std::chrono::steady_clock::now();
-      }
+    // Send as much as the budget allows, unless a dump is in flight.
+    if (open_dump_ == SIZE_MAX && next_ < count_) {
+      bool sent = false;
+      Status st = SendNext(batch, &sent);
+      if (!st.ok()) { failure = st; break; }
+      if (sent) last_progress = std::chrono::steady_clock::now();
     }
 
     bool progressed = false;
@@ -324,8 +418,9 @@ Status NetlinkSocket::Transact(std::vector<Exchange>& batch) {
       continue;
     }
     // Nothing to read yet. If we could still send, loop; else wait.
-    if (done_count_ == batch.size()) break;
-    const bool can_send = open_dump_ == SIZE_MAX && next < batch.size() && reserved_ == 0;
+    if (done_ == count_) break;
+    if (restart_pending_) continue;
+    const bool can_send = open_dump_ == SIZE_MAX && next_ < count_ && reserved_ == 0;
     if (can_send) continue;
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - last_progress).count();
@@ -341,14 +436,23 @@ Status NetlinkSocket::Transact(std::vector<Exchange>& batch) {
     if (r < 0 && errno != EINTR) { failure = Status::Errno(errno, "poll"); break; }
   }
   if (!failure.ok()) {
-    for (Exchange& x : batch) {
-      if (x.done) continue;
-      x.done = true;
-      x.error = failure.err;
-      x.ext_message = failure.message;
+    // Whatever was not answered ends with the conversation's failure (sent
+    // or not: its fate is unknown only if sent, and the socket is replaced).
+    Outcome o;
+    o.error = failure.err;
+    o.message = failure.message;
+    while (done_ < count_) {
+      if (done_ >= next_) {
+        // Never sent: account as if in flight, so Finish stays in order.
+        in_flight_cost_.push_back(0);
+        next_++;
+      }
+      Finish(batch, o);
     }
   }
-  inflight_.clear();
+  in_flight_cost_.clear();
+  tx_.clear();
+  if (tx_.capacity() > (8u << 20)) Bytes().swap(tx_);
   return failure;
 }
 

@@ -1,0 +1,216 @@
+/**
+ * Reads the reply records the addon returns (native/ipvs/records.h) into
+ * the public Service, Destination, Daemon, Info and Timeouts shapes. Each
+ * object is built once, field by field, straight from the buffer.
+ */
+import { AF_INET6, DAEMON_STATE, FORWARD, IPPROTO, SVC_F, TUNNEL_FLAG, TUNNEL_TYPE, nameOf } from './constants.js';
+import { FLAG, KIND, LITTLE_ENDIAN, REP } from './records.js';
+import type { Daemon, Destination, Family, ForwardMethod, Info, Protocol, Service, Stats, Timeouts } from './types.js';
+
+const LE = LITTLE_ENDIAN;
+const SIZE = REP.size;
+
+/** What the addon hands back for a batch. */
+export interface NativeReplies {
+  /** The requests that failed, in order; every other one succeeded. */
+  failures: NativeFailure[];
+  /** Reply records, REP.size bytes each. */
+  records: ArrayBuffer;
+  /** Strings the records refer to (index + 1). */
+  strings: string[];
+}
+
+export interface NativeFailure {
+  index: number;
+  errno: number;
+  code: string;
+  /** The kernel's extended-ack text, often empty. */
+  message: string;
+  /** strerror() of errno. */
+  text: string;
+}
+
+/** Everything that came back for one request. */
+export interface RequestReplies {
+  services: Service[];
+  destinations: Destination[];
+  daemons: Daemon[];
+  info?: Info;
+  timeouts?: Timeouts;
+}
+
+/**
+ * Calls `visit(kind, request, offset)` for each record. Readers below take
+ * the offset; one DataView serves the whole buffer.
+ */
+export class ReplyRecords {
+  readonly view: DataView;
+  readonly bytes: Uint8Array;
+  readonly count: number;
+
+  constructor(
+    records: ArrayBuffer,
+    readonly strings: string[],
+  ) {
+    this.view = new DataView(records);
+    this.bytes = new Uint8Array(records);
+    this.count = records.byteLength / SIZE;
+  }
+
+  kind(i: number): number {
+    return this.bytes[i * SIZE + REP.Kind];
+  }
+
+  request(i: number): number {
+    return this.view.getUint32(i * SIZE + REP.Request, LE);
+  }
+
+  service(i: number): Service {
+    const at = i * SIZE;
+    const v = this.view;
+    const af = v.getUint16(at + REP.Af, LE);
+    const fwmark = v.getUint32(at + REP.SvcFwmark, LE);
+    const s = (
+      fwmark
+        ? { fwmark }
+        : {
+            protocol: protocolName(v.getUint16(at + REP.SvcProtocol, LE)),
+            address: this.address(at, af),
+            port: v.getUint16(at + REP.Port, LE),
+          }
+    ) as Service;
+    s.family = familyOf(af);
+    s.scheduler = this.string(v.getUint16(at + REP.SvcSched, LE));
+    const flags = v.getUint32(at + REP.SvcFlags, LE);
+    s.flags = {
+      onePacket: (flags & SVC_F.ONEPACKET) !== 0,
+      sched1: (flags & SVC_F.SCHED1) !== 0,
+      sched2: (flags & SVC_F.SCHED2) !== 0,
+      sched3: (flags & SVC_F.SCHED3) !== 0,
+    };
+    if ((flags & SVC_F.PERSISTENT) !== 0) {
+      const netmask = af === AF_INET6 ? v.getUint32(at + REP.SvcNetmask, LE) : this.dottedQuad(at + REP.SvcNetmask);
+      s.persistent = { timeout: v.getUint32(at + REP.SvcTimeout, LE), netmask };
+    }
+    const pe = v.getUint16(at + REP.SvcPe, LE);
+    if (pe) s.peName = this.string(pe);
+    s.stats = this.stats(at);
+    return s;
+  }
+
+  destination(i: number): Destination {
+    const at = i * SIZE;
+    const v = this.view;
+    const af = v.getUint16(at + REP.Af, LE);
+    const forward = (nameOf(FORWARD, v.getUint32(at + REP.DestFwd, LE)) ?? 'masq') as ForwardMethod;
+    const d: Destination = {
+      address: this.address(at, af),
+      port: v.getUint16(at + REP.Port, LE),
+      family: familyOf(af),
+      weight: v.getUint32(at + REP.DestWeight, LE),
+      forward,
+      upperThreshold: v.getUint32(at + REP.DestUThresh, LE),
+      lowerThreshold: v.getUint32(at + REP.DestLThresh, LE),
+      activeConns: v.getUint32(at + REP.DestActive, LE),
+      inactiveConns: v.getUint32(at + REP.DestInactive, LE),
+      persistentConns: v.getUint32(at + REP.DestPersist, LE),
+      stats: this.stats(at),
+    };
+    // The kernel reports tunnel attributes for every destination; they only
+    // mean something for tunnel forwarding.
+    if (forward === 'tunnel' && this.bytes[at + REP.HasTunnel]) {
+      d.tunnel = {
+        type: nameOf(TUNNEL_TYPE, this.bytes[at + REP.DestTunType]) ?? 'ipip',
+        port: v.getUint16(at + REP.DestTunPort, LE),
+        flags: nameOf(TUNNEL_FLAG, v.getUint16(at + REP.DestTunFlags, LE)) ?? 'nocsum',
+      };
+    }
+    return d;
+  }
+
+  daemon(i: number): Daemon {
+    const at = i * SIZE;
+    const v = this.view;
+    const has = this.bytes[at + REP.DaemonHas];
+    const d: Daemon = {
+      state: nameOf(DAEMON_STATE, v.getUint32(at + REP.DaemonState, LE)) ?? 'master',
+      interface: this.string(v.getUint16(at + REP.DaemonIfn, LE)),
+      syncId: v.getUint32(at + REP.DaemonSyncId, LE),
+    };
+    if (has & FLAG.daemonHasMaxlen) d.maxLen = v.getUint16(at + REP.DaemonMaxlen, LE);
+    if (v.getUint16(at + REP.DaemonGroupAf, LE)) d.group = this.string(v.getUint32(at + REP.DaemonGroup, LE));
+    if (has & FLAG.daemonHasPort) d.port = v.getUint16(at + REP.DaemonPort, LE);
+    if (has & FLAG.daemonHasTtl) d.ttl = this.bytes[at + REP.DaemonTtl];
+    return d;
+  }
+
+  info(i: number): Info {
+    const at = i * SIZE;
+    const code = this.view.getUint32(at + REP.InfoVersion, LE);
+    return {
+      version: `${(code >> 16) & 0xff}.${(code >> 8) & 0xff}.${code & 0xff}`,
+      connTableSize: this.view.getUint32(at + REP.InfoConnTab, LE),
+    };
+  }
+
+  timeouts(i: number): Timeouts {
+    const at = i * SIZE;
+    const v = this.view;
+    return { tcp: v.getUint32(at + REP.TimeoutTcp, LE), tcpFin: v.getUint32(at + REP.TimeoutTcpFin, LE), udp: v.getUint32(at + REP.TimeoutUdp, LE) };
+  }
+
+  /** Every record grouped by the request it answers. */
+  byRequest(requests: number): RequestReplies[] {
+    const out: RequestReplies[] = [];
+    for (let r = 0; r < requests; r++) out.push({ services: [], destinations: [], daemons: [] });
+    for (let i = 0; i < this.count; i++) {
+      const into = out[this.request(i)];
+      switch (this.kind(i)) {
+        case KIND.service: into.services.push(this.service(i)); break;
+        case KIND.destination: into.destinations.push(this.destination(i)); break;
+        case KIND.daemon: into.daemons.push(this.daemon(i)); break;
+        case KIND.info: into.info = this.info(i); break;
+        case KIND.timeouts: into.timeouts = this.timeouts(i); break;
+      }
+    }
+    return out;
+  }
+
+  /** IPv4 is formatted here; IPv6 comes as inet_ntop's text (what ipvsadm -n prints). */
+  private address(at: number, af: number): string {
+    return af === AF_INET6 ? this.string(this.view.getUint32(at + REP.AddrText, LE)) : this.dottedQuad(at + REP.Addr);
+  }
+
+  private dottedQuad(at: number): string {
+    const b = this.bytes;
+    return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
+  }
+
+  private string(id: number): string {
+    return id ? this.strings[id - 1] : '';
+  }
+
+  private stats(at: number): Stats {
+    const v = this.view;
+    const s = at + REP.Stats;
+    // Absent counters (a kernel that sent none) read as zeros.
+    return {
+      conns: v.getBigUint64(s, LE),
+      inPackets: v.getBigUint64(s + 8, LE),
+      outPackets: v.getBigUint64(s + 16, LE),
+      inBytes: v.getBigUint64(s + 24, LE),
+      outBytes: v.getBigUint64(s + 32, LE),
+      cps: v.getBigUint64(s + 40, LE),
+      inPps: v.getBigUint64(s + 48, LE),
+      outPps: v.getBigUint64(s + 56, LE),
+      inBps: v.getBigUint64(s + 64, LE),
+      outBps: v.getBigUint64(s + 72, LE),
+    };
+  }
+}
+
+const familyOf = (af: number): Family => (af === AF_INET6 ? 'inet6' : 'inet');
+
+function protocolName(n: number): Protocol {
+  return (nameOf(IPPROTO, n) ?? String(n)) as Protocol;
+}
