@@ -24,10 +24,12 @@ import type {
   Destination,
   DestinationKey,
   DestinationSpec,
+  DumpOptions,
   Info,
   OpenOptions,
   Service,
   ServiceKey,
+  ServiceRules,
   ServiceSpec,
   ServiceWithDestinations,
   Timeouts,
@@ -61,7 +63,13 @@ function destinationOp(w: RequestWriter, cmd: number, service: unknown, destinat
 /** Every successful batch op shares this result. */
 const OK: BatchResult = Object.freeze({ ok: true as const });
 
+/** The largest request buffer a handle keeps for its next batch (~170,000 ops). */
+const MAX_SPARE_BYTES = 16 << 20;
+
 export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
+  /** The request buffer of the last batch, written into by the next one: its pages are already in memory. */
+  private spare?: Uint8Array;
+
   private constructor(handle: NativeIpvsHandle) {
     super(handle, 'Ipvs');
   }
@@ -163,9 +171,15 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    * Every service with its destinations, read in one call on the worker
    * thread: a service dump, then one destination dump per service (the
    * kernel serves one dump at a time per socket). A service deleted between
-   * the two steps is left out.
+   * the two steps is left out. `{ stats: false }` leaves out the counters.
    */
-  async dump(): Promise<ServiceWithDestinations[]> {
+  async dump(): Promise<ServiceWithDestinations[]>;
+  async dump(options: { stats: false }): Promise<ServiceRules[]>;
+  async dump(options?: DumpOptions): Promise<ServiceWithDestinations[] | ServiceRules[]>;
+  async dump(options: DumpOptions = {}): Promise<ServiceWithDestinations[] | ServiceRules[]> {
+    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+    if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new TypeError('options.stats must be a boolean');
+    const withStats = options.stats !== false;
     const r = await this.exclusive('dump', () => this.native('dump', undefined, () => this.handle.dump() as Promise<NativeReplies>));
     // Request 0 is the service dump; request i + 1 the destinations of service i.
     const gone = new Set<number>();
@@ -179,11 +193,11 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     for (let i = 0; i < rec.count; i++) {
       const req = rec.request(i);
       if (req === 0) {
-        const s = rec.service(i) as ServiceWithDestinations;
+        const s = rec.service(i, withStats) as ServiceWithDestinations;
         s.destinations = [];
         services.push(s);
       } else {
-        services[req - 1].destinations.push(rec.destination(i));
+        services[req - 1].destinations.push(rec.destination(i, withStats));
       }
     }
     return gone.size === 0 ? services : services.filter((_, i) => !gone.has(i));
@@ -197,7 +211,8 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   async apply(ops: readonly BatchOp[]): Promise<BatchResult[]> {
     if (!Array.isArray(ops)) throw new TypeError('ops must be an array');
     if (ops.length === 0) return [];
-    const w = new RequestWriter(ops.length);
+    const w = new RequestWriter(ops.length, this.spare);
+    this.spare = undefined; // one batch at a time writes into it
     for (let i = 0; i < ops.length; i++) {
       const o = ops[i] as unknown;
       if (typeof o !== 'object' || o === null) throw new TypeError(`ops[${i}] must be an object`);
@@ -210,7 +225,13 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
         throw withPrefix(err, `ops[${i}].`);
       }
     }
-    const r = await this.run(w, 'apply');
+    let r: NativeReplies;
+    try {
+      r = await this.run(w, 'apply');
+    } finally {
+      // The addon is done reading the records once the call settles.
+      if (w.buffer().byteLength <= MAX_SPARE_BYTES) this.spare = w.buffer();
+    }
     const results: BatchResult[] = new Array(ops.length).fill(OK);
     for (const f of r.failures) results[f.index] = { ok: false, error: errorOf(f, ops[f.index].op, subjectOf(ops[f.index])) };
     return results;

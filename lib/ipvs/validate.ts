@@ -37,9 +37,9 @@ export function checkFamily(v: unknown, field: string): AddressFamily {
 }
 
 /** A name from one of the constant tables (forwarding methods, tunnel types...), as its number. */
-export function oneOf(table: Readonly<Record<string, number>>, v: unknown, field: string): number {
+export function oneOf(table: Readonly<Record<string, number>>, v: unknown, field: string, name: string): number {
   if (typeof v === 'string' && Object.prototype.hasOwnProperty.call(table, v)) return table[v];
-  throw new TypeError(`${field} must be one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(v)}`);
+  throw new TypeError(`${field}.${name} must be one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(v)}`);
 }
 
 export function daemonState(v: unknown, field: string): number {
