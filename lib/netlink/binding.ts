@@ -104,6 +104,8 @@ export interface NativeAddon {
   ipsetEchoedLineno(echo: Buffer): number;
   ipsetCanonical(type: string, family: string, text: string): string;
   ipsetDescribeError(errno: number, cmd: number, type?: string): { code: string; message: string };
+  /** Tests: bytes malloc has handed out and not taken back (glibc mallinfo2). */
+  mallocInUse(): number;
   [key: string]: unknown;
 }
 
