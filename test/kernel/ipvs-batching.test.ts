@@ -110,3 +110,21 @@ t.test('dump() and dump({ stats: false }) agree with each other and with ipvsadm
   t.same(ours.sort(), [...lines].sort());
   await t.rejects(env.ipvs.dump({ stats: 'no' } as never), { name: 'TypeError', message: /options\.stats/ });
 });
+
+t.test('reply records are lent, and taken back before the next call writes them', async (t) => {
+  const env = await ipvsEnv(t);
+  t.ok((await env.ipvs.apply(table(20, 3).ops)).every((r) => r.ok));
+  // The addon's own handle, as the client drives it: dump() lends a view
+  // of the handle's reply arena; the next call detaches it first.
+  const handle = (env.ipvs as unknown as { handle: { dump(): Promise<{ records: ArrayBuffer }> } }).handle;
+  const first = await handle.dump();
+  t.equal(first.records.byteLength, (20 + 60) * 160, 'the first dump lends 80 records');
+  const second = handle.dump();
+  t.equal(first.records.byteLength, 0, 'the next call detached the first view before writing');
+  t.equal((await second).records.byteLength, (20 + 60) * 160, 'the second dump has its own view');
+  // And through the client, results are plain objects that outlive later calls.
+  const a = await env.ipvs.dump();
+  await env.ipvs.dump();
+  t.equal(a.length, 20, 'an earlier dump() result is unaffected by later calls');
+  t.equal(a.reduce((n, s) => n + s.destinations.length, 0), 60);
+});
