@@ -41,21 +41,8 @@ nl::Status Channel::Transact(nl::Batch& batch) {
 }
 
 nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
-  nl::Status st = Ensure();
-  if (!st.ok()) {
-    for (nl::Exchange& x : batch) {
-      x.done = true;
-      x.error = st.err;
-      x.ext_message = st.message;
-    }
-    return st;
-  }
-  st = sock_->Transact(batch);
-  if (!st.ok()) {
-    retired_ += sock_->counters();
-    sock_.reset();
-  }
-  return st;
+  nl::ExchangeBatch b(batch);
+  return Transact(b);
 }
 
 nl::SocketCounters Channel::counters() const {

@@ -24,33 +24,7 @@ uint32_t ReplyCost(RequestKind kind, size_t request_size) {
   return static_cast<uint32_t>(1024 + (kind == RequestKind::kGet ? 8192 : 0) + request_size);
 }
 
-// A batch held as Exchanges, for callers that build it whole.
-class ExchangeBatch : public Batch {
- public:
-  explicit ExchangeBatch(std::vector<Exchange>& xs) : xs_(xs) {}
-  size_t size() const override { return xs_.size(); }
-  RequestKind Encode(size_t i, Bytes& out) override {
-    const Exchange& x = xs_[i];
-    out.insert(out.end(), x.request.begin(), x.request.end());
-    return x.dump ? RequestKind::kDump : x.expects_data ? RequestKind::kGet : RequestKind::kPlain;
-  }
-  void OnData(size_t i, const Message& m) override {
-    xs_[i].replies.emplace_back(m.payload - NLMSG_HDRLEN, m.payload + m.payload_len);
-  }
-  void OnRestart(size_t i) override { xs_[i].replies.clear(); }
-  void OnDone(size_t i, const Outcome& o) override {
-    Exchange& x = xs_[i];
-    x.done = true;
-    x.error = o.error;
-    x.ext_message = o.message;
-    x.ext_offset = o.offset;
-    x.dump_retries = o.dump_retries;
-    if (o.error && o.echo) x.error_echo.assign(o.echo, o.echo + o.echo_len);
-  }
 
- private:
-  std::vector<Exchange>& xs_;
-};
 
 // Creates the socket inside another network namespace. setns() changes only
 // the calling thread, so this runs on a throwaway thread: if switching back
@@ -150,6 +124,28 @@ Status NetlinkSocket::Configure() {
   return Status::Ok();
 }
 
+ExchangeBatch::ExchangeBatch(std::vector<Exchange>& xs) : xs_(xs) {}
+
+RequestKind ExchangeBatch::Encode(size_t i, Bytes& out) {
+  const Exchange& x = xs_[i];
+  out.insert(out.end(), x.request.begin(), x.request.end());
+  return x.dump ? RequestKind::kDump : x.expects_data ? RequestKind::kGet : RequestKind::kPlain;
+}
+
+void ExchangeBatch::OnData(size_t i, const Message& m) {
+  xs_[i].replies.emplace_back(m.payload - NLMSG_HDRLEN, m.payload + m.payload_len);
+}
+
+void ExchangeBatch::OnDone(size_t i, const Outcome& o) {
+  Exchange& x = xs_[i];
+  x.done = true;
+  x.error = o.error;
+  x.ext_message = o.message;
+  x.ext_offset = o.offset;
+  x.dump_retries = o.dump_retries;
+  if (o.error && o.echo) x.error_echo.assign(o.echo, o.echo + o.echo_len);
+}
+
 Status NetlinkSocket::Transact(std::vector<Exchange>& batch) {
   ExchangeBatch b(batch);
   return Transact(b);
@@ -222,6 +218,12 @@ Status NetlinkSocket::SendNext(Batch& batch, bool* sent) {
     h.nlmsg_flags |= NLM_F_ACK;
     std::memcpy(tx_.data() + last_at, &h, sizeof h);
   }
+  Status st = SendTx(next_ - first);
+  *sent = st.ok();
+  return st;
+}
+
+Status NetlinkSocket::SendTx(size_t messages) {
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
   iovec iov{tx_.data(), tx_.size()};
@@ -235,10 +237,9 @@ Status NetlinkSocket::SendNext(Batch& batch, bool* sent) {
     counters_.sendmsg_calls++;
     if (n >= 0) break;
     if (errno == EINTR) continue;
-    return Status::Errno(errno, "sendmsg", std::to_string(next_ - first) + " messages");
+    return Status::Errno(errno, "sendmsg", std::to_string(messages) + " messages");
   }
-  counters_.messages_sent += next_ - first;
-  *sent = true;
+  counters_.messages_sent += messages;
   return Status::Ok();
 }
 
@@ -248,23 +249,7 @@ Status NetlinkSocket::Resend(const Bytes& message, uint32_t seq) {
   std::memcpy(&h, tx_.data(), sizeof h);
   h.nlmsg_seq = seq;
   std::memcpy(tx_.data(), &h, sizeof h);
-  sockaddr_nl kernel{};
-  kernel.nl_family = AF_NETLINK;
-  iovec iov{tx_.data(), tx_.size()};
-  msghdr msg{};
-  msg.msg_name = &kernel;
-  msg.msg_namelen = sizeof kernel;
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  for (;;) {
-    ssize_t n = sendmsg(fd_, &msg, 0);
-    counters_.sendmsg_calls++;
-    if (n >= 0) break;
-    if (errno == EINTR) continue;
-    return Status::Errno(errno, "sendmsg", "restarting a dump");
-  }
-  counters_.messages_sent++;
-  return Status::Ok();
+  return SendTx(1);
 }
 
 void NetlinkSocket::Finish(Batch& batch, const Outcome& o) {

@@ -91,6 +91,20 @@ struct Exchange {
   int dump_retries = 0;      // how often an interrupted dump was restarted
 };
 
+// A batch held as Exchanges, for callers that build it whole.
+class ExchangeBatch : public Batch {
+ public:
+  explicit ExchangeBatch(std::vector<Exchange>& xs);
+  size_t size() const override { return xs_.size(); }
+  RequestKind Encode(size_t i, Bytes& out) override;
+  void OnData(size_t i, const Message& m) override;
+  void OnRestart(size_t i) override { xs_[i].replies.clear(); }
+  void OnDone(size_t i, const Outcome& o) override;
+
+ private:
+  std::vector<Exchange>& xs_;
+};
+
 struct SocketOptions {
   int protocol = 0;              // NETLINK_GENERIC, NETLINK_NETFILTER, NETLINK_ROUTE
   std::string netns;             // path of a network namespace, empty for ours
@@ -150,6 +164,8 @@ class NetlinkSocket {
   // Encodes and sends the next requests that fit; false when none did.
   Status SendNext(Batch& batch, bool* sent);
   Status Resend(const Bytes& message, uint32_t seq);
+  // One sendmsg of tx_, holding `messages` messages.
+  Status SendTx(size_t messages);
   Status Receive(Batch& batch, bool* progressed);
   void Dispatch(Batch& batch, const Message& m);
   // Finishes request `done_` (the oldest in flight).
