@@ -30,6 +30,19 @@ import type {
 } from './types.js';
 import * as check from './validate.js';
 
+/** What the addon's elements() resolves to; bulk calls add what became of every entry (native/ipset/jobs.cc). */
+interface ElementsResult extends NativeIpsetResult {
+  applied: number;
+  /** The first refused entry, -1 if none. */
+  index: number;
+  messages: number;
+  failures?: Array<NativeIpsetResult & { index: number }>;
+  skipped?: number[];
+  unconfirmed?: number[];
+  /** Why sending stopped early, when it did. */
+  halt?: NativeIpsetResult;
+}
+
 /** What element operations need to know about a set. */
 interface SetInfo {
   type: SetType;
@@ -124,10 +137,12 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
   }
 
   /**
-   * Adds many entries in as few messages as possible. Resolves to how many
-   * were applied (all of them). If the kernel refuses one, rejects with an
-   * IpsetBulkError naming its index; the ones before it stay applied and
-   * none after it are sent.
+   * Adds many entries in as few messages and sendmsg calls as possible.
+   * Resolves to how many were applied (all of them). A refused entry does
+   * not stop the others: each is attempted once, and the call then rejects
+   * with an IpsetBulkError listing every refused entry (`failures`), how
+   * many went in (`applied`) and, if something meant nothing more could go
+   * in (the set is full or gone), the entries never attempted (`skipped`).
    */
   async addMany(name: string, entries: readonly Entry[], options: BulkOptions = {}): Promise<number> {
     return this.bulk('add', name, entries, options);
@@ -181,7 +196,13 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
     const temp = temporaryName(name);
     await this.create(temp, type, { ...options, exist: false });
     try {
-      const applied = await this.addMany(temp, entries, { exist: true });
+      const applied = await this.addMany(temp, entries, { exist: true }).catch((err: unknown) => {
+        // Nothing is swapped in when any entry failed: say so, since the
+        // counts describe the temporary set.
+        if (err instanceof IpsetBulkError)
+          err.message += `; replace ${name} swapped nothing in: ${name} is unchanged and the temporary set ${temp} is destroyed`;
+        throw err;
+      });
       if (!current) await this.create(name, type, { ...options, exist: true });
       await this.swapWhenNotBusy(temp, name);
       return applied;
@@ -228,7 +249,18 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
     const operation = cmd === 'add' ? 'addMany' : 'delMany';
     if (entries.length === 0) return 0;
     return this.exclusive(operation, async () => {
-      const info = await this.info(name, operation);
+      const info = await this.info(name, operation).catch((err: unknown) => {
+        // Nothing was sent: every entry is skipped, in the bulk error's terms.
+        if (!(err instanceof NetlinkError)) throw err;
+        throw new IpsetBulkError({ errno: err.errno, code: err.code, message: kernelMeaning(err) }, operation, name, {
+          index: -1,
+          entry: undefined,
+          applied: 0,
+          skipped: entries.map((_, i) => i),
+          halt: { errno: err.errno, code: err.code, message: kernelMeaning(err) },
+          total: entries.length,
+        });
+      });
       const texts = new Array<string>(entries.length);
       for (let i = 0; i < entries.length; i++) texts[i] = entryText(info.type, entries[i], `entry ${i}`);
       const r = await this.elements(
@@ -242,6 +274,18 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
           index: r.index,
           entry: r.index >= 0 ? entries[r.index] : undefined,
           applied: r.applied,
+          failures: (r.failures ?? []).map((f) => ({
+            index: f.index,
+            entry: entries[f.index],
+            errno: f.errno,
+            code: f.code,
+            message: f.message,
+            ...(f.kernelMessage ? { kernelMessage: f.kernelMessage } : {}),
+          })),
+          skipped: r.skipped ?? [],
+          unconfirmed: r.unconfirmed ?? [],
+          halt: r.halt && { errno: r.halt.errno, code: r.halt.code, message: r.halt.message, ...(r.halt.kernelMessage ? { kernelMessage: r.halt.kernelMessage } : {}) },
+          total: entries.length,
         });
       }
       return r.applied;
@@ -249,8 +293,8 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
   }
 
   /** Runs the native element call; a bad entry throws synchronously from it. */
-  private elements(op: object, operation: string, name: string) {
-    return this.native(operation, name, () => this.handle.elements(op));
+  private elements(op: object, operation: string, name: string): Promise<ElementsResult> {
+    return this.native(operation, name, () => this.handle.elements(op) as Promise<ElementsResult>);
   }
 
   /** The set's type, family and options, from the cache or a header dump. */
@@ -285,6 +329,11 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
       return r;
     });
   }
+}
+
+/** What a NetlinkError from info() says, without its "operation set failed:" prefix. */
+function kernelMeaning(err: NetlinkError): string {
+  return err.message.replace(/^.*? failed: /, '').replace(/ \[[A-Z_0-9]+\]$/, '');
 }
 
 /** A set name for replace()'s temporary set, within the 31-byte limit. */

@@ -67,6 +67,13 @@ nl::Bytes EncodeBulk(uint8_t cmd, const std::string& name, const SetType& type, 
                      const std::vector<Entry>& entries, size_t from, size_t max_bytes,
                      uint8_t protocol, bool exist, size_t* next);
 
+// The same, for the entries named by `order` (indices into `entries`, each
+// element's LINENO still its index + 1), starting at order[from]: how a bulk
+// load resends what the kernel has not yet attempted.
+nl::Bytes EncodeBulkOf(uint8_t cmd, const std::string& name, uint8_t family,
+                       const std::vector<Entry>& entries, const std::vector<uint32_t>& order,
+                       size_t from, size_t max_bytes, uint8_t protocol, bool exist, size_t* next);
+
 // Replies.
 struct ProtocolReply {
   uint8_t version = 0;
