@@ -354,5 +354,8 @@ function specFromHeader(h: SetHeader): CreateSpec {
   if (h.counters) spec.counters = true;
   if (h.comment) spec.comment = true;
   if (h.skbinfo) spec.skbinfo = true;
+  if (h.forceadd) spec.forceadd = true;
+  if (h.bucketSize !== undefined) spec.bucketSize = h.bucketSize;
+  if (h.initval !== undefined) spec.initval = h.initval;
   return spec;
 }

@@ -47,7 +47,7 @@ function known(options: object, allowed: readonly string[], what: string): void 
 
 const CREATE_KEYS = [
   'family', 'hashSize', 'maxElem', 'timeout', 'counters', 'comment', 'skbinfo', 'range', 'size',
-  'netmask', 'exist', 'type',
+  'netmask', 'forceadd', 'bucketSize', 'initval', 'exist', 'type',
 ] as const;
 
 /** Checks create options; type-specific applicability is checked natively. */
@@ -66,7 +66,9 @@ export function createOptions(options: unknown): CreateOptions {
   if (o.timeout !== undefined) out.timeout = integer(o.timeout, 'timeout', 0, MAX_TIMEOUT);
   if (o.size !== undefined) out.size = integer(o.size, 'size', 1, 0xffffffff);
   if (o.netmask !== undefined) out.netmask = integer(o.netmask, 'netmask', 1, 128);
-  for (const key of ['counters', 'comment', 'skbinfo', 'exist'] as const) {
+  if (o.bucketSize !== undefined) out.bucketSize = integer(o.bucketSize, 'bucketSize', 1, 255);
+  if (o.initval !== undefined) out.initval = integer(o.initval, 'initval', 0, 0xffffffff);
+  for (const key of ['counters', 'comment', 'skbinfo', 'forceadd', 'exist'] as const) {
     if (o[key] !== undefined) out[key] = boolean(o[key], key);
   }
   if (o.range !== undefined) {

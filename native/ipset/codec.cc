@@ -209,9 +209,11 @@ nl::Bytes EncodeCreate(const CreateSpec& s, uint8_t revision, uint8_t protocol, 
   }
   if (s.has_timeout) w.Be32(IPSET_ATTR_TIMEOUT | kBe, s.timeout);
   if (s.cadt_flags) w.Be32(IPSET_ATTR_CADT_FLAGS | kBe, s.cadt_flags);
+  if (s.has_initval) w.Be32(IPSET_ATTR_INITVAL | kBe, s.initval);
   if (s.has_hashsize) w.Be32(IPSET_ATTR_HASHSIZE | kBe, s.hashsize);
   if (s.has_maxelem) w.Be32(IPSET_ATTR_MAXELEM | kBe, s.maxelem);
   if (s.has_netmask) w.U8(IPSET_ATTR_NETMASK, s.netmask);
+  if (s.has_bucketsize) w.U8(IPSET_ATTR_BUCKETSIZE, s.bucketsize);
   if (s.has_size) w.Be32(IPSET_ATTR_SIZE | kBe, s.size);
   w.End(data);
   return b.Finish();

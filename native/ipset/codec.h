@@ -30,10 +30,10 @@ struct CreateSpec {
   const SetType* type = nullptr;
   uint8_t family = NFPROTO_IPV4;
   bool has_hashsize = false, has_maxelem = false, has_timeout = false;
-  bool has_netmask = false, has_size = false;
-  uint32_t hashsize = 0, maxelem = 0, timeout = 0, size = 0;
-  uint8_t netmask = 0;
-  uint32_t cadt_flags = 0;  // counters / comment / skbinfo
+  bool has_netmask = false, has_size = false, has_bucketsize = false, has_initval = false;
+  uint32_t hashsize = 0, maxelem = 0, timeout = 0, size = 0, initval = 0;
+  uint8_t netmask = 0, bucketsize = 0;
+  uint32_t cadt_flags = 0;  // counters / comment / skbinfo / forceadd
   // bitmap:ip range: from-to, or from/cidr; bitmap:port: port range
   bool has_ip_range = false;
   nf_inet_addr range_from{}, range_to{};

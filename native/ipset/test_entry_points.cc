@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "jobs.h"
 #include "js_bridge.h"
+#include "session.h"
 #include "set_types.h"
 
 namespace ipset {
@@ -272,6 +273,41 @@ Napi::Value BulkSimulate(const Napi::CallbackInfo& info) {
   r.Set("windows", windows);
   return r;
 }
+
+// ipsetNegotiate(answer) -> { errno, where, message, version, min, kernel,
+// requests }: the protocol negotiation of a fresh socket, with `answer`
+// playing the kernel: it gets each request (a Buffer) and returns
+// { error } or { reply: Buffer }.
+Napi::Value NegotiateJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Function answer = info[0].As<Napi::Function>();
+  Napi::Array requests = Napi::Array::New(env);
+  Session session;
+  nl::Status st = NegotiateWith(
+      [&](nl::Bytes request, nl::Exchange& x) {
+        AsSent(request, false);
+        requests.Set(requests.Length(), Napi::Buffer<uint8_t>::Copy(env, request.data(), request.size()));
+        Napi::Object a = answer.Call({requests.Get(requests.Length() - 1)}).As<Napi::Object>();
+        x = nl::Exchange{};
+        x.done = true;
+        x.error = static_cast<int>(GetUint(a, "error", "error", 1u << 31));
+        if (Has(a, "reply")) {
+          Napi::Buffer<uint8_t> b = a.Get("reply").As<Napi::Buffer<uint8_t>>();
+          x.replies.emplace_back(b.Data(), b.Data() + b.Length());
+        }
+        return nl::Status::Ok();
+      },
+      session);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("errno", st.err);
+  o.Set("where", st.where);
+  o.Set("message", st.message);
+  o.Set("version", session.protocol.load());
+  o.Set("min", session.kernel_min.load());
+  o.Set("kernel", session.kernel_protocol.load());
+  o.Set("requests", requests);
+  return o;
+}
 }  // namespace
 
 void RegisterTestEntryPoints(Napi::Env env, Napi::Object exports) {
@@ -282,6 +318,7 @@ void RegisterTestEntryPoints(Napi::Env env, Napi::Object exports) {
   exports.Set("ipsetCanonical", Napi::Function::New(env, Canonical));
   exports.Set("ipsetDescribeError", Napi::Function::New(env, Describe));
   exports.Set("ipsetBulkSimulate", Napi::Function::New(env, BulkSimulate));
+  exports.Set("ipsetNegotiate", Napi::Function::New(env, NegotiateJs));
 }
 
 }  // namespace ipset

@@ -127,6 +127,11 @@ suite_ipset() {
 	gcase create-bitmap-port "" ipset create s bitmap:port range 0-65535
 	gcase create-bitmap-ip "" ipset create s bitmap:ip range 10.0.0.0/16
 	gcase create-list-set "" ipset create s list:set size 8
+	# Every create option each kind takes (forceadd, bucketsize, initval too).
+	gcase create-all-hash-ip "" ipset create s hash:ip family inet hashsize 2048 maxelem 5000 netmask 24 timeout 600 counters comment skbinfo forceadd bucketsize 8 initval 0x1234abcd
+	gcase create-all-bitmap-ip "" ipset create s bitmap:ip range 10.0.0.0-10.0.255.255 netmask 24 timeout 5 counters comment skbinfo
+	gcase create-all-bitmap-port "" ipset create s bitmap:port range 10-200 timeout 5 counters comment skbinfo
+	gcase create-all-list-set "" ipset create s list:set size 12 timeout 5 counters comment skbinfo
 	gcase add-ip "ipset create s hash:ip" ipset add s 10.0.0.1
 	gcase add-ipv6 "ipset create s hash:ip family inet6" ipset add s fd00::1
 	gcase add-ip-port-timeout-comment "ipset create s hash:ip,port timeout 300 comment" ipset add s 10.0.0.1,tcp:80 timeout 10 comment x
