@@ -228,9 +228,12 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
 
   private async single(cmd: 'add' | 'del' | 'test', name: string, entry: Entry, suffix: string, exist: boolean): Promise<boolean> {
     return this.exclusive(cmd, async () => {
+      const cached = this.infos.has(name);
       const info = await this.info(name, cmd);
-      const text = entryText(info.type, entry) + suffix;
-      const r = await this.elements({ cmd, name, type: info.type, family: info.family, entries: text, single: true, exist, support: info.support }, cmd, name);
+      const r = await this.parsed(name, info, cached, () => {
+        const text = entryText(info.type, entry) + suffix;
+        return this.elements({ cmd, name, type: info.type, family: info.family, entries: text, single: true, exist, support: info.support }, cmd, name);
+      });
       if (cmd === 'test' && r.code === 'IPSET_ERR_EXIST') return false;
       if (r.errno) {
         this.infos.delete(name);
@@ -249,6 +252,7 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
     const operation = cmd === 'add' ? 'addMany' : 'delMany';
     if (entries.length === 0) return 0;
     return this.exclusive(operation, async () => {
+      const cached = this.infos.has(name);
       const info = await this.info(name, operation).catch((err: unknown) => {
         // Nothing was sent: every entry is skipped, in the bulk error's terms.
         if (!(err instanceof NetlinkError)) throw err;
@@ -261,13 +265,15 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
           total: entries.length,
         });
       });
-      const texts = new Array<string>(entries.length);
-      for (let i = 0; i < entries.length; i++) texts[i] = entryText(info.type, entries[i], `entry ${i}`);
-      const r = await this.elements(
-        { cmd, name, type: info.type, family: info.family, entries: texts.join('\n'), exist, support: info.support },
-        operation,
-        name,
-      );
+      const r = await this.parsed(name, info, cached, () => {
+        const texts = new Array<string>(entries.length);
+        for (let i = 0; i < entries.length; i++) texts[i] = entryText(info.type, entries[i], `entry ${i}`);
+        return this.elements(
+          { cmd, name, type: info.type, family: info.family, entries: texts.join('\n'), exist, support: info.support },
+          operation,
+          name,
+        );
+      });
       if (r.errno) {
         this.infos.delete(name);
         throw new IpsetBulkError(r, operation, name, {
@@ -290,6 +296,28 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
       }
       return r.applied;
     });
+  }
+
+  /**
+   * Runs `send`, which parses the entries against `info` before anything is
+   * sent. When they do not parse against what this handle remembered of the
+   * set, the set may have been re-created (or swapped, renamed) by someone
+   * else with other settings: forget it, so the next call looks it up again,
+   * and say so. Nothing is sent either way.
+   */
+  private async parsed<R>(name: string, info: SetInfo, cached: boolean, send: () => Promise<R>): Promise<R> {
+    try {
+      return await send();
+    } catch (err) {
+      if (cached && (err instanceof TypeError || err instanceof RangeError)) {
+        this.infos.delete(name);
+        err.message +=
+          ` (checked against what this handle knew of set ${name}: ${info.type} ${info.family}` +
+          `${info.support.timeout ? ' timeout' : ''}${info.support.counters ? ' counters' : ''}${info.support.comment ? ' comment' : ''}${info.support.skbinfo ? ' skbinfo' : ''};` +
+          ` if the set was re-created with other settings, call again: it is looked up afresh)`;
+      }
+      throw err;
+    }
   }
 
   /** Runs the native element call; a bad entry throws synchronously from it. */

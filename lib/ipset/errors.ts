@@ -136,7 +136,9 @@ function describe(
     parts.push(`${operation} ${setName}: the request was refused: ${r.message} [${r.code}]${kernel}`);
   }
   const total = f.total;
-  parts.push(`${total === undefined ? entries(f.applied) : `${f.applied} of ${entries(total)}`} ${f.applied === 1 ? 'was' : 'were'} applied`);
+  const verb = f.applied === 1 ? 'was' : 'were';
+  const noun = f.applied === 1 && (total === undefined || total === 1) ? 'entry' : 'entries';
+  parts.push(`${total === undefined ? f.applied : `${f.applied} of ${total}`} ${noun} ${verb} applied`);
   if (skipped.length > 0) {
     const why = !f.halt || f.halt.errno === r.errno ? 'nothing more can go in' : `${f.halt.message} [${f.halt.code}]`;
     parts.push(`${entries(skipped.length)} ${skipped.length === 1 ? 'was' : 'were'} never attempted: sending stopped because ${why} (see .skipped)`);
