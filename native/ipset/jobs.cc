@@ -31,18 +31,19 @@ Napi::Object VerdictToJs(Napi::Env env, const Verdict& v, uint8_t cmd, const Set
   return o;
 }
 
-// Runs one request on the channel; a broken conversation becomes the
-// verdict (the channel already dropped that socket).
+// Runs one request on the channel. A broken conversation (timeout, socket
+// error) is not the kernel's answer: it goes to `conversation`, which the
+// job makes its status, so the call rejects as Ipvs and Rtnl calls do (the
+// channel already dropped that socket).
 Verdict RunOne(addon::Channel& ch, nl::Bytes request, bool dump, bool expects_data,
-               std::vector<nl::Bytes>* replies = nullptr, nl::Bytes* echo = nullptr) {
+               nl::Status* conversation, std::vector<nl::Bytes>* replies = nullptr) {
   std::vector<nl::Exchange> batch(1);
   batch[0].request = std::move(request);
   batch[0].dump = dump;
   batch[0].expects_data = expects_data;
-  ch.Transact(batch);
+  *conversation = ch.Transact(batch);
   Verdict v{batch[0].error, batch[0].ext_message};
   if (replies) *replies = std::move(batch[0].replies);
-  if (echo) *echo = std::move(batch[0].error_echo);
   return v;
 }
 
@@ -142,7 +143,7 @@ class CommandJob : public addon::Job {
         request = EncodeNamed(op_.cmd, op_.name, protocol);
         break;
     }
-    verdict_ = RunOne(*s_.channel, std::move(request), false, false);
+    verdict_ = RunOne(*s_.channel, std::move(request), false, false, &status);
   }
 
   Napi::Value Result(Napi::Env env) override {
@@ -166,8 +167,8 @@ class ListJob : public addon::Job {
     if (!status.ok()) return;
     std::vector<nl::Bytes> replies;
     verdict_ = RunOne(*s_.channel, EncodeList(IPSET_CMD_LIST, name_, flags_, s_.session->protocol),
-                      true, false, &replies);
-    if (verdict_.error) return;
+                      true, false, &status, &replies);
+    if (!status.ok() || verdict_.error) return;
     // Decode here, off the JavaScript thread: large sets take a while.
     std::string err;
     for (const nl::Bytes& m : replies) {
@@ -210,7 +211,7 @@ class ElementsJob : public addon::Job {
       verdict_ = RunOne(*s_.channel,
                         EncodeElement(op_.cmd, op_.name, *op_.type, op_.family, op_.entries[0],
                                       protocol, op_.exist),
-                        false, false);
+                        false, false, &status);
       applied_ = verdict_.error ? 0 : 1;
       if (verdict_.error) index_ = 0;
       return;
