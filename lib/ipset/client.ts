@@ -125,7 +125,7 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
 
   async del(name: string, entry: Entry, options: DelOptions = {}): Promise<void> {
     check.setName(name);
-    check.elementOptionsText(options, ['exist']);
+    check.onlyExist(options, 'del');
     const exist = options.exist === undefined ? false : check.boolean(options.exist, 'exist');
     await this.single('del', name, entry, '', exist);
   }
@@ -187,12 +187,22 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
    */
   async replace(name: string, entries: readonly Entry[], spec?: CreateSpec): Promise<number> {
     check.setName(name);
-    if (spec !== undefined) check.setType(spec.type, 'spec.type');
+    if (!Array.isArray(entries)) throw new TypeError('entries must be an array');
+    if (spec !== undefined) {
+      if (typeof spec !== 'object' || spec === null) throw new TypeError('spec must be an object');
+      check.setType(spec.type, 'spec.type');
+      check.createOptions(spec);
+    }
+    // The entries are checked before anything is sent: against the spec, or
+    // what this handle already knows of the set (else after reading its header).
+    const known = spec ? infoFromSpec(spec) : this.infos.get(name);
+    if (known) this.checkEntries(name, known, entries);
     const current = await this.header(name).catch((err: unknown) => {
       if (err instanceof NetlinkError && err.code === 'ENOENT' && spec) return undefined;
       throw err;
     });
     const { type, ...options } = spec ?? specFromHeader(current!);
+    if (!known) this.checkEntries(name, infoFromSpec({ type, ...options }), entries);
     const temp = temporaryName(name);
     await this.create(temp, type, { ...options, exist: false });
     try {
@@ -209,6 +219,15 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
     } finally {
       await this.destroy(temp).catch(() => undefined);
     }
+  }
+
+  /** Parses the entries as the set would take them; throws TypeError/RangeError naming the bad one, sends nothing. */
+  private checkEntries(name: string, info: SetInfo, entries: readonly Entry[]): void {
+    const texts = entries.map((e, i) => entryText(info.type, e, `entry ${i}`));
+    if (texts.length === 0) return;
+    (this.handle as unknown as { check(op: object): void }).check({
+      cmd: 'add', name, type: info.type, family: info.family, entries: texts.join('\n'), exist: true, support: info.support,
+    });
   }
 
   /** Swaps, retrying while a concurrent list/save holds either set (EBUSY). */
@@ -247,7 +266,7 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
     check.setName(name);
     if (!Array.isArray(entries)) throw new TypeError('entries must be an array');
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-    for (const key of Object.keys(options)) if (key !== 'exist') throw new TypeError(`unknown option '${key}'`);
+    check.onlyExist(options, cmd === 'add' ? 'addMany' : 'delMany');
     const exist = options.exist === undefined ? false : check.boolean(options.exist, 'exist');
     const operation = cmd === 'add' ? 'addMany' : 'delMany';
     if (entries.length === 0) return 0;
@@ -309,12 +328,16 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
     try {
       return await send();
     } catch (err) {
-      if (cached && (err instanceof TypeError || err instanceof RangeError)) {
+      // Only what depends on the set's type, family and options: the
+      // parser's errors (they carry `field`) and missing parts of a
+      // structured entry.
+      const dependsOnSet = 'field' in Object(err) || /is required$/.test(String((err as Error).message));
+      if (cached && (err instanceof TypeError || err instanceof RangeError) && dependsOnSet) {
         this.infos.delete(name);
+        const with_ = (['timeout', 'counters', 'comment', 'skbinfo'] as const).filter((k) => info.support[k]);
         err.message +=
-          ` (checked against what this handle knew of set ${name}: ${info.type} ${info.family}` +
-          `${info.support.timeout ? ' timeout' : ''}${info.support.counters ? ' counters' : ''}${info.support.comment ? ' comment' : ''}${info.support.skbinfo ? ' skbinfo' : ''};` +
-          ` if the set was re-created with other settings, call again: it is looked up afresh)`;
+          ` (as set ${name} was when this handle last looked: ${info.type} ${info.family}${with_.length ? ` with ${with_.join(', ')}` : ''};` +
+          ` if it has been re-created since, call again: it is looked up afresh)`;
       }
       throw err;
     }
@@ -357,6 +380,15 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
       return r;
     });
   }
+}
+
+/** What element operations need to know about a set that `spec` would create. */
+function infoFromSpec(spec: CreateSpec): SetInfo {
+  return {
+    type: spec.type,
+    family: spec.family ?? 'inet',
+    support: { timeout: spec.timeout !== undefined, counters: spec.counters === true, comment: spec.comment === true, skbinfo: spec.skbinfo === true },
+  };
 }
 
 /** What a NetlinkError from info() says, without its "operation set failed:" prefix. */
