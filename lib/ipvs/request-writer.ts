@@ -12,7 +12,7 @@ import { type AddressFamily, checkInteger, checkIntegerIn, writeAddress } from '
 import { AF_INET, AF_INET6, FORWARD, IFNAME_MAXLEN, IPPROTO, PENAME_MAXLEN, SCHEDNAME_MAXLEN, SVC_F, TUNNEL_FLAG, TUNNEL_TYPE } from './constants.js';
 import { FLAG, LITTLE_ENDIAN, REQ } from './records.js';
 import type { DaemonConfig, Timeouts } from './types.js';
-import { checkBoolean, checkFamily, checkName, daemonState, ipv4NetmaskBytes, isObject, MAX_TIMEOUT, oneOf } from './validate.js';
+import { checkBoolean, checkFamily, checkKnownFields, checkName, daemonState, ipv4NetmaskBytes, isObject, MAX_TIMEOUT, oneOf } from './validate.js';
 
 const LE = LITTLE_ENDIAN;
 const SIZE = REQ.size;
@@ -21,6 +21,14 @@ const SERVICE_FLAG_BITS = [SVC_F.ONEPACKET, SVC_F.SCHED1, SVC_F.SCHED2, SVC_F.SC
 const TIMEOUT_NAMES = ['tcp', 'tcpFin', 'udp'] as const;
 
 const afOf = (f: AddressFamily) => (f === 'inet' ? AF_INET : AF_INET6);
+
+// The fields each specification takes, plus those a read returns (so a
+// Service or Destination read from the kernel can be written back).
+const SERVICE_FIELDS = new Set(['protocol', 'address', 'port', 'fwmark', 'family', 'scheduler', 'flags', 'persistent', 'peName', 'stats', 'destinations']);
+const PERSISTENT_FIELDS = new Set(['timeout', 'netmask']);
+const DESTINATION_FIELDS = new Set(['address', 'port', 'weight', 'forward', 'upperThreshold', 'lowerThreshold', 'tunnel', 'family', 'activeConns', 'inactiveConns', 'persistentConns', 'stats']);
+const TUNNEL_FIELDS = new Set(['type', 'port', 'flags']);
+const DAEMON_FIELDS = new Set(['state', 'interface', 'syncId', 'maxLen', 'group', 'port', 'ttl']);
 
 export class RequestWriter {
   private bytes: Uint8Array;
@@ -109,6 +117,7 @@ export class RequestWriter {
   serviceSpec(spec: unknown, field: string): number {
     const af = this.serviceKey(spec, field);
     const o = spec as Record<string, unknown>;
+    checkKnownFields(o, SERVICE_FIELDS, field);
     const at = this.at;
     this.view.setUint16(at + REQ.SvcSched, this.moduleName(o.scheduler ?? 'wlc', field, 'scheduler', SCHEDNAME_MAXLEN - 1), LE);
     let flags = 0;
@@ -125,10 +134,14 @@ export class RequestWriter {
     if (o.persistent !== undefined) {
       const p = o.persistent;
       if (!isObject(p)) throw new TypeError(`${field}.persistent must be an object`);
+      checkKnownFields(p, PERSISTENT_FIELDS, `${field}.persistent`);
       flags |= SVC_F.PERSISTENT;
       timeout = checkInteger(p.timeout, `${field}.persistent.timeout`, 1, MAX_TIMEOUT);
-      if (p.netmask !== undefined)
+      if (p.netmask !== undefined) {
+        if (af === AF_INET6 && typeof p.netmask !== 'number')
+          throw new TypeError(`${field}.persistent.netmask must be a prefix length from 1 to 128 for an IPv6 service, got ${JSON.stringify(p.netmask)}`);
         netmask = af === AF_INET6 ? checkInteger(p.netmask, `${field}.persistent.netmask`, 1, 128) : ipv4NetmaskBytes(p.netmask, `${field}.persistent.netmask`);
+      }
     }
     if (typeof netmask === 'number') this.view.setUint32(at + REQ.SvcNetmask, netmask, LE);
     else this.bytes.set(netmask, at + REQ.SvcNetmask); // network order, as the kernel keeps it
@@ -155,6 +168,7 @@ export class RequestWriter {
     const af = this.destinationKey(dest, field);
     this.bytes[this.at + REQ.Flags] &= ~FLAG.destKeyOnly;
     const o = dest as Record<string, unknown>;
+    checkKnownFields(o, DESTINATION_FIELDS, field);
     const at = this.at;
     const forward = o.forward === undefined ? FORWARD.masq : oneOf(FORWARD, o.forward, field, 'forward');
     // The kernel takes a destination of the other family only for tunnels.
@@ -171,6 +185,7 @@ export class RequestWriter {
     if (o.tunnel !== undefined) {
       const t = o.tunnel;
       if (!isObject(t)) throw new TypeError(`${field}.tunnel must be an object`);
+      checkKnownFields(t, TUNNEL_FIELDS, `${field}.tunnel`);
       if (forward !== FORWARD.tunnel) throw new TypeError(`${field}.tunnel needs forward 'tunnel'`);
       const type = oneOf(TUNNEL_TYPE, t.type, field, 'tunnel.type');
       const flags = t.flags === undefined ? TUNNEL_FLAG.nocsum : oneOf(TUNNEL_FLAG, t.flags, field, 'tunnel.flags');
@@ -197,6 +212,7 @@ export class RequestWriter {
   /** A sync daemon to start. */
   daemonConfig(cfg: unknown): void {
     if (!isObject(cfg)) throw new TypeError('daemon must be an object');
+    checkKnownFields(cfg, DAEMON_FIELDS, 'daemon');
     const c = cfg as unknown as DaemonConfig;
     const at = this.at;
     this.flag(FLAG.hasDaemon);

@@ -13,6 +13,19 @@ import type { DaemonState } from './types.js';
 export const MAX_TIMEOUT = 2147483;
 const NAME_RE = /^[A-Za-z0-9_.-]+$/;
 
+/**
+ * Refuses a field `o` does not know: a misspelt option (`schedular`) must
+ * not be silently ignored. The names a read returns (counters, connection
+ * counts, family) are allowed too, so what the library reads can be passed
+ * back. for...in allocates nothing: this runs for every op of a batch.
+ */
+export function checkKnownFields(o: Record<string, unknown>, known: ReadonlySet<string>, field: string): void {
+  for (const k in o) {
+    if (!known.has(k) && o[k] !== undefined)
+      throw new TypeError(`${field}.${k} is not a field it takes (known: ${[...known].join(', ')})`);
+  }
+}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
 }

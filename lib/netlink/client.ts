@@ -23,6 +23,9 @@ export interface NativeHandle {
 function checkOpenOptions(options: unknown): HandleOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const o = options as OpenOptions & { testDeafSockets?: number };
+  for (const k of Object.keys(o))
+    if (!['netns', 'timeoutMs', 'testDeafSockets'].includes(k) && (o as Record<string, unknown>)[k] !== undefined)
+      throw new TypeError(`options.${k} is not an option (known: netns, timeoutMs)`);
   if (o.netns !== undefined && (typeof o.netns !== 'string' || o.netns === ''))
     throw new TypeError('options.netns must be a path such as /run/netns/NAME');
   if (o.timeoutMs !== undefined && (!Number.isInteger(o.timeoutMs) || o.timeoutMs < 1 || o.timeoutMs > 86_400_000))
