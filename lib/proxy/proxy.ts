@@ -88,7 +88,12 @@ export class Proxy {
     if (o.metricsBindAddress) addresses.metrics = await this.metricsServer.start(o.metricsBindAddress);
 
     this.log.info({ source: this.deps.source.description }, 'reading objects');
-    await this.deps.source.start({ event: (e) => this.onEvent(e), synced: () => {} });
+    await this.deps.source.start({
+      event: (e) => this.onEvent(e),
+      synced: () => {},
+      // The source has logged it (object, field); here it is counted.
+      rejected: (r) => this.metrics.invalidObjectsTotal.inc({ kind: r.kind, action: r.action }),
+    });
     const bindIP = bindAddressNodeIP(o);
     this.nodeInfo = nodeInfoOf(o.hostnameOverride, this.node, bindIP);
     if (this.nodeInfo.addresses.length === 0) {

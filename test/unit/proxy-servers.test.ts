@@ -164,6 +164,25 @@ t.test('manifest edits: updates, deletes; a broken file keeps the last good stat
   t.same(controller.calls, [], 'a broken file changes nothing');
 });
 
+t.test('invalid objects are counted by kind and action, and do not stop the others', async (t) => {
+  const { dir, controller, metrics } = await started(t);
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'extra.yaml'), `apiVersion: v1
+kind: Service
+metadata: {name: broken, namespace: demo}
+spec: {clusterIP: 10.96.100.99, ports: [{port: 0}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: fine, namespace: demo}
+spec: {clusterIP: 10.96.100.98, ports: [{port: 80}]}
+`);
+  await until('fine', () => controller.calls.includes('upsertService fine'));
+  t.notOk(controller.calls.includes('upsertService broken'), 'the invalid one never reaches the controller');
+  const text = await (await fetch(`${metrics}/metrics`)).text();
+  t.match(text, /^kubeproxy_invalid_objects_total\{kind="Service",action="skipped"\} 1$/m);
+});
+
 t.test('health check node ports for externalTrafficPolicy: Local', async (t) => {
   const { dir } = await started(t);
   const hcPort = 30000 + Math.floor(Math.random() * 2000);
