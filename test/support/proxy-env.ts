@@ -30,7 +30,11 @@ export interface ProxyNode {
   podsB: Netns;
   /** A folder for manifests. */
   dir: string;
-  /** Starts an HTTP backend answering "<name> <ip>" on ip:8080 (in pods-a for 10.244.1.x, pods-b for 10.244.2.x). */
+  /**
+   * Starts an HTTP backend on ip:8080 (in pods-a for 10.244.1.x, pods-b for 10.244.2.x) answering
+   * "<name> <ip>", or "<name> <ip> from <client address>" for GET /source (who it saw connect:
+   * the real client, or the node when the proxy masqueraded).
+   */
   backend(ip: string, name: string): Promise<void>;
   /** One GET from a namespace; the body, or undefined when nothing answered. */
   get(ns: Netns, url: string): Promise<string | undefined>;
@@ -47,7 +51,7 @@ async function veth(a: Netns, aName: string, b: Netns, bName: string): Promise<v
 
 const SERVER = `
 const [ip, name] = process.argv.slice(1);
-const server = require('http').createServer((q, s) => s.end(name + ' ' + ip));
+const server = require('http').createServer((q, s) => s.end(name + ' ' + ip + (q.url === '/source' ? ' from ' + q.socket.remoteAddress : '')));
 // Keep idle keep-alive connections open (default: closed after 5 s), so a test can hold one across a proxy restart.
 server.keepAliveTimeout = 0;
 server.listen(8080, ip, () => console.log('listening'));
