@@ -4,33 +4,8 @@
  * established connection through a ClusterIP keeps working across the
  * restart, on the same backend.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import t from 'tap';
-import { metricValue, NODE_YAML, proxyNode, type RunningProxy, serviceYaml, sliceYaml, startProxy, writeManifest } from '../support/proxy-env.js';
-
-/** kubeproxy_netlink_operations_total by family and result, from /metrics. */
-async function netlinkOps(p: RunningProxy): Promise<Record<string, number | undefined>> {
-  const out: Record<string, number | undefined> = {};
-  for (const family of ['ipvs', 'ipset', 'rtnl']) {
-    for (const result of ['ok', 'error']) out[`${family} ${result}`] = await metricValue(p, `kubeproxy_netlink_operations_total{family="${family}",result="${result}"}`);
-  }
-  return out;
-}
-
-/** A client in the node namespace holding one keep-alive connection; each line on stdin makes a request on it. */
-const CLIENT = `
-const http = require('http');
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-require('readline').createInterface({ input: process.stdin }).on('line', () => {
-  const req = http.get({ host: process.argv[1], port: 80, agent }, (res) => {
-    let body = '';
-    res.on('data', (d) => (body += d)).on('end', () => console.log(JSON.stringify({ body, port: req.socket.localPort, reused: req.reusedSocket })));
-  });
-  req.on('error', (e) => console.log(JSON.stringify({ error: e.message })));
-});
-`;
+import { keepAliveClient, netlinkOps, NODE_YAML, proxyNode, serviceYaml, sliceYaml, startProxy, writeManifest } from '../support/proxy-env.js';
 
 t.test('a restart flushes nothing and keeps an established connection', async (t) => {
   const env = await proxyNode(t);
@@ -46,16 +21,7 @@ t.test('a restart flushes nothing and keeps an established connection', async (t
   const sets = await env.node.exec('ipset', ['list', '-n']);
   const addrs = await env.node.exec('ip', ['-o', 'addr', 'show', 'dev', 'kube-ipvs0']);
 
-  const client = spawn('ip', ['netns', 'exec', env.node.name, process.execPath, '-e', CLIENT, '10.96.0.10'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  t.teardown(() => {
-    client.kill('SIGKILL');
-  });
-  const lines = createInterface({ input: client.stdout! });
-  const ask = async () => {
-    client.stdin!.write('go\n');
-    const [line] = (await once(lines, 'line')) as [string];
-    return JSON.parse(line) as { body?: string; port?: number; reused?: boolean; error?: string };
-  };
+  const ask = keepAliveClient(t, env, '10.96.0.10');
   const before = await ask();
   t.match(before, { body: /^web-\d/ }, 'answered through the ClusterIP');
 
