@@ -18,6 +18,7 @@ import { HealthServer } from './health-server.js';
 import { LocalEndpoints } from './local-endpoints.js';
 import { ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
+import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from './node-info.js';
 import { bindAddressNodeIP, type ProxyOptions, parseHostPort, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
@@ -62,6 +63,8 @@ export class Proxy {
   private triggers: number[] = [];
   private stopping = false;
   private firstSyncLogged = false;
+  /** --netns: the target namespace, checked every second (netns-watch.ts). */
+  private netnsTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly options: ProxyOptions,
@@ -133,6 +136,7 @@ export class Proxy {
     });
     this.runner.start();
     this.runner.request(); // the first, full sync
+    if (o.netns) this.watchNetns(new NetnsWatch(o.netns));
     this.log.info({ objects: initial.length, ...addresses }, 'kube-proxy-ipvs started');
     return addresses;
   }
@@ -150,11 +154,33 @@ export class Proxy {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    clearInterval(this.netnsTimer);
     await this.deps.source.stop().catch((err: unknown) => this.log.warn({ err }, 'stopping the source failed'));
     await this.runner?.stop();
     await Promise.all([this.healthServer.close(), this.metricsServer.close(), this.serviceHealth.close()]);
     await this.controller?.close();
     this.log.info('kube-proxy-ipvs stopped; the programmed state is left in place');
+  }
+
+  /**
+   * The --netns target deleted under us: one clear error, no more syncs
+   * (nothing could be programmed; retrying would only spin), health 503 so
+   * a supervisor restarts the proxy. See netns-watch.ts for why.
+   */
+  private watchNetns(watch: NetnsWatch): void {
+    this.netnsTimer = setInterval(() => {
+      const state = watch.check();
+      if (state.ok || this.stopping) return;
+      clearInterval(this.netnsTimer);
+      this.health.setFatal(state.reason);
+      this.log.error(
+        { netns: watch.path, reason: state.reason },
+        'the target network namespace is gone: syncing stopped, /healthz and /livez answer 503; restart kube-proxy-ipvs once the namespace exists again',
+      );
+      void this.runner?.stop();
+      void this.deps.source.stop().catch(() => undefined);
+    }, 1000);
+    this.netnsTimer.unref();
   }
 
   private onEvent(e: SourceEvent): void {
@@ -215,6 +241,11 @@ export class Proxy {
 
   private afterRun(r: RunOutcome): void {
     const ms = Math.round(r.durationMs * 10) / 10;
+    if (this.health.fatal !== undefined) {
+      // A run that was under way when the namespace went: its outcome means nothing; the error was said once.
+      this.log.debug({ kind: r.kind, durationMs: ms, err: r.error === undefined ? undefined : String(r.error) }, 'run ended after the target was gone');
+      return;
+    }
     if (r.error !== undefined) {
       this.metrics.syncErrorsTotal.inc({ kind: r.kind });
       this.log.error({ kind: r.kind, err: (r.error as Error)?.message ?? String(r.error), durationMs: ms }, 'sync failed; retrying with a resync');

@@ -4,7 +4,7 @@
  * health check node ports, manifest edits reaching the controller, and
  * start-up failures that explain themselves.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -181,6 +181,32 @@ spec: {clusterIP: 10.96.100.98, ports: [{port: 80}]}
   t.notOk(controller.calls.includes('upsertService broken'), 'the invalid one never reaches the controller');
   const text = await (await fetch(`${metrics}/metrics`)).text();
   t.match(text, /^kubeproxy_invalid_objects_total\{kind="Service",action="skipped"\} 1$/m);
+});
+
+t.test('--netns target deleted: one error, healthz and livez 503, no more syncs', async (t) => {
+  const nsFile = join(mkdtempSync(join(tmpdir(), 'kp-ns-')), 'target');
+  writeFileSync(nsFile, '');
+  const lines: Array<Record<string, unknown>> = [];
+  const capture = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const dir = manifestsDir();
+  const factory = fakeFactory();
+  const proxy = new Proxy(options(dir, { netns: nsFile, ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 200 } }), {
+    source: new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 }),
+    controllerFactory: factory,
+    logger: capture,
+    defaultMetrics: false,
+  });
+  t.teardown(() => proxy.stop());
+  const addrs = await proxy.start();
+  await proxy.waitForSync(5000);
+  t.equal((await fetch(`http://${addrs.healthz}/healthz`)).status, 200);
+  rmSync(nsFile);
+  await until('503', async () => (await fetch(`http://${addrs.healthz}/healthz`)).status === 503, 5000);
+  t.equal((await fetch(`http://${addrs.healthz}/livez`)).status, 503, 'livez too: only a restart helps');
+  t.match(lines.filter((l) => l.level === 50), [{ netns: nsFile, reason: /no longer exists/, msg: /target network namespace is gone/ }], 'one structured error');
+  const calls = factory.last!.calls.length;
+  await sleep(700); // more than three sync periods
+  t.equal(factory.last!.calls.length, calls, 'no sync or resync after that');
 });
 
 t.test('health check node ports for externalTrafficPolicy: Local', async (t) => {
