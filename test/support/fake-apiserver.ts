@@ -92,6 +92,12 @@ export class FakeApiServer {
     return [...this.watchers].filter((w) => !resource || w.resource === resource).length;
   }
 
+  /** What is stored now (as a list would return the items): the final state of a test. */
+  objects(resource: Resource): Obj[] {
+    const [, , apiVersion, kind] = ROUTES.find(([, r]) => r === resource)!;
+    return [...this.store.get(resource)!.values()].map((o) => ({ apiVersion, kind, ...structuredClone(o) }));
+  }
+
   apply(resource: Resource, object: Obj): Obj {
     const key = keyOf(object);
     const exists = this.store.get(resource)!.has(key);
