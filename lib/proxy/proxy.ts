@@ -20,7 +20,9 @@ import { ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from './node-info.js';
-import { bindAddressNodeIP, type ProxyOptions, parseHostPort, proxyConfigOf } from './options.js';
+import { bindAddressNodeIP, type ProxyOptions, proxyConfigOf } from './options.js';
+import { nodeContext } from '../controller/node-addresses.js';
+import { familyOf } from '../controller/net.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
 import { ServiceHealthServers } from './service-health.js';
@@ -78,8 +80,12 @@ export class Proxy {
     this.local = new LocalEndpoints(options.hostnameOverride);
     this.healthServer = new HealthServer(this.health, this.metrics);
     this.metricsServer = new MetricsServer(this.metrics);
-    const hcHost = parseHostPort(options.healthzBindAddress || '0.0.0.0:0').host;
-    this.serviceHealth = new ServiceHealthServers({ host: hcHost, logger: this.log, proxyHealthy: () => this.health.status().healthy });
+    this.serviceHealth = new ServiceHealthServers({
+      hosts: () => healthCheckHosts(options, this.nodeInfo),
+      netns: options.netns,
+      logger: this.log,
+      proxyHealthy: () => this.health.status().healthy,
+    });
   }
 
   async start(): Promise<ProxyAddresses> {
@@ -274,4 +280,16 @@ export class Proxy {
       this.log.info(fields, 'first sync done');
     } else this.log.debug(fields, 'synced');
   }
+}
+
+/**
+ * Where health-check node ports listen, as kube-proxy decides it: on every
+ * address when --nodeport-addresses is unset ("::" when the node has IPv6,
+ * which a dual-stack socket also serves over IPv4), else on the node
+ * addresses it selects, the same ones NodePorts are served on.
+ */
+export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): string[] {
+  const v6 = (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
+  if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
+  return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
 }

@@ -13,7 +13,7 @@ import t from 'tap';
 import { NetlinkError } from '../../lib/netlink/errors.js';
 import { defaultOptions, type ProxyOptions } from '../../lib/proxy/options.js';
 import { ProxyHealth } from '../../lib/proxy/proxy-health.js';
-import { Proxy } from '../../lib/proxy/proxy.js';
+import { healthCheckHosts, Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { fakeFactory } from '../support/fake-controller.js';
@@ -243,6 +243,14 @@ ${local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10
   writeFileSync(join(dir, 'lb.yaml'), '');
   await until('closed', async () => (await fetch(url).catch(() => undefined)) === undefined);
   t.pass('the port closes with the service');
+});
+
+t.test('health check node ports listen where NodePorts are served', async (t) => {
+  const node = { name: 'node-a', addresses: ['192.168.56.10', '10.0.0.5'] };
+  t.same(healthCheckHosts(options('x'), node), ['0.0.0.0'], 'every address by default');
+  t.same(healthCheckHosts(options('x'), { ...node, addresses: [...node.addresses, 'fd00::10'] }), ['::'], 'a dual-stack socket when the node has IPv6');
+  t.same(healthCheckHosts(options('x', { nodePortAddresses: ['192.168.56.0/24'] }), node), ['192.168.56.10'], '--nodeport-addresses narrows them');
+  t.same(healthCheckHosts(options('x', { nodePortAddresses: ['primary'] }), node), ['192.168.56.10'], 'primary: the first address');
 });
 
 t.test('start-up failures explain themselves', async (t) => {

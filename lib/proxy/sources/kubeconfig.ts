@@ -11,6 +11,7 @@
  * (the kubelet rotates projected service-account tokens) as client-go does.
  */
 import { readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 
@@ -19,6 +20,8 @@ export function loadKubeConfig(opts: { kubeconfig?: string; master?: string }): 
   if (opts.kubeconfig) {
     try {
       kc.loadFromString(withTokenFileProvider(readFileSync(opts.kubeconfig, 'utf8')));
+      // As loadFromFile does: relative certificate and key paths are relative to the file.
+      kc.makePathsAbsolute(dirname(opts.kubeconfig));
     } catch (e) {
       throw new Error(`--kubeconfig ${opts.kubeconfig}: cannot load it: ${(e as Error).message}`);
     }
