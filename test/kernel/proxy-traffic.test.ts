@@ -57,7 +57,7 @@ t.test('ClusterIP and NodePort reach the backends; scaling and deletion are foll
 
 const CLIENT_IP = '192.168.56.100';
 
-function externalServiceYaml(o: { name: string; clusterIP: string; nodePort: number; lbIP?: string; externalIP?: string; local?: boolean }): string {
+function externalServiceYaml(o: { name: string; clusterIP: string; nodePort: number; lbIP?: string; externalIP?: string; local?: boolean; healthCheckNodePort?: number }): string {
   return `apiVersion: v1
 kind: Service
 metadata: {name: ${o.name}, namespace: e2e}
@@ -66,7 +66,7 @@ spec:
   clusterIP: ${o.clusterIP}
   clusterIPs: [${o.clusterIP}]
   externalTrafficPolicy: ${o.local ? 'Local' : 'Cluster'}
-${o.externalIP ? `  externalIPs: [${o.externalIP}]\n` : ''}  ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080, nodePort: ${o.nodePort}}]
+${o.healthCheckNodePort ? `  healthCheckNodePort: ${o.healthCheckNodePort}\n` : ''}${o.externalIP ? `  externalIPs: [${o.externalIP}]\n` : ''}  ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080, nodePort: ${o.nodePort}}]
 ${o.lbIP ? `status: {loadBalancer: {ingress: [{ip: ${o.lbIP}}]}}\n` : ''}`;
 }
 
@@ -81,7 +81,7 @@ t.test('LoadBalancer VIP, externalIP, and externalTrafficPolicy: Local (node-loc
   writeManifest(env, 'node.yaml', NODE_YAML);
   writeManifest(env, 'lb.yaml', externalServiceYaml({ name: 'lb', clusterIP: '10.96.0.20', nodePort: 30081, lbIP: '203.0.113.10', externalIP: '198.51.100.20' }));
   writeManifest(env, 'lb-slice.yaml', sliceYaml('lb', [{ ip: '10.244.1.10' }, { ip: '10.244.2.11', node: 'node-b' }]));
-  writeManifest(env, 'local.yaml', externalServiceYaml({ name: 'local', clusterIP: '10.96.0.30', nodePort: 30082, lbIP: '203.0.113.30', externalIP: '198.51.100.30', local: true }));
+  writeManifest(env, 'local.yaml', externalServiceYaml({ name: 'local', clusterIP: '10.96.0.30', nodePort: 30082, lbIP: '203.0.113.30', externalIP: '198.51.100.30', local: true, healthCheckNodePort: 32001 }));
   writeManifest(env, 'local-slice.yaml', sliceYaml('local', [{ ip: '10.244.1.12' }, { ip: '10.244.2.13', node: 'node-b' }]));
   const proxy = await startProxy(t, env, ['--manifests', env.dir]);
 
@@ -107,6 +107,14 @@ t.test('LoadBalancer VIP, externalIP, and externalTrafficPolicy: Local (node-loc
     const answers = await env.getMany(env.client, url, 4);
     t.same([...new Set(answers)], [`local-1 10.244.1.12 from ${CLIENT_IP}`], `${what}, ETP=Local: only the node-local endpoint, which sees the client's real address`);
   }
+  // The load balancer's health check: the node's health-check node port, on its address, in its namespace.
+  const healthCheck = async () => {
+    const r = await env.client.tryExec('curl', ['-sS', '-m', '2', '-w', '\\n%{http_code}', 'http://192.168.56.10:32001/']);
+    const [body, code] = r.stdout.trim().split(/\n(?=\d+$)/);
+    return { code: Number(code), localEndpoints: r.code === 0 ? (JSON.parse(body) as { localEndpoints: number }).localEndpoints : undefined };
+  };
+  await until('the health check node port', async () => (await healthCheck()).code === 200);
+  t.same(await healthCheck(), { code: 200, localEndpoints: 1 }, 'health-check node port on the node address answers 200 with one local endpoint');
   const internal = await env.getMany(env.node, 'http://10.96.0.30/', 6);
   t.same([...new Set(internal)].sort(), ['local-1 10.244.1.12', 'remote-1 10.244.2.13'], 'the same Service through its ClusterIP: both endpoints');
 
@@ -116,5 +124,10 @@ t.test('LoadBalancer VIP, externalIP, and externalTrafficPolicy: Local (node-loc
   await until('two local endpoints', async () => (await env.ipvsSave()).filter((l) => l.startsWith('-a -t 203.0.113.30:80 ')).length === 2);
   const two = await env.getMany(env.client, 'http://203.0.113.30/source', 6);
   t.same([...new Set(two)].sort(), [`local-1 10.244.1.12 from ${CLIENT_IP}`, `local-2 10.244.1.14 from ${CLIENT_IP}`], 'scaled up: both local endpoints, still no SNAT');
+  await until('two local endpoints in the health check', async () => (await healthCheck()).localEndpoints === 2);
+  // Only node-b's endpoint left: the health check says 503 so the load balancer skips this node.
+  writeManifest(env, 'local-slice.yaml', sliceYaml('local', [{ ip: '10.244.2.13', node: 'node-b' }]));
+  await until('no local endpoint', async () => (await healthCheck()).code === 503);
+  t.same(await healthCheck(), { code: 503, localEndpoints: 0 }, 'no local endpoint: 503');
   t.equal(await proxy.stop(), 0);
 });

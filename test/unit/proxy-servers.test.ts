@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import { NetlinkError } from '../../lib/netlink/errors.js';
 import { defaultOptions, type ProxyOptions } from '../../lib/proxy/options.js';
+import { checkPrivileges } from '../../lib/proxy/preflight.js';
 import { ProxyHealth } from '../../lib/proxy/proxy-health.js';
 import { healthCheckHosts, Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
@@ -243,6 +244,38 @@ ${local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10
   writeFileSync(join(dir, 'lb.yaml'), '');
   await until('closed', async () => (await fetch(url).catch(() => undefined)) === undefined);
   t.pass('the port closes with the service');
+});
+
+t.test('a Node change (addresses, zone label) reaches the controller; other nodes do not', async (t) => {
+  const { dir, controller } = await started(t);
+  controller.calls.length = 0;
+  const nodeYaml = (addresses: string[], zone: string, name = 'node-a') => `apiVersion: v1
+kind: Node
+metadata: {name: ${name}, labels: {topology.kubernetes.io/zone: ${zone}}}
+status: {addresses: [${addresses.map((a) => `{type: InternalIP, address: ${a}}`).join(', ')}]}
+`;
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-a'));
+  await until('setNode', () => controller.calls.some((c) => c.startsWith('setNode')));
+  t.same(controller.calls.filter((c) => c.startsWith('setNode')), ['setNode 192.168.56.10,192.168.56.11'], 'a new address');
+  await until('the sync after it', () => controller.calls.at(-1) === 'sync');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b'));
+  await until('setNode for the label', () => controller.calls.some((c) => c.startsWith('setNode')));
+  t.same(controller.node?.labels, { 'topology.kubernetes.io/zone': 'zone-b' }, 'a zone label change (topology hints) reaches it too');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'other-node.yaml'), nodeYaml(['192.168.56.99'], 'zone-c', 'node-b'));
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b') + '# touched\n');
+  await sleep(300);
+  t.same(controller.calls.filter((c) => c.startsWith('setNode')), [], 'another node\'s object, or no real change, is not a node change');
+});
+
+t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
+  const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${capEff}\n`;
+  t.doesNotThrow(() => checkPrivileges({}, status('000001ffffffffff')), 'root: all capabilities');
+  t.doesNotThrow(() => checkPrivileges({}, status('0000000000001000')), 'CAP_NET_ADMIN (bit 12) alone is enough');
+  t.throws(() => checkPrivileges({}, status('000001ffffffefff')), /needs CAP_NET_ADMIN .* NET_ADMIN and NET_RAW/, 'everything but bit 12: refused');
+  t.doesNotThrow(() => checkPrivileges({}, 'no CapEff line'), 'unreadable: let the kernel answer');
+  t.throws(() => checkPrivileges({ netns: '/run/netns/does-not-exist' }, status('000001ffffffffff')), /--netns \/run\/netns\/does-not-exist: no such network namespace/);
 });
 
 t.test('health check node ports listen where NodePorts are served', async (t) => {
