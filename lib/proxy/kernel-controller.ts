@@ -12,11 +12,11 @@
  * traffic), and the resync that reprograms the flushed table must restore
  * them too.
  */
+import { release } from 'node:os';
 import { Controller } from '../controller/controller.js';
+import { execIn } from '../controller/exec.js';
 import type { EndpointSlice, NodeInfo, Service } from '../controller/model.js';
 import { namespaceOf } from '../controller/model.js';
-import { release } from 'node:os';
-import { execIn } from '../controller/exec.js';
 import { kubeProxySysctls, writeSysctls } from '../controller/sysctls.js';
 import { Ipvs } from '../ipvs/client.js';
 import { detectIptables } from './iptables-mode.js';

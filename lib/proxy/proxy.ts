@@ -12,6 +12,8 @@
  */
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, NodeInfo, Service } from '../controller/model.js';
+import { familyOf } from '../controller/net.js';
+import { nodeContext } from '../controller/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort } from './controller-port.js';
 import { HealthServer } from './health-server.js';
@@ -21,8 +23,6 @@ import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from './node-info.js';
 import { bindAddressNodeIP, type ProxyOptions, proxyConfigOf } from './options.js';
-import { nodeContext } from '../controller/node-addresses.js';
-import { familyOf } from '../controller/net.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
 import { ServiceHealthServers } from './service-health.js';

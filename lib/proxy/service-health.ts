@@ -16,11 +16,11 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { closeServer, listenOn } from './http-util.js';
+import type { HealthCheckService } from './local-endpoints.js';
 
 async function closeAll(servers: Server[]): Promise<void> {
   await Promise.all(servers.map((s) => closeServer(s)));
 }
-import type { HealthCheckService } from './local-endpoints.js';
 
 interface Listener {
   /** One per address; empty until every address is bound. */
@@ -33,6 +33,8 @@ interface Listener {
 export class ServiceHealthServers {
   private readonly listeners = new Map<number, Listener>();
   private closed = false;
+  /** Updates run one at a time (binding in another namespace takes a while; two must not race for a port). */
+  private updating: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly opts: {
@@ -46,7 +48,13 @@ export class ServiceHealthServers {
   ) {}
 
   /** Makes the set of listeners match `services` (by port) and updates their counts. */
-  async update(services: HealthCheckService[]): Promise<void> {
+  update(services: HealthCheckService[]): Promise<void> {
+    const run = this.updating.then(() => this.apply(services));
+    this.updating = run.catch(() => undefined); // the caller logs a failure; the next update still runs
+    return run;
+  }
+
+  private async apply(services: HealthCheckService[]): Promise<void> {
     if (this.closed) return;
     const hosts = this.opts.hosts();
     const hostsKey = hosts.join(',');
@@ -84,6 +92,7 @@ export class ServiceHealthServers {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.updating;
     await Promise.all([...this.listeners.values()].map((l) => closeAll(l.servers)));
     this.listeners.clear();
   }
