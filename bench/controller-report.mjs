@@ -4,7 +4,12 @@
  * its target() (which records met/missed for --strict).
  */
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+/** The middle value; the mean of the two middle ones for an even count. */
+const median = (xs) => {
+  const s = [...xs].sort((x, y) => x - y);
+  const h = Math.floor(s.length / 2);
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+};
 /** Nearest-rank percentile: the smallest value with at least p% of the values at or below it. */
 export const percentile = (xs, p) => [...xs].sort((x, y) => x - y)[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)];
 const mib = (b) => (b / 2 ** 20).toFixed(1);
@@ -35,14 +40,26 @@ export function controllerTables(r, { f1, ratio, target }) {
   const floorSendmsg = f0.ipvs.sendmsg + f0.ipset.counters.sendmsgCalls + f0.addresses.sendmsg;
   const m = r.manifests;
   const med = (fn) => median(m.map(fn));
+  // Consecutive phases (ms), summing to spawn → programmed.
+  const phasesOf = (x, viaApi) =>
+    viaApi
+      ? {
+          startup: x.phases.nodeStartMs,
+          source: x.phases.controllerStartBeginMs - x.phases.nodeStartMs,
+          start: x.phases.controllerStartEndMs - x.phases.controllerStartBeginMs,
+          hand: x.phases.firstSyncBeginMs - x.phases.controllerStartEndMs,
+          sync: x.firstSyncMs,
+        }
+      : {
+          startup: x.phases.sourceBeginMs,
+          source: x.phases.sourceEndMs - x.phases.sourceBeginMs,
+          start: x.phases.controllerStartEndMs - x.phases.sourceEndMs,
+          hand: x.phases.firstSyncBeginMs - x.phases.controllerStartEndMs,
+          sync: x.firstSyncMs,
+        };
   const cold = {
     total: med((x) => x.totalMs),
-    node: med((x) => x.phases.nodeStartMs),
-    source: med((x) => x.phases.sourceEndMs - x.phases.sourceBeginMs),
-    beforeStart: med((x) => x.phases.controllerStartBeginMs - x.phases.sourceEndMs),
-    start: med((x) => x.controllerStartMs),
-    gap: med((x) => x.phases.firstSyncBeginMs - x.phases.controllerStartEndMs),
-    sync: med((x) => x.firstSyncMs),
+    ...Object.fromEntries(['startup', 'source', 'start', 'hand', 'sync'].map((key) => [key, med((x) => phasesOf(x, false)[key])])),
     cpu: med((x) => x.userUs + x.systemUs),
     messages: med((x) => traffic(x.netlink).messages),
     sendmsg: med((x) => traffic(x.netlink).sendmsg),
@@ -50,11 +67,7 @@ export function controllerTables(r, { f1, ratio, target }) {
   const api = r.apiserver;
   const apiCold = api && {
     total: api.totalMs,
-    node: api.phases.nodeStartMs,
-    source: api.phases.controllerStartBeginMs - api.phases.nodeStartMs,
-    start: api.controllerStartMs,
-    gap: api.phases.firstSyncBeginMs - api.phases.controllerStartEndMs,
-    sync: api.firstSyncMs,
+    ...phasesOf(api, true),
     cpu: api.userUs + api.systemUs,
     messages: traffic(api.netlink).messages,
     sendmsg: traffic(api.netlink).sendmsg,
@@ -76,12 +89,14 @@ export function controllerTables(r, { f1, ratio, target }) {
   md.push('|---|---:|---:|---:|---:|');
   const row = (label, a, b, fl, withRatio = false) =>
     md.push(`| ${label} | ${a === undefined ? '' : f1(a)} | ${b === undefined ? '' : f1(b)} | ${fl === undefined ? '' : f1(fl)} | ${withRatio && fl ? ratio(a / fl) : ''} |`);
-  row('**spawn to programmed (ms)**', cold.total, apiCold?.total, floor.total, true);
-  row('node start and the instrument loaded (ms)', cold.node, apiCold?.node);
-  row('reading the objects (ms; API server: list + node lookup)', cold.source, apiCold?.source);
-  row('iptables flavour detection, then controller start: adopting the empty kernel (ms)', cold.beforeStart + cold.start, apiCold ? apiCold.start : undefined);
-  row('first sync (ms)', cold.sync, apiCold?.sync, floor.total, true);
-  row('CPU of the process to that point, user+sys (ms)', cold.cpu / 1000, apiCold ? apiCold.cpu / 1000 : undefined, floor.cpu / 1000, true);
+  md.push('| (ms) | | | | |');
+  row('**spawn to programmed**', cold.total, apiCold?.total, floor.total, true);
+  row('node start, loading the modules', cold.startup, apiCold?.startup);
+  row('reading the objects (manifests: the YAML; API server: importing client-node, listing, the iptables detection)', cold.source, apiCold?.source);
+  row('iptables detection (manifests), controller start: adopting the empty kernel', cold.start, apiCold?.start);
+  row('handing the objects to the controller (desired state)', cold.hand, apiCold?.hand);
+  row('first sync', cold.sync, apiCold?.sync, floor.total, true);
+  row('CPU of the process to that point, user+sys', cold.cpu / 1000, apiCold ? apiCold.cpu / 1000 : undefined, floor.cpu / 1000, true);
   md.push(`| netlink messages sent (start + first sync) | ${cold.messages.toLocaleString('en')} | ${apiCold ? apiCold.messages.toLocaleString('en') : ''} | ${floorMessages.toLocaleString('en')} | |`);
   md.push(`| sendmsg calls | ${cold.sendmsg} | ${apiCold ? apiCold.sendmsg : ''} | ${floorSendmsg} | |`);
   md.push('');
@@ -123,8 +138,9 @@ export function controllerTables(r, { f1, ratio, target }) {
     if (mc.length) {
       const bySync = mc.filter((c) => c.by === 'sync');
       md.push('');
+      const each = mc.map((c) => `${f1(c.latencyMs)} ms = ${f1(c.toReloadMs)} to the reload (the watch and the 250 ms debounce) + ${f1(c.reloadMs)} reloading and diffing every manifest + ${f1(c.latencyMs - c.toReloadMs - c.reloadMs)} to the end of the ${c.by}`);
       md.push(
-        `Through the manifests folder instead (${mc.length} changes: the file holding the service rewritten and renamed into place): median ${f1(median(lat(mc)))} ms, made of the watch + the 250 ms debounce (${f1(median(mc.map((c) => c.toReloadMs)))} ms to the reload), reloading and diffing every manifest (${f1(median(mc.map((c) => c.reloadMs)))} ms for ${n} services; ManifestsSource re-reads the whole folder on any change) and the sync (${f1(median(mc.map((c) => c.syncMs)))} ms${bySync.length < mc.length ? `; ${mc.length - bySync.length} of them were programmed by a periodic resync that became due during the reload` : ''}).`,
+        `Through the manifests folder instead (the file holding the service rewritten and renamed into place; ${mc.length} changes, ${mc.filter((c) => c.add).length} of them adding an endpoint): ${each.join('; ')}. ManifestsSource reloads the whole folder on any change${bySync.length < mc.length ? `; ${mc.length - bySync.length} of the changes were programmed by a periodic resync that became due during the reload` : ''}.`,
       );
     }
     md.push('');

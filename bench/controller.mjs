@@ -53,8 +53,15 @@ const { values: a } = parseArgs({
     'address-probe': { type: 'string', default: path.join(here, '.build', 'address-probe') },
     out: { type: 'string', default: path.join(here, 'results', 'controller.json') },
     'skip-apiserver': { type: 'boolean', default: false },
+    // Profiling aids (the sandbox passes no environment variables of ours through):
+    // node flags for the proxy, e.g. "--cpu-prof --cpu-prof-dir=bench/.build/prof"; a folder for a
+    // heap snapshot of the proxy taken after the memory measurement.
+    'proxy-node-flags': { type: 'string' },
+    'heap-dir': { type: 'string' },
   },
 });
+if (a['proxy-node-flags']) process.env.BENCH_PROXY_NODE_FLAGS = a['proxy-node-flags'];
+if (a['heap-dir']) process.env.BENCH_PROXY_HEAP_DIR = path.resolve(a['heap-dir']);
 const N = Number(a.services);
 const RUNS = Number(a.runs);
 const CHANGES = Number(a.changes);
@@ -143,6 +150,7 @@ function coldStartOf(p) {
     userUs: end.userUs,
     systemUs: end.systemUs,
     rssAtFirstSync: end.rss,
+    heapUsedAtFirstSync: end.heapUsed,
     maxRssAtFirstSync: end.maxRssKb * 1024,
     firstSync: { planned: end.planned, applied: end.applied, failed: end.failed, netlink: end.netlink },
     startNetlink: start.netlink,
@@ -175,7 +183,15 @@ async function memoryAfterResync(p) {
   const begin = p.events.find((x) => x.ev === 'resync-begin');
   await sleep(1000);
   const m = p.memory();
-  return { rss: m.rss, peak: m.peak, resyncMs: msBetween(begin.t, e.t), resyncPlanned: e.planned, resyncNetlink: e.netlink };
+  return {
+    rss: m.rss,
+    peak: m.peak,
+    // V8's view at the end of the resync (no forced GC): live + not yet collected.
+    heap: { used: e.heapUsed, total: e.heapTotal, external: e.external, arrayBuffers: e.arrayBuffers },
+    resyncMs: msBetween(begin.t, e.t),
+    resyncPlanned: e.planned,
+    resyncNetlink: e.netlink,
+  };
 }
 
 /** One endpoint change, timed from `change()` to the end of the sync that programs it, then read back from the kernel. */
@@ -245,6 +261,11 @@ for (let r = 0; r < RUNS; r++) {
     say(`  waiting for the first periodic resync (memory)`);
     run.memory = await memoryAfterResync(p);
     say(`  after the resync (${run.memory.resyncMs.toFixed(0)} ms): RSS ${(run.memory.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memory.peak / 2 ** 20).toFixed(1)} MiB`);
+    if (a['heap-dir']) {
+      const from = p.events.length;
+      p.child.kill('SIGUSR2');
+      say(`  heap snapshot: ${(await p.waitFor('the heap snapshot', (e) => e.ev === 'heap-snapshot', { from })).file}`);
+    }
     if (r === RUNS - 1 && MANIFEST_CHANGES > 0) {
       const ipvs = await Ipvs.open({ netns: ns.path });
       try {
@@ -262,6 +283,8 @@ for (let r = 0; r < RUNS; r++) {
     }
     run.exitCode = await p.stop();
     if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
+    // Profiling runs keep the raw timeline, to cut the CPU profile into phases (bench/profile-summary.mjs --from/--to).
+    if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
   } finally {
     await p.stop();
     ns.remove();

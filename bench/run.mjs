@@ -3,15 +3,16 @@
  * `npm run bench`: every benchmark, progress on stderr, figures in
  * bench/results/*.json and tables in BENCHMARKS.md.
  *
- *   node bench/run.mjs [--size small|full] [--only ipvs|ipset] [--strict]
+ *   node bench/run.mjs [--size small|full] [--only ipvs|ipset|controller] [--strict]
  *
  * --size full (default): 10,000 services x 10 destinations (110,000 IPVS
- *   ops) and 100,000 ipset entries; takes minutes; rewrites the generated
- *   part of BENCHMARKS.md (between the bench:begin/end markers; the rest of
- *   the file, the notes, is kept).
- * --size small: 200 x 10 and 10,000 entries, for CI; well under a minute;
- *   writes bench/results/*-small.json and bench/results/summary-small.md,
- *   never BENCHMARKS.md.
+ *   ops), 100,000 ipset entries, and the proxy with 10,000 Services x 10
+ *   endpoints; takes about half an hour in the sandbox; rewrites the
+ *   generated part of BENCHMARKS.md (between the bench:begin/end markers;
+ *   the rest of the file, the notes, is kept).
+ * --size small: 200 x 10, 10,000 entries and 200 Services, for CI; a few
+ *   minutes; writes bench/results/*-small.json and
+ *   bench/results/summary-small.md, never BENCHMARKS.md.
  * --strict: exit 1 when a target is missed (otherwise only errors fail).
  * --report-only: run nothing, rewrite the tables from bench/results/*.json.
  *
@@ -26,6 +27,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
+import { controllerTables } from './controller-report.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
@@ -42,6 +45,11 @@ const small = a.size === 'small';
 const SIZE = small
   ? { services: 200, straceServices: 200, ipvsRuns: 1, dumps: 3, ipsetEntries: 10_000, ipsetRuns: 3 }
   : { services: 10_000, straceServices: 2_000, ipvsRuns: 3, dumps: 3, ipsetEntries: 100_000, ipsetRuns: 3 };
+// Benchmarks 4-6 (bench/controller.mjs). The small size's resync period is short so the memory
+// figure (taken after the first resync) does not wait 30 s per run.
+const CONTROLLER = small
+  ? { services: 200, runs: 1, changes: 40, manifestChanges: 2, syncPeriod: '5s', sandboxMem: '1G' }
+  : { services: 10_000, runs: 3, changes: 200, manifestChanges: 2, syncPeriod: '30s', sandboxMem: '4G' };
 const suffix = small ? '-small' : '';
 const results = path.join(here, 'results');
 mkdirSync(results, { recursive: true });
@@ -58,8 +66,10 @@ function run(cmd, args, opts = {}) {
 if (!existsSync(path.join(root, 'dist/lib/index.js')) || !existsSync(path.join(root, 'build/Release/ipvs_netlink.node')))
   throw new Error('build first: npm run build');
 const probe = path.join(here, '.build', 'floor-probe');
+const addressProbe = path.join(here, '.build', 'address-probe');
 mkdirSync(path.dirname(probe), { recursive: true });
 if (!a['report-only']) run('cc', ['-O2', '-Wall', '-o', probe, path.join(here, 'floor-probe.c')]);
+if (!a['report-only']) run('cc', ['-O2', '-Wall', '-o', addressProbe, path.join(here, 'address-probe.c')]);
 const pkgVersion = (name) => spawnSync('dpkg-query', ['-W', '-f', '${Version}', name], { encoding: 'utf8' }).stdout?.trim() || 'unknown';
 
 const machine = {
@@ -88,6 +98,18 @@ if (!a['report-only'] && (!a.only || a.only === 'ipset')) {
   say(`ipset: ${SIZE.ipsetEntries} hash:ip,port entries, ${SIZE.ipsetRuns} runs`);
   run(process.execPath, ['--import=./node_modules/@tapjs/typescript/dist/esm/import.mjs', 'bench/ipset.ts',
     '--entries', String(SIZE.ipsetEntries), '--runs', String(SIZE.ipsetRuns), '--out', ipsetFile]);
+}
+
+// --- the proxy (cold start, endpoint changes, memory) in one sandbox boot ---
+const controllerFile = path.join(results, `controller${suffix}.json`);
+if (!a['report-only'] && (!a.only || a.only === 'controller')) {
+  const c = CONTROLLER;
+  say(`controller: kube-proxy-ipvs with ${c.services} Services x 10 endpoints, ${c.runs} cold start(s), ${c.changes} endpoint changes`);
+  // The TypeScript loader is for the test API server (test/support/fake-apiserver.ts); the proxy itself runs without it.
+  run('bash', ['scripts/with-kernel.sh', process.execPath, '--import=./node_modules/@tapjs/typescript/dist/esm/import.mjs', 'bench/controller.mjs',
+    '--services', String(c.services), '--runs', String(c.runs), '--changes', String(c.changes), '--manifest-changes', String(c.manifestChanges),
+    '--sync-period', c.syncPeriod, '--probe', probe, '--address-probe', addressProbe, '--out', controllerFile],
+  { env: { ...process.env, SANDBOX_MEM: process.env.SANDBOX_MEM ?? c.sandboxMem, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? (small ? '900' : '3600') } });
 }
 
 // --- tables ---
@@ -167,7 +189,7 @@ if (existsSync(ipvsFile)) {
   const mem = runs.map((x) => x.ours);
   const mb = (b) => (b / 2 ** 20).toFixed(1);
   md.push('');
-  md.push(`### 6. Memory: a node process holding an Ipvs handle after programming and dumping ${r.services.toLocaleString('en')} x 10`);
+  md.push(`### Memory of the library alone: a node process holding an Ipvs handle after programming and dumping ${r.services.toLocaleString('en')} x 10 (the proxy's is benchmark 6)`);
   md.push('');
   md.push('RSS after two forced GCs (node --expose-gc), median over runs:');
   md.push('');
@@ -194,6 +216,8 @@ if (existsSync(ipsetFile)) {
   for (const row of r.rows)
     md.push(`| ${row.name} | ${row.oursMs} | ${row.toolMs} | ${row.speedup}x | ${target(`ipset ${row.name}`, row.speedup >= 2, `${row.speedup}x`)} |`);
 }
+
+if (existsSync(controllerFile)) md.push(...controllerTables(JSON.parse(readFileSync(controllerFile, 'utf8')), { f1, ratio, target }));
 
 const text = md.join('\n') + '\n';
 process.stdout.write('\n' + text);
