@@ -214,6 +214,8 @@ async function timedChange(p, ipvs, i, add, change, label) {
   const reloadBegin = p.events.slice(from, endIdx).find((e) => e.ev === 'reload-begin');
   const reloadEnd = p.events.slice(from, endIdx).reverse().find((e) => e.ev === 'reload-end');
   const resyncs = p.events.slice(from, endIdx + 1).filter((e) => e.ev === 'resync-end').length;
+  // The graceful-termination pass (every minute) also runs between syncs; a change may wait for it.
+  const drains = p.events.slice(from, endIdx).filter((e) => e.ev === 'drain-begin').length;
   // Read back: the extra endpoint is there (or gone), the ten others too.
   const dests = await ipvs.listDestinations({ protocol: 'tcp', address: clusterIP(i), port: 80 });
   const extra = endpointIP(i, ENDPOINTS_PER_SERVICE);
@@ -233,6 +235,7 @@ async function timedChange(p, ipvs, i, add, change, label) {
     /** Programmed by a periodic resync rather than a sync (it started first), or waited for one. */
     resyncs,
     by: end.ev === 'sync-end' ? 'sync' : 'resync',
+    drains,
     netlink: end.netlink,
   };
 }
@@ -324,6 +327,7 @@ if (!a['skip-apiserver']) {
       run.memoryAfterChanges = p.memory();
       run.exitCode = await p.stop();
       if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
+      if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
       run.kernelAfter = kernelCounts(ns.name);
     } finally {
       await p.stop();
