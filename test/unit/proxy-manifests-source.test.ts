@@ -22,6 +22,7 @@ async function start(t: Tap.Test, dir: string, pollMs = 50) {
   const objects = new Map<string, SourceEvent['object']>();
   const rejected: RejectedObject[] = [];
   const logs: Array<Record<string, unknown>> = [];
+  const deletes: SourceEvent[] = [];
   let synced = 0;
   const capture = pino({ level: 'warn' }, { write: (l: string) => logs.push(JSON.parse(l)) });
   const source = new ManifestsSource({ path: dir, logger: capture, debounceMs: 30, pollMs });
@@ -29,13 +30,16 @@ async function start(t: Tap.Test, dir: string, pollMs = 50) {
   await source.start({
     event: (e: SourceEvent) => {
       events.push(`${e.type} ${eventLabel(e)}`);
-      if (e.type === 'delete') objects.delete(eventLabel(e));
+      if (e.type === 'delete') {
+        objects.delete(eventLabel(e));
+        deletes.push(e);
+      }
       else objects.set(eventLabel(e), e.object);
     },
     synced: () => synced++,
     rejected: (r) => rejected.push(r),
   });
-  return { events, objects, rejected, logs, synced: () => synced };
+  return { events, objects, rejected, logs, deletes, synced: () => synced };
 }
 
 async function until(fn: () => boolean, ms = 3000) {
@@ -150,4 +154,62 @@ t.test('an unreadable document deletes nothing from its file; other files still 
   writeFileSync(join(dir, 'a.yaml'), svc('a', 81));
   await until(() => s.events.length >= 1);
   t.same(s.events, ['delete Service ns/bb'], 'once the file reads cleanly, what it no longer holds is deleted');
+});
+
+const sliceOf = (svcName: string, ip: string) =>
+  `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: ${svcName}-x, namespace: ns, labels: {kubernetes.io/service-name: ${svcName}}}\naddressType: IPv4\nports: [{port: 8080}]\nendpoints:\n- addresses: [${ip}]\n`;
+
+t.test('a reload parses only the files that changed; a file touched but not changed is not parsed', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  for (let f = 0; f < 20; f++) writeFileSync(join(dir, `f${String(f).padStart(2, '0')}.yaml`), svc(`s${f}a`) + '---\n' + svc(`s${f}b`));
+  const infos: Array<Record<string, unknown>> = [];
+  const source = new ManifestsSource({ path: dir, logger: pino({ level: 'info' }, { write: (l: string) => infos.push(JSON.parse(l)) }), debounceMs: 30, pollMs: 50 });
+  t.teardown(() => source.stop());
+  const events: string[] = [];
+  await source.start({ event: (e) => events.push(`${e.type} ${eventLabel(e)}`), synced: () => {} });
+  t.equal(events.length, 40);
+  events.length = 0;
+  writeFileSync(join(dir, 'f07.yaml'), svc('s7a', 81) + '---\n' + svc('s7b'));
+  await until(() => infos.some((l) => l.msg === 'manifests reloaded'));
+  t.same(events, ['update Service ns/s7a'], 'only the changed object of the changed file');
+  t.match(infos.find((l) => l.msg === 'manifests reloaded'), { changes: 1, filesParsed: 1 }, 'one file parsed of 20');
+  infos.length = 0;
+  events.length = 0;
+  // Same content, new mtime (touch, or an editor saving without a change).
+  await sleep(20);
+  writeFileSync(join(dir, 'f03.yaml'), svc('s3a') + '---\n' + svc('s3b'));
+  await until(() => infos.some((l) => l.msg === 'manifests reloaded'));
+  t.same(events, []);
+  t.match(infos.find((l) => l.msg === 'manifests reloaded'), { changes: 0, filesParsed: 0 }, 'read and found unchanged: not parsed');
+});
+
+t.test('JSON files are read with JSON.parse: the same objects as from YAML; broken JSON gets the YAML parser\'s message', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const asJson = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'j', namespace: 'ns' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] } };
+  writeFileSync(join(dir, 'a.json'), JSON.stringify(asJson));
+  writeFileSync(join(dir, 'b.yaml'), svc('y'));
+  writeFileSync(join(dir, 'c.json'), JSON.stringify({ kind: 'List', items: [{ ...asJson, metadata: { name: 'k', namespace: 'ns' } }] }, null, 2));
+  const s = await start(t, dir);
+  t.same(s.events, ['add Service ns/j', 'add Service ns/y', 'add Service ns/k']);
+  t.same(s.objects.get('Service ns/j'), asJson, 'the object as written');
+  s.events.length = 0;
+  writeFileSync(join(dir, 'c.json'), '{"kind": "List", "items": [');
+  await until(() => s.rejected.length >= 1);
+  t.match(s.rejected, [{ kind: 'document', object: '(unparsable document)', problem: /^document 1: /, action: 'kept-last-good' }]);
+  t.same(s.events, [], 'the objects of the broken file stay');
+});
+
+t.test('a delete carries the identity the proxy needs; a duplicate in an unchanged file takes over when the winning copy goes', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  writeFileSync(join(dir, 'a.yaml'), svc('dup', 80));
+  writeFileSync(join(dir, 'b.yaml'), svc('dup', 90) + '---\n' + sliceOf('web', '10.0.0.1'));
+  const s = await start(t, dir);
+  t.same(s.events, ['add Service ns/dup', 'add EndpointSlice ns/web-x']);
+  t.equal((s.objects.get('Service ns/dup') as { spec: { ports: Array<{ port: number }> } }).spec.ports[0].port, 90, 'the later file wins');
+  s.events.length = 0;
+  writeFileSync(join(dir, 'b.yaml'), svc('other'));
+  await until(() => s.events.length >= 3);
+  t.same(s.events.sort(), ['add Service ns/other', 'delete EndpointSlice ns/web-x', 'update Service ns/dup']);
+  t.equal((s.objects.get('Service ns/dup') as { spec: { ports: Array<{ port: number }> } }).spec.ports[0].port, 80, 'a.yaml, not parsed again by the change, delivers its copy');
+  t.match(s.deletes, [{ kind: 'EndpointSlice', object: { metadata: { name: 'web-x', namespace: 'ns', labels: { 'kubernetes.io/service-name': 'web' } } } }], 'the deleted slice names its Service');
 });

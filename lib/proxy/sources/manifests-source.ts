@@ -2,8 +2,12 @@
  * Services, EndpointSlices and Nodes from a YAML file or folder, watched.
  * A change (inotify, with a poll of the files' mtimes as the safety net:
  * inotify misses edits made from outside a UML guest or through some bind
- * mounts) is debounced, the whole set is read again and diffed against what
- * was delivered, and only the objects that changed are emitted.
+ * mounts) is debounced, then only the files whose size, mtime or inode
+ * changed are read again, only those whose content changed are parsed
+ * again, and their objects are compared with what was delivered by
+ * digest (of each object's YAML document or JSON): one edited file in a
+ * folder of a hundred costs that file, and only the objects that changed
+ * are emitted. Nothing is kept of an object but its identity and digest.
  *
  * Bad input is handled per object, never per load:
  *  - an object that fails validation but says who it is (kind, namespace,
@@ -18,10 +22,12 @@
  * reported to the handlers (a metric). At start there is no last good
  * version: a bad object is skipped and the others are programmed.
  */
-import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
+import { type FSWatcher, readdirSync, readFileSync, statSync, watch } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import { type ManifestError, type ManifestObject, type ObjectIdentity, readManifests } from '../../controller/manifests.js';
+import { ManifestError, type ManifestObject, manifestFiles, type ObjectIdentity, parseManifestText, readDocuments } from '../../controller/manifests.js';
+import { SERVICE_NAME_LABEL } from '../../controller/model.js';
 import { logRejected } from './object-gate.js';
 import type { RejectedObject, Source, SourceEvent, SourceHandlers } from './source.js';
 
@@ -34,11 +40,29 @@ export interface ManifestsSourceOptions {
   pollMs?: number;
 }
 
+/** What is kept of a delivered object: who it is (for its delete event), where it came from, and its digest. */
 interface Delivered {
+  /** kind/namespace/name */
+  key: string;
   kind: SourceEvent['kind'];
   file: string;
-  json: string;
-  object: SourceEvent['object'];
+  digest: string;
+  name: string;
+  namespace?: string;
+  /** EndpointSlices: the Service they belong to (kubernetes.io/service-name). */
+  serviceName?: string;
+}
+
+/** What one file held when it was last parsed. */
+interface ParsedFile {
+  /** size:mtime:inode when it was read: an unchanged stamp means an unchanged file. */
+  stamp: string;
+  /** Of the whole text: a file touched but not changed is not parsed again. */
+  contentDigest: string;
+  objects: Delivered[];
+  errors: ManifestError[];
+  /** Document digest → its objects, for the documents that read cleanly: an edit re-parses only the documents it changed. */
+  documents: Map<string, Delivered[]>;
 }
 
 function keyOf(kind: string, namespace: string | undefined, name: string): string {
@@ -53,7 +77,10 @@ export class ManifestsSource implements Source {
   readonly description: string;
   private readonly debounceMs: number;
   private readonly pollMs: number;
+  /** key → what was delivered (the last good version of each object). */
   private current = new Map<string, Delivered>();
+  /** file → what it held when last parsed. */
+  private files = new Map<string, ParsedFile>();
   private signature = '';
   private handlers?: SourceHandlers;
   private watcher?: FSWatcher;
@@ -110,7 +137,7 @@ export class ManifestsSource implements Source {
     const signature = this.fileSignature();
     if (signature === this.signature) return;
     this.signature = signature;
-    let n: number;
+    let n: { changes: number; parsed: number };
     try {
       n = this.load();
     } catch (err) {
@@ -118,19 +145,49 @@ export class ManifestsSource implements Source {
       this.options.logger.error({ path: this.options.path, err: (err as Error).message }, 'manifests could not be read; keeping the last good state until they are back');
       return;
     }
-    this.options.logger.info({ path: this.options.path, changes: n }, 'manifests reloaded');
+    this.options.logger.info({ path: this.options.path, changes: n.changes, filesParsed: n.parsed }, 'manifests reloaded');
   }
 
-  /** Reads the manifests, decides per object, emits the differences; returns how many. Throws only when the path cannot be listed. */
-  private load(): number {
-    const read = readManifests(this.options.path);
-    const next = new Map<string, Delivered>();
-    for (const o of read.objects) next.set(keyOf(o.kind, o.object.metadata.namespace, o.object.metadata.name), delivered(o));
+  /**
+   * Parses the files that changed, decides per object, emits the
+   * differences; returns how many, and how many files were parsed. Throws
+   * only when the path cannot be listed.
+   */
+  private load(): { changes: number; parsed: number } {
+    const files = manifestFiles(this.options.path);
+    /** Objects parsed in this load, by key: what add and update events carry. */
+    const fresh = new Map<string, ManifestObject>();
+    /** Errors of the files parsed (or unreadable) now: the ones to report. */
+    const reported: ManifestError[] = [];
     const unreadableFiles = new Set<string>();
-    for (const err of read.errors) {
+    const next = new Map<string, Delivered>();
+    const errors: ManifestError[] = [];
+    const seen = new Map<string, ParsedFile>();
+    let parsed = 0;
+    for (const file of files) {
+      const read = this.readFile(file, fresh);
+      if (read.parsed) parsed++;
+      if (!read.file) {
+        // Could not be read at all this time: what it held is unknown, so it is kept.
+        unreadableFiles.add(file);
+        reported.push(read.error!);
+        errors.push(read.error!);
+        continue;
+      }
+      seen.set(file, read.file);
+      if (read.parsed) reported.push(...read.file.errors);
+      errors.push(...read.file.errors);
+      // A later file's version of the same object wins, as a full read in name order would have it.
+      for (const d of read.file.objects) next.set(d.key, d);
+    }
+    this.files = seen;
+    const report = new Set(reported);
+    for (const err of errors) {
       if (!err.identity) {
         unreadableFiles.add(err.file);
-        const held = [...this.current.values()].some((d) => d.file === err.file);
+        if (!report.has(err)) continue;
+        let held = false;
+        for (const d of this.current.values()) if (d.file === err.file) held = true;
         this.reject(err, held ? 'kept-last-good' : 'skipped');
         continue;
       }
@@ -138,13 +195,46 @@ export class ManifestsSource implements Source {
       const last = this.current.get(key);
       // A good object of the same name elsewhere wins; otherwise the last good version stays.
       if (last && !next.has(key)) next.set(key, last);
-      this.reject(err, last && next.get(key) === last ? 'kept-last-good' : 'skipped');
+      if (report.has(err)) this.reject(err, last && next.get(key) === last ? 'kept-last-good' : 'skipped');
     }
     // What a file we could not read fully held is unknown: nothing from it is deleted.
     for (const [key, last] of this.current) {
       if (unreadableFiles.has(last.file) && !next.has(key)) next.set(key, last);
     }
-    return this.emitDifferences(next);
+    return { changes: this.emitDifferences(next, fresh), parsed };
+  }
+
+  /**
+   * One file: its last parse when its stamp (or, read again, its content)
+   * is unchanged, else a new parse whose objects go into `fresh`.
+   */
+  private readFile(file: string, fresh: Map<string, ManifestObject>): { file?: ParsedFile; parsed: boolean; error?: ManifestError } {
+    const last = this.files.get(file);
+    let stamp: string;
+    let text: string;
+    try {
+      const st = statSync(file);
+      stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+      if (last?.stamp === stamp) return { file: last, parsed: false };
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      // Removed or replaced between the listing and the read (an editor saving): unreadable this time.
+      return { parsed: false, error: new ManifestError(file, undefined, undefined, `cannot read: ${(e as Error).message}`) };
+    }
+    const contentDigest = createHash('sha1').update(text).digest('base64');
+    if (last?.contentDigest === contentDigest) return { file: { ...last, stamp }, parsed: false };
+    const parsed: ParsedFile = { stamp, contentDigest, objects: [], errors: [], documents: new Map() };
+    for (const doc of readDocuments(file, text, (digest) => last?.documents.has(digest) ?? false)) {
+      const objects = doc.known ? last!.documents.get(doc.digest!)! : doc.objects.map((o) => {
+        const d = delivered(o);
+        fresh.set(d.key, o);
+        return d;
+      });
+      parsed.objects.push(...objects);
+      parsed.errors.push(...doc.errors);
+      if (doc.digest !== undefined && doc.errors.length === 0) parsed.documents.set(doc.digest, objects);
+    }
+    return { file: parsed, parsed: true };
   }
 
   private reject(err: ManifestError, action: RejectedObject['action']): void {
@@ -160,19 +250,33 @@ export class ManifestsSource implements Source {
   }
 
   /** Diffs against what was delivered and emits the differences; returns how many. */
-  private emitDifferences(next: Map<string, Delivered>): number {
+  private emitDifferences(next: Map<string, Delivered>, fresh: Map<string, ManifestObject>): number {
     const events: SourceEvent[] = [];
     for (const [key, old] of this.current) {
-      if (!next.has(key)) events.push({ kind: old.kind, type: 'delete', object: old.object } as SourceEvent);
+      if (!next.has(key)) events.push({ kind: old.kind, type: 'delete', object: deletedObject(old) } as SourceEvent);
     }
     for (const [key, item] of next) {
       const old = this.current.get(key);
-      if (!old) events.push({ kind: item.kind, type: 'add', object: item.object } as SourceEvent);
-      else if (old.json !== item.json) events.push({ kind: item.kind, type: 'update', object: item.object } as SourceEvent);
+      if (old && old.digest === item.digest) continue;
+      events.push({ kind: item.kind, type: old ? 'update' : 'add', object: this.objectOf(key, item, fresh) } as SourceEvent);
     }
     this.current = next;
     for (const e of events) this.handlers?.event(e);
     return events.length;
+  }
+
+  /**
+   * The object to deliver: parsed now, unless a file that did not change
+   * holds the winning version (a duplicate in another file was removed):
+   * then that file is parsed again for it.
+   */
+  private objectOf(key: string, item: Delivered, fresh: Map<string, ManifestObject>): SourceEvent['object'] {
+    const o = fresh.get(key);
+    if (o && o.file === item.file && o.digest === item.digest) return o.object;
+    const text = readFileSync(item.file, 'utf8');
+    const again = parseManifestText(item.file, text).objects.find((x) => keyOf(x.kind, x.object.metadata.namespace, x.object.metadata.name) === key);
+    if (!again) throw new Error(`${item.file} changed while it was being read; the next reload applies it`);
+    return again.object;
   }
 
   /** Names, sizes and mtimes of the manifest files: cheap to compute, changes with any edit. */
@@ -196,5 +300,18 @@ export class ManifestsSource implements Source {
 }
 
 function delivered(o: ManifestObject): Delivered {
-  return { kind: o.kind, file: o.file, json: JSON.stringify(o.object), object: o.object };
+  const m = o.object.metadata;
+  const d: Delivered = { key: keyOf(o.kind, m.namespace, m.name), kind: o.kind, file: o.file, digest: o.digest, name: m.name };
+  if (o.kind !== 'Node') d.namespace = m.namespace;
+  const serviceName = o.kind === 'EndpointSlice' ? m.labels?.[SERVICE_NAME_LABEL] : undefined;
+  if (serviceName !== undefined) d.serviceName = serviceName;
+  return d;
+}
+
+/** A delete event's object: the identity the last delivered version had (name, namespace, the slice's Service). */
+function deletedObject(d: Delivered): SourceEvent['object'] {
+  const metadata = { name: d.name, ...(d.namespace !== undefined ? { namespace: d.namespace } : {}), ...(d.serviceName !== undefined ? { labels: { [SERVICE_NAME_LABEL]: d.serviceName } } : {}) };
+  if (d.kind === 'Service') return { kind: 'Service', metadata, spec: {} };
+  if (d.kind === 'EndpointSlice') return { kind: 'EndpointSlice', metadata, addressType: 'IPv4', endpoints: [] };
+  return { kind: 'Node', metadata };
 }

@@ -1,0 +1,78 @@
+/**
+ * Reading manifests document by document (lib/controller/manifests.ts):
+ * every file reads exactly as one parse of the whole file does (the same
+ * objects, the same errors with the same document numbers), JSON is read
+ * by JSON.parse, and a document that did not change is not parsed again.
+ */
+import t from 'tap';
+import { parseAllDocuments } from 'yaml';
+import { parseManifestText, readDocuments, splitDocuments } from '../../lib/controller/manifests.js';
+
+const svc = (name: string, port = 80) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec: {clusterIP: 10.96.0.1, ports: [{port: ${port}}]}\n`;
+
+/** What one parse of the whole text gives: every document's value (or its first error), in order. */
+function wholeParse(text: string): unknown[] {
+  const docs = parseAllDocuments(text);
+  return (Array.isArray(docs) ? docs : [docs]).map((d, i) => (d.errors.length ? `document ${i + 1}: ${d.errors[0].message}` : d.toJS())).filter((v) => v !== null && v !== undefined);
+}
+
+/** The same from parseManifestText: objects and error messages, in document order. */
+function read(text: string): unknown[] {
+  const r = parseManifestText('f.yaml', text);
+  return [...r.objects.map((o) => o.object), ...r.errors.map((e) => e.problem)];
+}
+
+const cases: Array<[string, string]> = [
+  ['one document', svc('a')],
+  ['two documents', svc('a') + '---\n' + svc('b')],
+  ['a leading marker and comments', '# objects\n\n---\n' + svc('a') + '---\n' + svc('b')],
+  ['comments between documents and a trailing marker', svc('a') + '---\n# nothing here\n---\n' + svc('b') + '---\n'],
+  ['document end markers', svc('a') + '...\n---\n' + svc('b') + '...\n'],
+  ['CRLF line ends', (svc('a') + '---\n' + svc('b')).replace(/\n/g, '\r\n')],
+  ['a flow mapping on the marker line', '--- {apiVersion: v1, kind: Service, metadata: {name: a}, spec: {clusterIP: 10.96.0.1}}\n---\n' + svc('b')],
+  ['--- inside a block scalar, indented', svc('a').replace('metadata: {name: a, namespace: ns}', 'metadata:\n  name: a\n  namespace: ns\n  annotations:\n    note: |\n      ---\n      not a marker\n')],
+  ['a JSON document between YAML ones', svc('a') + '---\n' + JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'j', namespace: 'ns' }, spec: { clusterIP: '10.96.0.2' } }) + '\n---\n' + svc('b')],
+  ['a byte order mark', '\uFEFF' + svc('a') + '---\n' + svc('b')],
+  ['directives: parsed whole', '%YAML 1.2\n---\n' + svc('a') + '---\n' + svc('b')],
+];
+for (const [name, text] of cases) {
+  t.test(`reads like one parse of the whole file: ${name}`, async (t) => {
+    const want = wholeParse(text);
+    t.ok(want.length > 0);
+    t.strictSame(read(text), want);
+  });
+}
+
+t.test('a YAML error anywhere: the whole file is parsed, so messages and document numbers are the whole parse\'s', async (t) => {
+  const text = svc('a') + '---\nkind: Service\nmetadata: {name: [\n---\n' + svc('b');
+  const r = parseManifestText('f.yaml', text);
+  t.strictSame(r.objects.map((o) => o.object.metadata.name), ['a', 'b']);
+  t.equal(r.errors.length, 1);
+  t.match(r.errors[0].problem, /^document 2: /);
+  t.equal(r.errors[0].problem, wholeParse(text)[1]);
+});
+
+t.test('a bad object names its document as the whole parse numbers it', async (t) => {
+  const bad = 'apiVersion: v1\nkind: Service\nmetadata: {namespace: ns}\nspec: {ports: [{port: 99999}]}\n';
+  const r = parseManifestText('f.yaml', '# header\n---\n' + svc('a') + '---\n---\n' + bad);
+  t.match(r.errors, [{ object: 'Service (document 3)', field: 'metadata.name' }]);
+});
+
+t.test('digests: the same document text has the same digest wherever it sits; known documents are not parsed', async (t) => {
+  const first = readDocuments('f.yaml', svc('a') + '---\n' + svc('b'));
+  const second = readDocuments('f.yaml', svc('b') + '---\n' + svc('c', 81) + '---\n' + svc('a'));
+  const digestOf = (reads: typeof first, name: string) => reads.find((d) => d.objects[0]?.object.metadata.name === name)?.digest;
+  t.equal(digestOf(second, 'a'), digestOf(first, 'a'));
+  t.equal(digestOf(second, 'b'), digestOf(first, 'b'));
+  const known = new Set(first.map((d) => d.digest!));
+  const third = readDocuments('f.yaml', svc('b') + '---\n' + svc('c', 81) + '---\n' + svc('a'), (d) => known.has(d));
+  t.strictSame(third.map((d) => [d.known, d.objects.map((o) => o.object.metadata.name)]), [[true, []], [false, ['c']], [true, []]], 'only the new document is parsed');
+});
+
+t.test('splitDocuments: markers only at the start of a line, followed by a space, a line end or the end', async (t) => {
+  t.strictSame(splitDocuments('a: 1\n---\nb: 2\n'), ['a: 1\n', 'b: 2\n']);
+  t.strictSame(splitDocuments('---\na: 1\n'), ['a: 1\n']);
+  t.strictSame(splitDocuments('a: ---\n---x: 1\n'), ['a: ---\n---x: 1\n']);
+  t.strictSame(splitDocuments('a: 1\n--- |\n  text\n'), ['a: 1\n', ' |\n  text\n']);
+  t.equal(splitDocuments('%YAML 1.2\n---\na: 1\n'), undefined);
+});
