@@ -61,6 +61,13 @@ export class Proxy {
   private nodeInfo?: NodeInfo;
   /** Events that arrived before the controller existed. */
   private buffered: SourceEvent[] = [];
+  /**
+   * Events received and not yet handled. A source delivers many at once (a
+   * manifests reload, an informer's relist): they are handled together,
+   * with one clock reading and one sync request for the lot (under
+   * user-mode-linux every clock reading is a system call).
+   */
+  private incoming: SourceEvent[] = [];
   /** Trigger times of endpoint changes not yet programmed. */
   private triggers: number[] = [];
   private stopping = false;
@@ -103,6 +110,7 @@ export class Proxy {
       // The source has logged it (object, field); here it is counted.
       rejected: (r) => this.metrics.invalidObjectsTotal.inc({ kind: r.kind, action: r.action }),
     });
+    this.flush();
     const bindIP = bindAddressNodeIP(o);
     this.nodeInfo = nodeInfoOf(o.hostnameOverride, this.node, bindIP);
     if (this.nodeInfo.addresses.length === 0) {
@@ -127,9 +135,11 @@ export class Proxy {
       throw explainStartError(err);
     }
     this.controller = controller;
+    this.flush();
     const initial = this.buffered;
     this.buffered = [];
-    for (const e of initial) this.apply(e);
+    const now = this.clock.now();
+    for (const e of initial) this.apply(e, now);
 
     this.runner = new SyncRunner({
       minSyncPeriodMs: o.ipvs.minSyncPeriodMs,
@@ -191,21 +201,32 @@ export class Proxy {
 
   private onEvent(e: SourceEvent): void {
     if (this.stopping) return;
-    this.log.debug({ type: e.type, object: eventLabel(e) }, 'object event');
-    if (e.kind === 'Node') return this.onNode(e.type, e.object);
-    if (!this.controller) {
-      this.buffered.push(e);
-      return;
+    this.incoming.push(e);
+    if (this.incoming.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  /** Handles the events received so far, in order, as one batch. */
+  private flush(): void {
+    const batch = this.incoming;
+    if (batch.length === 0) return;
+    this.incoming = [];
+    if (this.stopping) return;
+    const debug = this.log.isLevelEnabled('debug');
+    let now: number | undefined;
+    for (const e of batch) {
+      if (debug) this.log.debug({ type: e.type, object: eventLabel(e) }, 'object event');
+      if (e.kind === 'Node') this.onNode(e.type, e.object);
+      else if (!this.controller) this.buffered.push(e);
+      else this.apply(e, (now ??= this.clock.now()));
     }
-    this.apply(e);
+    if (now === undefined) return;
     this.health.queued();
     this.runner?.request();
   }
 
-  /** Feeds one Service/EndpointSlice event to the controller and the local bookkeeping. */
-  private apply(e: SourceEvent): void {
+  /** Feeds one Service/EndpointSlice event to the controller and the local bookkeeping; `now` is when it was received. */
+  private apply(e: SourceEvent, now: number): void {
     const c = this.controller!;
-    const now = this.clock.now();
     if (e.kind === 'Service') {
       const svc = e.object as Service;
       if (e.type === 'delete') {
@@ -224,8 +245,11 @@ export class Proxy {
       } else {
         c.upsertEndpointSlice(slice);
         this.local.setSlice(slice);
-        const trigger = Date.parse(slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION] ?? '');
-        if (Number.isFinite(trigger)) this.triggers.push(trigger);
+        const trigger = slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION];
+        if (trigger !== undefined) {
+          const at = Date.parse(trigger);
+          if (Number.isFinite(at)) this.triggers.push(at);
+        }
       }
       this.metrics.endpointsChanged(now);
     }
