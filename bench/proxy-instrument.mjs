@@ -11,9 +11,10 @@
  * Times are process.hrtime (CLOCK_MONOTONIC, shared by every process of the
  * machine), so the benchmark driver can subtract its own timestamps.
  *
- * Why a preload and not /metrics: the proxy exports operation counts, but
- * not messages or sendmsg calls per sync, nor when a sync ends to better
- * than a millisecond.
+ * Why a preload and not /metrics: the proxy exports each sync's netlink
+ * messages and sendmsg calls (kubeproxy_sync_netlink_*, from SyncResult.netlink,
+ * which this preload reports too), but not when a sync begins and ends to
+ * better than a millisecond, nor the phases of a cold start.
  */
 import { writeSync } from 'node:fs';
 
@@ -84,7 +85,9 @@ if (Number.isInteger(fd) && fd > 2) {
         const summary = result && typeof result === 'object' ? { kind: result.kind, planned: result.planned, applied: result.applied, failed: result.failed } : {};
         // The end time is taken before the counters are read, so reading them does not count.
         const t = String(process.hrtime.bigint());
-        emit(`${name}-end`, { t, ...summary, netlink: delta(before, netlink(this)), ...(error ? { error: String(error?.message ?? error) } : {}) });
+        // Syncs report their own netlink traffic (SyncResult.netlink); start() does not, so it is taken from the sockets.
+        const traffic = result?.netlink ?? delta(before, netlink(this));
+        emit(`${name}-end`, { t, ...summary, netlink: traffic, ...(error ? { error: String(error?.message ?? error) } : {}) });
       }
     };
   };

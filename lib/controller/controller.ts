@@ -67,7 +67,14 @@ export interface SyncResult {
   durationSeconds: number;
   /** The ipset operations the kernel refused, in whole or in part; the other sets, IPVS and addresses went ahead. */
   ipsetFailures: IpsetFailure[];
+  /** What this sync cost on each netlink socket: messages sent and received, sendmsg and receive system calls. */
+  netlink: NetlinkTraffic;
 }
+
+export type NetlinkSocket = 'ipvs' | 'ipset' | 'rtnl';
+
+/** Per socket: messages and system calls (the sockets' own counters). */
+export type NetlinkTraffic = Record<NetlinkSocket, SocketCounters>;
 
 export interface IpsetFailure {
   set: string;
@@ -93,9 +100,11 @@ export interface ControllerCounters {
   operations: OperationCounts;
   /** ipset operations refused since start, by set and the kernel's code. */
   ipsetFailures: Array<{ set: string; code: string; count: number }>;
-  /** Netlink traffic per socket (messages, system calls); undefined before the clients are open. */
+  /** Netlink traffic per socket since start (messages, system calls); undefined before the clients are open. */
   netlink: { ipvs?: SocketCounters; ipset?: SocketCounters; rtnl?: SocketCounters };
   syncs: Record<SyncKind, number> & { lastDurationSeconds: number; totalDurationSeconds: number };
+  /** The last sync, resync or drain pass: its kind and netlink traffic; undefined before the first. */
+  lastSync?: { kind: SyncKind; netlink: NetlinkTraffic };
 }
 
 export class Controller {
@@ -119,6 +128,7 @@ export class Controller {
   private readonly ipsetFailureCounts = new Map<string, number>();
   /** The addresses on the node's interfaces except kube-ipvs0, as last read; undefined before start(). */
   private hostAddresses?: string[];
+  private lastSync?: { kind: SyncKind; netlink: NetlinkTraffic };
 
   constructor(private readonly options: ControllerOptions) {
     this.config = options.config;
@@ -192,6 +202,7 @@ export class Controller {
   sync(): Promise<SyncResult> {
     return this.queue.run(async () => {
       const started = performance.now();
+      const traffic = this.traffic();
       const full = this.fullSyncPending;
       const scope = this.takePending();
       try {
@@ -199,7 +210,7 @@ export class Controller {
         let ops = plan(this.state.desired, this.mirror, options);
         const graceful = gracefulRemovals(ops);
         if (graceful.size > 0) ops = plan(this.state.desired, this.mirror, { ...options, connections: await this.readConnections(graceful) });
-        return this.finish(full ? 'full' : 'incremental', ops, await this.apply(ops), started);
+        return this.finish(full ? 'full' : 'incremental', ops, await this.apply(ops), started, traffic);
       } catch (err) {
         // Nothing may be lost: the next sync looks at these keys again.
         mergeScope(this.pending, scope);
@@ -219,6 +230,7 @@ export class Controller {
     return this.queue.run(async () => {
       const started = performance.now();
       const clients = await this.ensureClients();
+      const traffic = this.traffic();
       const read = await this.readKernel(clients);
       const previous = this.mirror;
       this.mirror = Mirror.fromKernel(read.snapshot);
@@ -229,7 +241,7 @@ export class Controller {
       this.takePending();
       // The dump just read has every real server's connections: no further read for graceful termination.
       const ops = plan(this.state.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot) });
-      return this.finish('resync', ops, await this.apply(ops), started);
+      return this.finish('resync', ops, await this.apply(ops), started, traffic);
     });
   }
 
@@ -242,6 +254,7 @@ export class Controller {
     return this.queue.run(async () => {
       const started = performance.now();
       const clients = await this.ensureClients();
+      const traffic = this.traffic();
       const draining: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
       for (const [key, vs] of this.mirror.virtualServers) {
         if (![...vs.destinations.values()].some((d) => d.weight === 0)) continue;
@@ -251,7 +264,7 @@ export class Controller {
         (draining.virtualServers as Map<string, CurrentVirtualServer>).set(key, { service: vs.service, destinations });
       }
       const ops = planDrainedDeletions(this.state.desired, draining);
-      return this.finish('drain', ops, await this.apply(ops), started);
+      return this.finish('drain', ops, await this.apply(ops), started, traffic);
     });
   }
 
@@ -319,6 +332,7 @@ export class Controller {
         rtnl: this.clients?.rtnl.counters(),
       },
       syncs: { ...this.syncCounts },
+      lastSync: this.lastSync,
     };
   }
 
@@ -388,8 +402,17 @@ export class Controller {
     return scope;
   }
 
-  private finish(kind: SyncKind, ops: Operation[], report: ApplyReport, started: number): SyncResult {
+  /** Every socket's counters now (zeros before the clients are open), to take the difference a sync made. */
+  private traffic(): NetlinkTraffic {
+    const c = this.clients;
+    return { ipvs: c?.ipvs.counters() ?? ZERO_COUNTERS, ipset: c?.ipset.counters() ?? ZERO_COUNTERS, rtnl: c?.rtnl.counters() ?? ZERO_COUNTERS };
+  }
+
+  private finish(kind: SyncKind, ops: Operation[], report: ApplyReport, started: number, before: NetlinkTraffic): SyncResult {
     const durationSeconds = (performance.now() - started) / 1000;
+    const after = this.traffic();
+    const netlink = { ipvs: countersDelta(before.ipvs, after.ipvs), ipset: countersDelta(before.ipset, after.ipset), rtnl: countersDelta(before.rtnl, after.rtnl) };
+    this.lastSync = { kind, netlink };
     this.syncCounts[kind]++;
     this.syncCounts.lastDurationSeconds = durationSeconds;
     this.syncCounts.totalDurationSeconds += durationSeconds;
@@ -398,7 +421,7 @@ export class Controller {
       const key = `${f.set}\0${f.code}`;
       this.ipsetFailureCounts.set(key, (this.ipsetFailureCounts.get(key) ?? 0) + 1);
     }
-    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures };
+    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures, netlink };
     if (ipsetFailures.length > 0) this.logger.warn({ ipsetFailures: ipsetFailures.map((f) => ({ ...f, entries: f.entries.length })) }, 'ipset operations refused; the rest of the sync was applied');
     this.logger.debug(result, 'sync');
     this.options.onSync?.(result);
@@ -408,6 +431,18 @@ export class Controller {
   private ourSetNames(): Set<string> {
     return new Set(this.state.desired.ipsets.keys());
   }
+}
+
+const ZERO_COUNTERS: SocketCounters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 };
+
+function countersDelta(a: SocketCounters, b: SocketCounters): SocketCounters {
+  return {
+    sendmsgCalls: b.sendmsgCalls - a.sendmsgCalls,
+    recvCalls: b.recvCalls - a.recvCalls,
+    messagesSent: b.messagesSent - a.messagesSent,
+    messagesReceived: b.messagesReceived - a.messagesReceived,
+    dumpsRestarted: b.dumpsRestarted - a.dumpsRestarted,
+  };
 }
 
 function ipsetFailureOf(f: FailedOperation): IpsetFailure[] {

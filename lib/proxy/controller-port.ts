@@ -22,6 +22,23 @@ export interface ControllerCounters {
   operations: Record<'ipvs' | 'ipset' | 'address' | 'iptables', { ok: number; failed: number }>;
   /** ipset operations refused since start, by set and kernel code (from the sync results). */
   ipsetFailures?: Array<{ set: string; code: string; count: number }>;
+  /** Netlink traffic since start, per socket: messages and system calls (monotonic). */
+  netlink?: Partial<Record<NetlinkSocket, NetlinkCounters>>;
+  /** Syncs since start, by kind: full (the first, or after a node change), incremental, resync, drain. */
+  syncs?: Record<SyncKind, number>;
+  /** The last sync, resync or drain pass: its kind and what it cost on each socket. */
+  lastSync?: { kind: SyncKind; netlink: Record<NetlinkSocket, NetlinkCounters> };
+}
+
+export type NetlinkSocket = 'ipvs' | 'ipset' | 'rtnl';
+export type SyncKind = 'full' | 'incremental' | 'resync' | 'drain';
+
+/** One netlink socket's counters (the addon's own). */
+export interface NetlinkCounters {
+  messagesSent: number;
+  messagesReceived: number;
+  sendmsgCalls: number;
+  recvCalls: number;
 }
 
 export interface SyncReport {
@@ -29,6 +46,8 @@ export interface SyncReport {
   planned: number;
   applied: number;
   failed: number;
+  /** What the sync cost on each netlink socket, when the controller counts it. */
+  netlink?: Record<NetlinkSocket, NetlinkCounters>;
 }
 
 export interface ControllerPort {

@@ -13,7 +13,7 @@
  * them too.
  */
 import { release } from 'node:os';
-import { Controller } from '../controller/controller.js';
+import { Controller, type SyncResult } from '../controller/controller.js';
 import { execIn } from '../controller/exec.js';
 import type { EndpointSlice, NodeInfo, Service } from '../controller/model.js';
 import { namespaceOf } from '../controller/model.js';
@@ -96,8 +96,19 @@ export class KernelController implements ControllerPort {
   }
 
   counters(): ControllerCounters {
-    const c = this.controller?.counters() ?? emptyCounters();
-    return { virtualServers: c.virtualServers, realServers: c.realServers, ipsetEntries: c.ipsetEntries, operations: c.operations, ipsetFailures: c.ipsetFailures };
+    if (!this.controller) return emptyCounters();
+    const c = this.controller.counters();
+    const { full, incremental, resync, drain } = c.syncs;
+    return {
+      virtualServers: c.virtualServers,
+      realServers: c.realServers,
+      ipsetEntries: c.ipsetEntries,
+      operations: c.operations,
+      ipsetFailures: c.ipsetFailures,
+      netlink: c.netlink,
+      syncs: { full, incremental, resync, drain },
+      lastSync: c.lastSync,
+    };
   }
 
   async close(): Promise<void> {
@@ -112,8 +123,8 @@ export class PartialSyncError extends Error {
   }
 }
 
-function checked(r: { planned: number; applied: number; failed: number }): SyncReport {
-  const report = { planned: r.planned, applied: r.applied, failed: r.failed };
+function checked(r: SyncResult): SyncReport {
+  const report = { planned: r.planned, applied: r.applied, failed: r.failed, netlink: r.netlink };
   if (report.failed > 0) throw new PartialSyncError(report);
   return report;
 }

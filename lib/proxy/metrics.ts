@@ -5,7 +5,7 @@
  * operations, which upstream has no equivalent for.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ControllerCounters } from './controller-port.js';
+import type { ControllerCounters, NetlinkCounters } from './controller-port.js';
 
 /** kube-proxy: metrics.ExponentialBuckets(0.001, 2, 15) */
 const SYNC_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
@@ -97,6 +97,56 @@ export class ProxyMetrics {
           this.inc({ family, result: 'ok' }, c.operations[kind].ok);
           this.inc({ family, result: 'error' }, c.operations[kind].failed);
         }
+      },
+    });
+    // Netlink traffic: what the operations above cost in messages and system calls, per socket.
+    const traffic: Array<[string, string, keyof NetlinkCounters]> = [
+      ['kubeproxy_netlink_messages_sent_total', 'Netlink messages sent, by socket (ipvs, ipset, rtnl)', 'messagesSent'],
+      ['kubeproxy_netlink_messages_received_total', 'Netlink messages received (replies, acks, dump records), by socket', 'messagesReceived'],
+      ['kubeproxy_netlink_sendmsg_calls_total', 'sendmsg system calls on the netlink sockets, by socket', 'sendmsgCalls'],
+      ['kubeproxy_netlink_recv_calls_total', 'Receive system calls on the netlink sockets, by socket', 'recvCalls'],
+    ];
+    for (const [name, help, field] of traffic) {
+      new Counter({
+        name,
+        help,
+        labelNames: ['family'],
+        registers: r,
+        collect() {
+          const c = counters();
+          if (!c?.netlink) return;
+          this.reset();
+          for (const [family, n] of Object.entries(c.netlink)) if (n) this.inc({ family }, n[field]);
+        },
+      });
+    }
+    const lastSync: Array<[string, string, keyof NetlinkCounters]> = [
+      ['kubeproxy_sync_netlink_messages_sent', 'Netlink messages the last sync, resync or drain pass sent, by socket', 'messagesSent'],
+      ['kubeproxy_sync_netlink_sendmsg_calls', 'sendmsg system calls of the last sync, resync or drain pass, by socket', 'sendmsgCalls'],
+    ];
+    for (const [name, help, field] of lastSync) {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['family'],
+        registers: r,
+        collect() {
+          const last = counters()?.lastSync;
+          if (!last) return;
+          for (const [family, n] of Object.entries(last.netlink)) this.set({ family }, n[field]);
+        },
+      });
+    }
+    new Counter({
+      name: 'kubeproxy_ipvs_syncs_total',
+      help: 'Syncs carried out, by kind: full (the first, or after a node change), incremental, resync (kernel read back), drain (graceful termination)',
+      labelNames: ['kind'],
+      registers: r,
+      collect() {
+        const c = counters();
+        if (!c?.syncs) return;
+        this.reset();
+        for (const [kind, n] of Object.entries(c.syncs)) this.inc({ kind }, n);
       },
     });
     new Counter({

@@ -74,6 +74,7 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
     t.match(r, { kind: 'incremental', planned: 3, applied: 3, failed: 0 }, 'two real servers and one ipset entry');
     t.same(delta, { ipvs: 2, ipset: 1, rtnl: 0 }, 'one IPVS batch of two messages, one ipset message, no dumps');
     t.ok(delta.ipvs + delta.ipset + delta.rtnl <= 4, 'at most 4 messages');
+    t.match(r.netlink, { ipvs: { messagesSent: 2, sendmsgCalls: 1 }, ipset: { messagesSent: 1, sendmsgCalls: 1 }, rtnl: { messagesSent: 0, sendmsgCalls: 0 } }, 'the sync result reports the same traffic, with its sendmsg calls');
     await kernelMatches(t, top, ns, c.desired, 'after adding an endpoint');
   });
 
@@ -87,6 +88,8 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
     t.match(r, { kind: 'incremental', planned: 1, applied: 1, failed: 0 }, 'one deleteDestination, no weight 0 first');
     t.notOk((await ipvsadmSave(ns)).some((l) => l.includes('10.244.2.20')), 'no real server left for it, not even at weight 0');
     t.same({ ipvs: after.ipvs - before.ipvs, ipset: after.ipset - before.ipset, rtnl: after.rtnl - before.rtnl }, { ipvs: 3, ipset: 0, rtnl: 0 }, "one read of that virtual server's destinations (GET_SERVICE + GET_DEST dump), one delete");
+    t.match(r.netlink, { ipvs: { messagesSent: 3, sendmsgCalls: 2 }, ipset: { messagesSent: 0 }, rtnl: { messagesSent: 0 } }, 'reported by the sync: 3 messages in 2 sendmsg');
+    t.same(c.counters().lastSync, { kind: 'incremental', netlink: r.netlink }, 'and kept as the last sync for the metrics');
     t.match(await c.removeDrainedRealServers(), { kind: 'drain', planned: 0 }, 'nothing left to drain');
     await kernelMatches(t, top, ns, c.desired, 'after the removal');
   });

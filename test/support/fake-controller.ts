@@ -3,7 +3,7 @@
  * without a kernel. Syncs can be made slow (gate) or failing.
  */
 import type { EndpointSlice, NodeInfo, Service } from '../../lib/controller/model.js';
-import type { ControllerCounters, ControllerFactory, ControllerInit, ControllerPort, SyncReport } from '../../lib/proxy/controller-port.js';
+import type { ControllerCounters, ControllerFactory, ControllerInit, ControllerPort, NetlinkCounters, SyncReport } from '../../lib/proxy/controller-port.js';
 
 export class FakeController implements ControllerPort {
   readonly calls: string[] = [];
@@ -13,6 +13,10 @@ export class FakeController implements ControllerPort {
   failStart?: Error;
   failSyncs = 0;
   ops = { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } };
+  /** Like the real controller's socket counters: every sync sends 2 IPVS messages and 1 ipset message, one sendmsg each. */
+  netlink = { ipvs: traffic(0, 0), ipset: traffic(0, 0), rtnl: traffic(0, 0) };
+  syncs = { full: 0, incremental: 0, resync: 0, drain: 0 };
+  lastSync?: ControllerCounters['lastSync'];
 
   constructor(readonly init?: ControllerInit) {
     this.node = init?.node;
@@ -51,7 +55,12 @@ export class FakeController implements ControllerPort {
     }
     this.ops.ipvs.ok += 2;
     this.ops.ipset.ok += 1;
-    return { planned: 3, applied: 3, failed: 0 };
+    const cost = { ipvs: traffic(2, 1), ipset: traffic(1, 1), rtnl: traffic(0, 0) };
+    for (const k of ['ipvs', 'ipset', 'rtnl'] as const) this.netlink[k] = add(this.netlink[k], cost[k]);
+    const syncKind = kind === 'sync' ? (this.syncs.full === 0 ? 'full' : 'incremental') : (kind as 'resync' | 'drain');
+    this.syncs[syncKind]++;
+    this.lastSync = { kind: syncKind, netlink: cost };
+    return { planned: 3, applied: 3, failed: 0, netlink: cost };
   }
   sync(): Promise<SyncReport> {
     return this.run('sync');
@@ -68,11 +77,27 @@ export class FakeController implements ControllerPort {
   counters(): ControllerCounters {
     let realServers = 0;
     for (const s of this.slices.values()) realServers += s.endpoints.length;
-    return { virtualServers: this.services.size, realServers, ipsetEntries: this.services.size * 2, operations: structuredClone(this.ops) };
+    return {
+      virtualServers: this.services.size,
+      realServers,
+      ipsetEntries: this.services.size * 2,
+      operations: structuredClone(this.ops),
+      netlink: structuredClone(this.netlink),
+      syncs: { ...this.syncs },
+      lastSync: this.lastSync,
+    };
   }
   async close(): Promise<void> {
     this.calls.push('close');
   }
+}
+
+function traffic(messages: number, calls: number): NetlinkCounters {
+  return { messagesSent: messages, messagesReceived: messages, sendmsgCalls: calls, recvCalls: calls };
+}
+
+function add(a: NetlinkCounters, b: NetlinkCounters): NetlinkCounters {
+  return { messagesSent: a.messagesSent + b.messagesSent, messagesReceived: a.messagesReceived + b.messagesReceived, sendmsgCalls: a.sendmsgCalls + b.sendmsgCalls, recvCalls: a.recvCalls + b.recvCalls };
 }
 
 /** A factory that remembers the controller it made. */

@@ -44,7 +44,7 @@ async function started(t: Tap.Test, o: Partial<ProxyOptions> = {}, setup?: Param
 
 async function metric(url: string, name: string): Promise<number | undefined> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || (!name.includes("{") && l.startsWith(`${name}{`)));
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 
@@ -130,6 +130,10 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
   t.equal(await metric(metrics, 'kubeproxy_ipvs_virtual_servers'), 2, 'from the controller counters');
   t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 4);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count'), 1, 'one sync');
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_syncs_total{kind="full"}'), 1, 'the first sync is a full one');
+  t.equal(await metric(metrics, 'kubeproxy_netlink_messages_sent_total{family="ipvs"}'), 2, 'netlink messages from the controller counters');
+  t.equal(await metric(metrics, 'kubeproxy_netlink_sendmsg_calls_total{family="ipset"}'), 1);
+  t.equal(await metric(metrics, 'kubeproxy_sync_netlink_messages_sent{family="ipvs"}'), 2, 'the last sync\'s messages');
   const last1 = (await metric(metrics, 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'))!;
   t.ok(Math.abs(last1 - Date.now() / 1000) < 10, 'last sync timestamp is now');
 
@@ -149,6 +153,8 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
   const sum = (await metric(metrics, 'kubeproxy_network_programming_duration_seconds_sum'))!;
   t.ok(sum >= 1.5 && sum < 10, `programming latency measured from the trigger time (${sum}s)`);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0, 'nothing pending after the sync');
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_syncs_total{kind="incremental"}'), 1, 'then an incremental one');
+  t.equal(await metric(metrics, 'kubeproxy_netlink_messages_sent_total{family="ipvs"}'), 4, 'the counters add up');
   t.ok(controller.calls.includes('upsertEndpointSlice api-x7k2p'));
   t.equal(await (await fetch(`${metrics}/proxyMode`)).text(), 'ipvs');
 });
