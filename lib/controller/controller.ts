@@ -38,7 +38,7 @@ import { usableLocalAddresses } from './node-addresses.js';
 import { isEmptyScope, mergeScope, scopeOf } from './pending-scope.js';
 import { gracefulRemovals, plan, planDrainedDeletions, type PlanOptions } from './planner.js';
 import { ProxyState } from './proxy-state.js';
-import { destinationKey, DUMMY_DEVICE, virtualServerKey, type CurrentState, type CurrentVirtualServer, type DesiredState, type IpsetOp, type Operation } from './state.js';
+import { compareDestinations, destinationKey, DUMMY_DEVICE, findDestination, virtualServerKey, type CurrentState, type CurrentVirtualServer, type DesiredState, type IpsetOp, type Operation } from './state.js';
 import { kubeProxySysctls, writeSysctls } from './sysctls.js';
 
 export interface ControllerOptions {
@@ -233,14 +233,14 @@ export class Controller {
       const traffic = this.traffic();
       const read = await this.readKernel(clients);
       const previous = this.mirror;
-      this.mirror = Mirror.fromKernel(read.snapshot);
+      this.mirror = Mirror.fromKernel(read.snapshot, this.state.desired);
       for (const [family, payload] of previous.iptables) {
         if (await this.iptables.holds(family, payload).catch(() => false)) this.mirror.iptables.set(family, payload);
       }
       this.adoptHostAddresses(read.hostAddresses);
       this.takePending();
       // The dump just read has every real server's connections: no further read for graceful termination.
-      const ops = plan(this.state.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot) });
+      const ops = plan(this.state.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.state.desired) });
       return this.finish('resync', ops, await this.apply(ops), started, traffic);
     });
   }
@@ -257,10 +257,12 @@ export class Controller {
       const traffic = this.traffic();
       const draining: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
       for (const [key, vs] of this.mirror.virtualServers) {
-        if (![...vs.destinations.values()].some((d) => d.weight === 0)) continue;
+        if (!vs.destinations.some((d) => d.weight === 0)) continue;
         const live = await clients.ipvs.listDestinations(vs.service).catch(() => undefined);
         if (!live) continue; // gone meanwhile: the next resync notices
-        const destinations = new Map(live.map((d) => [`${d.address}/${d.port}`, { address: d.address, port: d.port, weight: d.weight, activeConns: d.activeConns, inactiveConns: d.inactiveConns }]));
+        const destinations = live
+          .map((d) => ({ address: canonicalAddress(d.address) ?? d.address, port: d.port, weight: d.weight, activeConns: d.activeConns, inactiveConns: d.inactiveConns }))
+          .sort(compareDestinations);
         (draining.virtualServers as Map<string, CurrentVirtualServer>).set(key, { service: vs.service, destinations });
       }
       const ops = planDrainedDeletions(this.state.desired, draining);
@@ -313,7 +315,7 @@ export class Controller {
 
   counters(): ControllerCounters {
     let realServers = 0;
-    for (const vs of this.mirror.virtualServers.values()) realServers += vs.destinations.size;
+    for (const vs of this.mirror.virtualServers.values()) realServers += vs.destinations.length;
     let ipsetEntries = 0;
     for (const set of this.mirror.ipsets.values()) ipsetEntries += set.entries.size;
     return {
@@ -451,13 +453,24 @@ function ipsetFailureOf(f: FailedOperation): IpsetFailure[] {
   return [{ set: f.op.set, op: f.op.op, code, message: f.error.message, entries: 'entries' in f.op ? f.op.entries : [] }];
 }
 
-/** Connection counts of every real server in a kernel snapshot, keyed as the planner wants them. */
-function connectionsOf(snapshot: KernelSnapshot): Map<string, Map<string, number>> {
+/**
+ * Connection counts, keyed as the planner wants them, of the real servers
+ * in a kernel snapshot that the desired state does not want (the only
+ * ones the planner asks about: those it may remove).
+ */
+function connectionsOf(snapshot: KernelSnapshot, desired: DesiredState): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>();
   for (const vs of snapshot.virtualServers) {
     if (vs.address === undefined || vs.protocol === undefined || vs.port === undefined) continue;
     const key = virtualServerKey({ protocol: vs.protocol, address: canonicalAddress(vs.address) ?? vs.address, port: vs.port });
-    out.set(key, new Map(vs.destinations.map((d) => [destinationKey({ address: canonicalAddress(d.address) ?? d.address, port: d.port }), (d.activeConns ?? 0) + (d.inactiveConns ?? 0)])));
+    const wanted = desired.virtualServers.get(key)?.destinations ?? [];
+    for (const d of vs.destinations) {
+      const dest = { address: canonicalAddress(d.address) ?? d.address, port: d.port };
+      if (findDestination(wanted, dest) >= 0) continue;
+      let counts = out.get(key);
+      if (!counts) out.set(key, (counts = new Map()));
+      counts.set(destinationKey(dest), (d.activeConns ?? 0) + (d.inactiveConns ?? 0));
+    }
   }
   return out;
 }

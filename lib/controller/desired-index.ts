@@ -34,8 +34,14 @@ interface MutableSet extends IpsetState {
 
 export class DesiredIndex {
   private readonly contributions = new Map<string, ServiceContribution>();
-  /** virtual server key → owning service → its version (normally one owner). */
-  private readonly owners = new Map<string, Map<string, DesiredVirtualServer>>();
+  /**
+   * Virtual server key → the service whose version is in force. Two
+   * services claiming one VIP:port is a user error; the first claimant
+   * keeps it, like the first sync would, and the others wait in
+   * `contenders` (in the order they came) until it lets go.
+   */
+  private readonly claims = new Map<string, string>();
+  private readonly contenders = new Map<string, string[]>();
   private readonly virtualServers = new Map<string, DesiredVirtualServer>();
   private readonly sets = new Map<string, MutableSet>();
   private readonly addressCounts = new Map<string, number>();
@@ -61,12 +67,13 @@ export class DesiredIndex {
     // Add the new counts before dropping the old ones, so what both versions share never drops to zero.
     if (next) this.apply(next, +1, scope);
     if (previous) this.apply(previous, -1, scope);
-    for (const key of previous?.virtualServers.keys() ?? []) {
-      if (!next?.virtualServers.has(key)) this.applyVirtualServer(serviceKey, key, undefined, scope);
-    }
-    for (const [key, vs] of next?.virtualServers ?? []) this.applyVirtualServer(serviceKey, key, vs, scope);
     if (next) this.contributions.set(serviceKey, next);
     else this.contributions.delete(serviceKey);
+    if (previous && previous.virtualServers.length > 0) {
+      const kept = new Set(next?.virtualServers.map((vs) => vs.key));
+      for (const vs of previous.virtualServers) if (!kept.has(vs.key)) this.release(serviceKey, vs.key, scope);
+    }
+    for (const vs of next?.virtualServers ?? []) this.claim(serviceKey, vs, scope);
     if (scope.iptables) this.renderIptables();
     return scope;
   }
@@ -86,25 +93,50 @@ export class DesiredIndex {
   }
 
   private apply(c: ServiceContribution, sign: 1 | -1, scope: Scope): void {
-    for (const [set, entry] of c.setEntries) this.applyEntry(set, entry, sign, scope);
+    const e = c.setEntries;
+    for (let i = 0; i < e.length; i += 2) this.applyEntry(e[i], e[i + 1], sign, scope);
     for (const address of c.boundAddresses) this.applyAddress(address, sign, scope);
     for (const drop of c.outFilterDrops) this.applyDrop(drop, sign, scope);
   }
 
-  private applyVirtualServer(owner: string, key: string, vs: DesiredVirtualServer | undefined, scope: Scope): void {
-    scope.virtualServers.add(key);
-    const byOwner = this.owners.get(key) ?? new Map<string, DesiredVirtualServer>();
-    if (vs) byOwner.set(owner, vs);
-    else byOwner.delete(owner);
-    // Two services claiming one VIP:port is a user error; the first claimant keeps it, like the first sync would.
-    const winner = byOwner.values().next();
-    if (winner.done) {
-      this.owners.delete(key);
-      this.virtualServers.delete(key);
-    } else {
-      this.owners.set(key, byOwner);
-      this.virtualServers.set(key, winner.value);
+  /** `owner` wants `vs` (a new version, or its first). */
+  private claim(owner: string, vs: DesiredVirtualServer, scope: Scope): void {
+    scope.virtualServers.add(vs.key);
+    const holder = this.claims.get(vs.key);
+    if (holder === undefined || holder === owner) {
+      if (holder === undefined) this.claims.set(vs.key, owner);
+      this.virtualServers.set(vs.key, vs);
+      return;
     }
+    const waiting = this.contenders.get(vs.key);
+    if (!waiting) this.contenders.set(vs.key, [owner]);
+    else if (!waiting.includes(owner)) waiting.push(owner);
+  }
+
+  /** `owner` no longer wants `key` (its contribution has already been replaced). */
+  private release(owner: string, key: string, scope: Scope): void {
+    scope.virtualServers.add(key);
+    const waiting = this.contenders.get(key);
+    if (this.claims.get(key) !== owner) {
+      const at = waiting?.indexOf(owner) ?? -1;
+      if (at >= 0) waiting!.splice(at, 1);
+      if (waiting?.length === 0) this.contenders.delete(key);
+      return;
+    }
+    let heir: string | undefined;
+    let vs: DesiredVirtualServer | undefined;
+    while (vs === undefined && waiting !== undefined && waiting.length > 0) {
+      heir = waiting.shift()!;
+      vs = this.contributions.get(heir)?.virtualServers.find((v) => v.key === key);
+    }
+    if (waiting?.length === 0) this.contenders.delete(key);
+    if (heir === undefined || vs === undefined) {
+      this.claims.delete(key);
+      this.virtualServers.delete(key);
+      return;
+    }
+    this.claims.set(key, heir);
+    this.virtualServers.set(key, vs);
   }
 
   private applyEntry(set: string, entry: string, sign: 1 | -1, scope: Scope): void {

@@ -4,36 +4,56 @@
  * bound to kube-ipvs0, and the LoadBalancer VIPs the node may not reach.
  * Pure; the same function serves a full build and a one-service update.
  */
-import type { DestinationKey } from '../ipvs/types.js';
 import type { EndpointInfo } from './endpoints.js';
 import { endpointsForPort } from './endpoints.js';
+import type { SliceFacts } from './facts.js';
 import type { OutFilterDrop } from './iptables.js';
 import { ipPortEntry, ipPortIpEntry, ipPortNetEntry, ipsetName, portEntry, SET, type SetName } from './ipsets.js';
-import type { EndpointSlice, Service } from './model.js';
+import type { Service } from './model.js';
 import type { NodeContext } from './node-addresses.js';
 import { cidrContains, type AddressFamily } from './net.js';
 import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
-import { destinationKey, virtualServerKey, type DesiredVirtualServer, type VirtualServerSpec } from './state.js';
+import { virtualServerKey, type DesiredDestination, type DesiredVirtualServer, type VirtualServerSpec } from './state.js';
 import { categorizeEndpoints, selectEndpoints, type Categorized } from './topology.js';
 
+/** What one service adds to the desired state (kept by DesiredIndex until the service changes: compact). */
 export interface ServiceContribution {
-  virtualServers: Map<string, DesiredVirtualServer>;
-  /** [set name (family-specific), entry] pairs; a pair may repeat. */
-  setEntries: Array<[string, string]>;
+  /** The service's virtual servers, each key once. */
+  virtualServers: DesiredVirtualServer[];
+  /** Set entries as pairs, flat: the set name (family-specific) at even indexes, its entry after it; a pair may repeat. */
+  setEntries: string[];
   boundAddresses: string[];
   outFilterDrops: OutFilterDrop[];
 }
 
-export function serviceContribution(svc: Service, slices: readonly EndpointSlice[], ctx: NodeContext): ServiceContribution {
-  const out: ServiceContribution = { virtualServers: new Map(), setEntries: [], boundAddresses: [], outFilterDrops: [] };
+/** Being built: virtual servers by key (a later one of the same key replaces an earlier one). */
+interface Building {
+  virtualServers: Map<string, DesiredVirtualServer>;
+  setEntries: string[];
+  boundAddresses: string[];
+  outFilterDrops: OutFilterDrop[];
+  /** Endpoint list → its destinations, so virtual servers with the same endpoints share one list. */
+  destinations: Map<readonly EndpointInfo[], readonly DesiredDestination[]>;
+}
+
+const NO_DROPS: OutFilterDrop[] = [];
+
+/** `slices`: the service's slices in name order. */
+export function serviceContribution(svc: Service, slices: readonly SliceFacts[], ctx: NodeContext): ServiceContribution {
+  const out: Building = { virtualServers: new Map(), setEntries: [], boundAddresses: [], outFilterDrops: [], destinations: new Map() };
   for (const family of ctx.families) {
     for (const info of servicePortInfos(svc, family)) addServicePort(out, info, slices, ctx);
   }
-  return out;
+  return {
+    virtualServers: [...out.virtualServers.values()],
+    setEntries: out.setEntries,
+    boundAddresses: out.boundAddresses,
+    outFilterDrops: out.outFilterDrops.length > 0 ? out.outFilterDrops : NO_DROPS,
+  };
 }
 
 /** One service port in one family: the body of kube-proxy's per-svcPort loop, in small steps. */
-function addServicePort(out: ServiceContribution, info: ServicePortInfo, slices: readonly EndpointSlice[], ctx: NodeContext): void {
+function addServicePort(out: Building, info: ServicePortInfo, slices: readonly SliceFacts[], ctx: NodeContext): void {
   const endpoints = endpointsForPort(slices, info.portName, info.protocol, info.family, ctx.hostname);
   const categorized = categorizeEndpoints(endpoints, info, ctx.hostname, ctx.zone);
   const entry = entryAdder(out, info.family);
@@ -48,26 +68,26 @@ function addServicePort(out: ServiceContribution, info: ServicePortInfo, slices:
 
 type AddEntry = (set: SetName, entry: string) => void;
 
-function entryAdder(out: ServiceContribution, family: AddressFamily): AddEntry {
-  return (set, entry) => out.setEntries.push([ipsetName(set, family), entry]);
+function entryAdder(out: Building, family: AddressFamily): AddEntry {
+  return (set, entry) => out.setEntries.push(ipsetName(set, family), entry);
 }
 
 /**
  * Hairpin: a local pod reaching itself through a VIP must be masqueraded.
  * kube-proxy lists every local endpoint here, ready or not.
  */
-function addLoopBackEntries(entry: AddEntry, info: ServicePortInfo, endpoints: EndpointInfo[]): void {
+function addLoopBackEntries(entry: AddEntry, info: ServicePortInfo, endpoints: readonly EndpointInfo[]): void {
   for (const e of endpoints) if (e.isLocal) entry(SET.loopBack, ipPortIpEntry(e.address, info.protocol, e.port, e.address));
 }
 
 /** ETP does not apply to ClusterIP traffic; ITP=Local does. */
-function addClusterIP(out: ServiceContribution, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext): void {
+function addClusterIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext): void {
   entry(SET.clusterIP, ipPortEntry(info.clusterIP, info.protocol, info.port));
   addVirtualServer(out, ctx, info, info.clusterIP, info.port, selectEndpoints(c, info.internalPolicyLocal));
   bind(out, entry, info.clusterIP);
 }
 
-function addExternalIP(out: ServiceContribution, entry: AddEntry, info: ServicePortInfo, c: Categorized, ip: string, ctx: NodeContext): void {
+function addExternalIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ip: string, ctx: NodeContext): void {
   // ETP=Local external IPs keep the client address: no masquerade set.
   entry(info.externalPolicyLocal ? SET.externalIPLocal : SET.externalIP, ipPortEntry(ip, info.protocol, info.port));
   addVirtualServer(out, ctx, info, ip, info.port, selectEndpoints(c, info.externalPolicyLocal));
@@ -75,7 +95,7 @@ function addExternalIP(out: ServiceContribution, entry: AddEntry, info: ServiceP
   if (!ctx.localAddresses.has(ip)) bind(out, entry, ip);
 }
 
-function addLoadBalancerVIP(out: ServiceContribution, entry: AddEntry, info: ServicePortInfo, c: Categorized, vip: string, ctx: NodeContext): void {
+function addLoadBalancerVIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, vip: string, ctx: NodeContext): void {
   const vipEntry = ipPortEntry(vip, info.protocol, info.port);
   entry(SET.loadBalancer, vipEntry);
   if (info.externalPolicyLocal) entry(SET.loadBalancerLocal, vipEntry);
@@ -91,7 +111,7 @@ function addLoadBalancerVIP(out: ServiceContribution, entry: AddEntry, info: Ser
  * SOURCE-IP; otherwise the node is blocked from the VIP in
  * KUBE-IPVS-OUT-FILTER (#119656).
  */
-function addSourceRanges(out: ServiceContribution, entry: AddEntry, info: ServicePortInfo, vip: string, ctx: NodeContext): void {
+function addSourceRanges(out: Building, entry: AddEntry, info: ServicePortInfo, vip: string, ctx: NodeContext): void {
   entry(SET.loadBalancerFW, ipPortEntry(vip, info.protocol, info.port));
   for (const cidr of info.loadBalancerSourceRanges) entry(SET.loadBalancerSourceCIDR, ipPortNetEntry(vip, info.protocol, info.port, cidr));
   const nodeIP = ctx.primaryIP.get(info.family);
@@ -105,7 +125,7 @@ function addSourceRanges(out: ServiceContribution, entry: AddEntry, info: Servic
  * ports go to bitmap:port sets; SCTP needs hash:ip,port, one entry per
  * node address. Without node addresses kube-proxy skips the NodePort.
  */
-function addNodePort(out: ServiceContribution, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext): void {
+function addNodePort(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext): void {
   const nodeIPs = ctx.nodePortIPs.get(info.family) ?? [];
   if (nodeIPs.length === 0) return;
   const [plain, local] = nodePortSets(info);
@@ -125,23 +145,25 @@ function nodePortSets(info: ServicePortInfo): [SetName, SetName] {
 }
 
 /** Every bound address is also listed in KUBE-IPVS-IPS, which KUBE-IPVS-FILTER guards. */
-function bind(out: ServiceContribution, entry: AddEntry, address: string): void {
+function bind(out: Building, entry: AddEntry, address: string): void {
   if (!out.boundAddresses.includes(address)) out.boundAddresses.push(address);
   entry(SET.ipvsIPs, address);
 }
 
 function addVirtualServer(
-  out: ServiceContribution,
+  out: Building,
   ctx: NodeContext,
   info: ServicePortInfo,
   address: string,
   port: number,
-  endpoints: EndpointInfo[],
+  endpoints: readonly EndpointInfo[],
 ): void {
   const service = virtualServerSpec(info, address, port, ctx.config.scheduler);
-  const destinations = new Map<string, DestinationKey>();
-  for (const e of endpoints) destinations.set(destinationKey(e), { address: e.address, port: e.port });
-  out.virtualServers.set(virtualServerKey(service), { service, destinations });
+  // endpointsForPort() gives them in destination order, each once; selecting keeps the order.
+  let destinations = out.destinations.get(endpoints);
+  if (!destinations) out.destinations.set(endpoints, (destinations = endpoints.map((e) => ({ address: e.address, port: e.port, weight: 1 as const }))));
+  const key = virtualServerKey(service);
+  out.virtualServers.set(key, { key, service, destinations });
 }
 
 /**

@@ -2,11 +2,13 @@
  * EndpointSlices → the endpoints of one service port, as kube-proxy's
  * EndpointSliceCache builds them: the slices of the port's family, the
  * slice port with the same name and protocol, one endpoint per first
- * address, conditions defaulted the way the API documents them.
+ * address, conditions defaulted the way the API documents them (done when
+ * the slice was reduced to its facts, facts.ts).
  */
-import type { EndpointSlice, K8sProtocol } from './model.js';
-import { canonicalAddress, naturalCompare, type AddressFamily } from './net.js';
-import { destinationKey } from './state.js';
+import { READY, SERVING, TERMINATING, type SliceFacts } from './facts.js';
+import type { K8sProtocol } from './model.js';
+import type { AddressFamily } from './net.js';
+import { compareDestinations } from './state.js';
 
 export interface EndpointInfo {
   address: string;
@@ -16,51 +18,51 @@ export interface EndpointInfo {
   ready: boolean;
   serving: boolean;
   terminating: boolean;
-  zoneHints: string[];
-  nodeHints: string[];
+  zoneHints: readonly string[];
+  nodeHints: readonly string[];
 }
 
+const NONE: readonly string[] = [];
+
+/**
+ * The endpoints in destination order (compareDestinations), each address
+ * and port once. `slices` must be in name order, as the cache goes: when
+ * the same address is in two slices (during a slice split), the first
+ * one's copy is kept unless a later one is ready and it is not.
+ */
 export function endpointsForPort(
-  slices: readonly EndpointSlice[],
+  slices: readonly SliceFacts[],
   portName: string,
   protocol: K8sProtocol,
   family: AddressFamily,
   hostname: string,
 ): EndpointInfo[] {
   const addressType = family === 'inet' ? 'IPv4' : 'IPv6';
-  const byKey = new Map<string, EndpointInfo>();
-  // Slice order must not change the result: go by name, as the cache does.
-  const ordered = [...slices].sort((a, b) => naturalCompare(a.metadata.name, b.metadata.name));
-  for (const slice of ordered) {
+  const all: EndpointInfo[] = [];
+  for (const slice of slices) {
     if (slice.addressType !== addressType) continue;
-    const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName && (p.protocol ?? 'TCP') === protocol);
+    const port = slice.ports.find((p) => p.name === portName && p.protocol === protocol);
     if (port?.port === undefined || port.port === 0) continue;
-    for (const ep of slice.endpoints ?? []) {
-      const info = toEndpointInfo(ep, port.port, hostname);
-      if (info === undefined) continue;
-      const key = destinationKey(info);
-      const seen = byKey.get(key);
-      // The same address in two slices (during a slice split): keep the ready copy.
-      if (seen === undefined || (!seen.ready && info.ready)) byKey.set(key, info);
+    for (const ep of slice.endpoints) {
+      all.push({
+        address: ep.address,
+        port: port.port,
+        isLocal: ep.nodeName !== undefined && ep.nodeName === hostname,
+        ready: (ep.conditions & READY) !== 0,
+        serving: (ep.conditions & SERVING) !== 0,
+        terminating: (ep.conditions & TERMINATING) !== 0,
+        zoneHints: ep.hints?.zones ?? NONE,
+        nodeHints: ep.hints?.nodes ?? NONE,
+      });
     }
   }
-  return [...byKey.values()];
-}
-
-function toEndpointInfo(ep: EndpointSlice['endpoints'][number], port: number, hostname: string): EndpointInfo | undefined {
-  // kube-proxy uses the first address only (the API says the others are ignored by consumers).
-  const address = ep.addresses?.[0] === undefined ? undefined : canonicalAddress(ep.addresses[0]);
-  if (address === undefined) return undefined;
-  // API semantics: a nil ready means ready; a nil serving follows ready; a nil terminating means not terminating.
-  const ready = ep.conditions?.ready ?? true;
-  return {
-    address,
-    port,
-    isLocal: ep.nodeName !== undefined && ep.nodeName === hostname,
-    ready,
-    serving: ep.conditions?.serving ?? ready,
-    terminating: ep.conditions?.terminating ?? false,
-    zoneHints: (ep.hints?.forZones ?? []).map((z) => z.name),
-    nodeHints: (ep.hints?.forNodes ?? []).map((n) => n.name),
-  };
+  // A stable sort: copies of one address:port stay in slice order, next to each other.
+  all.sort(compareDestinations);
+  const out: EndpointInfo[] = [];
+  for (const e of all) {
+    const last = out[out.length - 1];
+    if (last === undefined || compareDestinations(last, e) !== 0) out.push(e);
+    else if (!last.ready && e.ready) out[out.length - 1] = e;
+  }
+  return out;
 }

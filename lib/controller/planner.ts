@@ -8,7 +8,7 @@ import type { AddressServiceKey, BatchOp, DestinationKey } from '../ipvs/types.j
 import type { Scope } from './desired-index.js';
 import { cidrContains, familyOf, naturalCompare, parseCidr, type Cidr } from './net.js';
 import type { CurrentDestination, CurrentState, CurrentVirtualServer, DesiredState, DesiredVirtualServer, Operation } from './state.js';
-import { DUMMY_DEVICE, virtualServerKey } from './state.js';
+import { compareDestinations, destinationKey, DUMMY_DEVICE, findDestination, serviceOptionsDiffer, virtualServerKey } from './state.js';
 
 export interface PlanOptions {
   /** Limit the comparison to these keys (an incremental update). */
@@ -102,7 +102,7 @@ function planVirtualServers(desired: DesiredState, current: CurrentState, scope:
     const have = current.virtualServers.get(key);
     if (want && !have) addVirtualServer(want, steps);
     else if (want && have) syncVirtualServer(want, have, connections?.get(key), steps);
-    else if (have && isOurs(have, desired, excluded)) steps.deleteServices.push(ipvs({ op: 'deleteService', service: keyOf(have) }));
+    else if (have && isOurs(have, desired, excluded)) steps.deleteServices.push(ipvs({ op: 'deleteService', service: keyOf(have) }, key));
   }
 }
 
@@ -116,26 +116,32 @@ function isOurs(vs: CurrentVirtualServer, desired: DesiredState, excluded: Cidr[
 }
 
 function addVirtualServer(want: DesiredVirtualServer, steps: Steps): void {
-  steps.addServices.push(ipvs({ op: 'addService', service: want.service }));
-  for (const key of sorted(want.destinations.keys())) {
-    steps.addDestinations.push(ipvs({ op: 'addDestination', service: keyOf(want), destination: withWeight(want.destinations.get(key)!, 1) }));
-  }
+  steps.addServices.push(ipvs({ op: 'addService', service: want.service }, want.key));
+  // One service key object for all its real servers' operations (the client only reads it).
+  const service = keyOf(want);
+  for (const destination of want.destinations) steps.addDestinations.push(ipvs({ op: 'addDestination', service, destination }, want.key));
 }
 
+/** Both lists are in destination order: one walk finds what to add, serve again and remove, in that order. */
 function syncVirtualServer(want: DesiredVirtualServer, have: CurrentVirtualServer, connections: ReadonlyMap<string, number> | undefined, steps: Steps): void {
-  if (serviceDiffers(want, have)) steps.addServices.push(ipvs({ op: 'updateService', service: want.service }));
-  for (const key of sorted(union(want.destinations.keys(), have.destinations.keys()))) {
-    const wanted = want.destinations.get(key);
-    const present = have.destinations.get(key);
-    if (wanted && !present) {
-      steps.addDestinations.push(ipvs({ op: 'addDestination', service: keyOf(want), destination: withWeight(wanted, 1) }));
-    } else if (wanted && present && present.weight !== 1) {
+  if (serviceOptionsDiffer(want.service, have.service)) steps.addServices.push(ipvs({ op: 'updateService', service: want.service }, want.key));
+  const w = want.destinations;
+  const h = have.destinations;
+  let service: ReturnType<typeof keyOf> | undefined;
+  for (let i = 0, j = 0; i < w.length || j < h.length; ) {
+    const order = i === w.length ? 1 : j === h.length ? -1 : compareDestinations(w[i], h[j]);
+    if (order < 0) {
+      steps.addDestinations.push(ipvs({ op: 'addDestination', service: (service ??= keyOf(want)), destination: w[i++] }, want.key));
+    } else if (order > 0) {
+      const present = h[j++];
+      const op = removeDestination(want.service.protocol, (service ??= keyOf(want)), present, connections?.get(destinationKey(present)), want.key);
+      if (op) steps.removeDestinations.push(op);
+    } else {
       // A draining real server whose endpoint came back, or a weight-0
       // leftover found at startup (#92019, #108319): serve it again.
-      steps.addDestinations.push(ipvs({ op: 'updateDestination', service: keyOf(want), destination: withWeight(wanted, 1) }));
-    } else if (!wanted && present) {
-      const op = removeDestination(want.service.protocol, keyOf(want), present, connections?.get(key));
-      if (op) steps.removeDestinations.push(op);
+      if (h[j].weight !== 1) steps.addDestinations.push(ipvs({ op: 'updateDestination', service: (service ??= keyOf(want)), destination: w[i] }, want.key));
+      i++;
+      j++;
     }
   }
 }
@@ -149,11 +155,11 @@ function syncVirtualServer(want: DesiredVirtualServer, have: CurrentVirtualServe
  * weight 0 so established connections finish, and deleted once they have
  * (planDrainedDeletions).
  */
-function removeDestination(protocol: string, service: BatchOp['service'], present: CurrentDestination, connections: number | undefined): Operation | undefined {
+function removeDestination(protocol: string, service: BatchOp['service'], present: CurrentDestination, connections: number | undefined, key: string): Operation | undefined {
   const destination: DestinationKey = { address: present.address, port: present.port };
-  if (protocol !== 'tcp' || connections === 0) return ipvs({ op: 'deleteDestination', service, destination });
+  if (protocol !== 'tcp' || connections === 0) return ipvs({ op: 'deleteDestination', service, destination }, key);
   if (present.weight === 0) return undefined; // already draining
-  return ipvs({ op: 'updateDestination', service, destination: withWeight(destination, 0) });
+  return ipvs({ op: 'updateDestination', service, destination: withWeight(destination, 0) }, key);
 }
 
 /**
@@ -167,22 +173,9 @@ export function gracefulRemovals(ops: readonly Operation[]): Map<string, Address
   for (const op of ops) {
     if (op.kind !== 'ipvs' || op.batch.op !== 'updateDestination' || op.batch.destination.weight !== 0) continue;
     const s = op.batch.service;
-    if ('address' in s) out.set(virtualServerKey(s), { protocol: s.protocol, address: s.address, port: s.port });
+    if ('address' in s) out.set(op.key ?? virtualServerKey(s), { protocol: s.protocol, address: s.address, port: s.port });
   }
   return out;
-}
-
-function serviceDiffers(want: DesiredVirtualServer, have: CurrentVirtualServer): boolean {
-  const w = want.service;
-  const h = have.service;
-  return (
-    w.scheduler !== h.scheduler ||
-    (w.persistent?.timeout ?? 0) !== (h.persistent?.timeout ?? 0) ||
-    Boolean(w.flags?.sched1) !== Boolean(h.flags?.sched1) ||
-    Boolean(w.flags?.sched2) !== Boolean(h.flags?.sched2) ||
-    Boolean(w.flags?.sched3) !== Boolean(h.flags?.sched3) ||
-    Boolean(w.flags?.onePacket) !== Boolean(h.flags?.onePacket)
-  );
 }
 
 function planAddresses(desired: DesiredState, current: CurrentState, scope: Scope | undefined, steps: Steps): void {
@@ -212,20 +205,19 @@ export function planDrainedDeletions(desired: DesiredState, current: CurrentStat
   const ops: Operation[] = [];
   for (const key of sorted(current.virtualServers.keys())) {
     const have = current.virtualServers.get(key)!;
-    const wanted = desired.virtualServers.get(key)?.destinations;
-    for (const dkey of sorted(have.destinations.keys())) {
-      const d = have.destinations.get(dkey)!;
+    const wanted = desired.virtualServers.get(key)?.destinations ?? [];
+    for (const d of have.destinations) {
       const idle = d.activeConns !== undefined && (d.activeConns ?? 0) + (d.inactiveConns ?? 0) === 0;
-      if (d.weight === 0 && idle && !wanted?.has(dkey)) {
-        ops.push(ipvs({ op: 'deleteDestination', service: keyOf(have), destination: { address: d.address, port: d.port } }));
+      if (d.weight === 0 && idle && findDestination(wanted, d) < 0) {
+        ops.push(ipvs({ op: 'deleteDestination', service: keyOf(have), destination: { address: d.address, port: d.port } }, key));
       }
     }
   }
   return ops;
 }
 
-function ipvs(batch: BatchOp): Operation {
-  return { kind: 'ipvs', batch };
+function ipvs(batch: BatchOp, key?: string): Operation {
+  return key === undefined ? { kind: 'ipvs', batch } : { kind: 'ipvs', batch, key };
 }
 
 function keyOf(vs: { service: { protocol: 'tcp' | 'udp' | 'sctp'; address: string; port: number } }) {

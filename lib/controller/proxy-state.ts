@@ -2,18 +2,22 @@
  * The Services and EndpointSlices the proxy knows, and the desired state
  * they imply, updated one object at a time: an event recomputes only the
  * service it concerns and returns the Scope of keys that may have changed.
+ * Objects are kept as their facts (facts.ts): what the mapping reads.
  */
 import { serviceContribution } from './desired.js';
 import { DesiredIndex, emptyScope, type Scope } from './desired-index.js';
+import { FactsBuilder, type SliceFacts } from './facts.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from './model.js';
 import { namespaceOf, SERVICE_NAME_LABEL, serviceKeyOf } from './model.js';
+import { naturalCompare } from './net.js';
 import { nodeContext, type NodeContext } from './node-addresses.js';
 import type { DesiredState } from './state.js';
 
 export class ProxyState {
+  private readonly facts = new FactsBuilder();
   private readonly services = new Map<string, Service>();
-  /** service key → slice name → slice */
-  private readonly slices = new Map<string, Map<string, EndpointSlice>>();
+  /** service key → its slices' facts, in name order (the order the mapping reads them in) */
+  private readonly slices = new Map<string, SliceFacts[]>();
   private ctx: NodeContext;
   private index: DesiredIndex;
 
@@ -36,7 +40,7 @@ export class ProxyState {
 
   upsertService(svc: Service): Scope {
     const key = serviceKeyOf(svc.metadata);
-    this.services.set(key, svc);
+    this.services.set(key, this.facts.service(svc));
     return this.recompute(key);
   }
 
@@ -49,18 +53,27 @@ export class ProxyState {
   upsertEndpointSlice(slice: EndpointSlice): Scope {
     const key = sliceOwner(slice);
     if (key === undefined) return emptyScope();
-    let byName = this.slices.get(key);
-    if (!byName) this.slices.set(key, (byName = new Map()));
-    byName.set(slice.metadata.name, slice);
+    const facts = this.facts.slice(slice);
+    const list = this.slices.get(key);
+    if (!list) this.slices.set(key, [facts]);
+    else {
+      const at = list.findIndex((s) => s.name === facts.name);
+      if (at >= 0) list[at] = facts;
+      else {
+        list.push(facts);
+        list.sort((a, b) => naturalCompare(a.name, b.name));
+      }
+    }
     return this.recompute(key);
   }
 
   deleteEndpointSlice(slice: EndpointSlice): Scope {
     const key = sliceOwner(slice);
     if (key === undefined) return emptyScope();
-    const byName = this.slices.get(key);
-    byName?.delete(slice.metadata.name);
-    if (byName?.size === 0) this.slices.delete(key);
+    const list = this.slices.get(key);
+    const at = list?.findIndex((s) => s.name === slice.metadata.name) ?? -1;
+    if (at >= 0) list!.splice(at, 1);
+    if (list?.length === 0) this.slices.delete(key);
     return this.recompute(key);
   }
 
@@ -73,8 +86,7 @@ export class ProxyState {
 
   private recompute(key: string): Scope {
     const svc = this.services.get(key);
-    const slices = [...(this.slices.get(key)?.values() ?? [])];
-    return this.index.setService(key, svc ? serviceContribution(svc, slices, this.ctx) : undefined);
+    return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx) : undefined);
   }
 }
 

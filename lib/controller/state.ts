@@ -6,7 +6,7 @@
  */
 import type { AddressServiceKey, BatchOp, DestinationKey, ServiceSpec } from '../ipvs/types.js';
 import type { IpsetType, SetCreateOptions } from './ipsets.js';
-import type { AddressFamily } from './net.js';
+import { ipv4Value, naturalCompare, type AddressFamily } from './net.js';
 
 /** The dummy device kube-proxy binds service addresses to. */
 export const DUMMY_DEVICE = 'kube-ipvs0';
@@ -15,9 +15,22 @@ export const DUMMY_DEVICE = 'kube-ipvs0';
 export type VirtualServerSpec = AddressServiceKey & ServiceSpec & { scheduler: string };
 
 export interface DesiredVirtualServer {
+  /** virtualServerKey(service), made once: the planner and the mirror use this string rather than make their own. */
+  key: string;
   service: VirtualServerSpec;
-  /** destinationKey → real server; every one is wanted with weight 1. */
-  destinations: ReadonlyMap<string, DestinationKey>;
+  /**
+   * The real servers, in destination order (compareDestinations), no two
+   * alike. A sorted list rather than a map: the planner walks it against
+   * the current state's, and 100,000 real servers cost a pointer and one
+   * small object each, which the operations that add them and the mirror
+   * that records them share.
+   */
+  destinations: readonly DesiredDestination[];
+}
+
+/** A wanted real server: every one is wanted with weight 1. Never changed once made (it is shared). */
+export interface DesiredDestination extends DestinationKey {
+  readonly weight: 1;
 }
 
 export interface IpsetState {
@@ -46,7 +59,8 @@ export interface CurrentDestination extends DestinationKey {
 
 export interface CurrentVirtualServer {
   service: AddressServiceKey & Partial<ServiceSpec>;
-  destinations: ReadonlyMap<string, CurrentDestination>;
+  /** In destination order (compareDestinations), no two alike. */
+  destinations: readonly CurrentDestination[];
 }
 
 export interface CurrentState {
@@ -65,6 +79,8 @@ export type IpsetOp =
 export interface IpvsOp {
   kind: 'ipvs';
   batch: BatchOp;
+  /** virtualServerKey(batch.service) when the planner has it: the mirror records under this very string. */
+  key?: string;
 }
 
 export interface AddressOp {
@@ -83,14 +99,55 @@ export interface IptablesOp {
 
 export type Operation = IpsetOp | IpvsOp | AddressOp | IptablesOp;
 
+// Keys are built with join(), which makes one flat string: a template literal makes a tree of
+// string pieces (a "cons string", twice the memory) that stays that way as a long-lived map key.
+
 export function virtualServerKey(s: AddressServiceKey): string {
-  return `${s.protocol}/${s.address}/${s.port}`;
+  return [s.protocol, s.address, s.port].join('/');
 }
 
 export function destinationKey(d: DestinationKey): string {
-  return `${d.address}/${d.port}`;
+  return [d.address, d.port].join('/');
+}
+
+/**
+ * The order of real servers everywhere: destinationKey's natural order
+ * (10.0.0.2/80 before 10.0.0.10/80), computed without building keys for
+ * dotted quads, where it is the order of the address's value, then port.
+ */
+export function compareDestinations(a: DestinationKey, b: DestinationKey): number {
+  const x = ipv4Value(a.address);
+  const y = ipv4Value(b.address);
+  if (x >= 0 && y >= 0) return x - y || a.port - b.port;
+  return a.address === b.address ? a.port - b.port : naturalCompare(destinationKey(a), destinationKey(b));
+}
+
+/** Where `d` is in a list in destination order: its index, or -(insertion point) - 1 when absent. */
+export function findDestination(list: readonly DestinationKey[], d: DestinationKey): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = compareDestinations(list[mid], d);
+    if (c < 0) lo = mid + 1;
+    else if (c > 0) hi = mid - 1;
+    else return mid;
+  }
+  return -lo - 1;
 }
 
 export function emptyCurrentState(): CurrentState {
   return { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
+}
+
+/** Whether two virtual servers differ in what the proxy sets besides their key: scheduler, persistence timeout, flags. */
+export function serviceOptionsDiffer(w: Partial<ServiceSpec>, h: Partial<ServiceSpec>): boolean {
+  return (
+    w.scheduler !== h.scheduler ||
+    (w.persistent?.timeout ?? 0) !== (h.persistent?.timeout ?? 0) ||
+    Boolean(w.flags?.sched1) !== Boolean(h.flags?.sched1) ||
+    Boolean(w.flags?.sched2) !== Boolean(h.flags?.sched2) ||
+    Boolean(w.flags?.sched3) !== Boolean(h.flags?.sched3) ||
+    Boolean(w.flags?.onePacket) !== Boolean(h.flags?.onePacket)
+  );
 }

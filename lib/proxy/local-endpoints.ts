@@ -3,6 +3,11 @@
  * no-local-endpoints gauges need, which the controller does not expose:
  * for each Service with a Local traffic policy, how many ready endpoints
  * run on this node (an address counted once across a Service's slices).
+ *
+ * Only that is kept: the Services with a Local policy (most have none),
+ * and per slice its name and its ready addresses on this node (almost
+ * always none: one shared empty list). Whole objects are the controller's
+ * business, which keeps its own reduced copies.
  */
 import type { EndpointSlice, Service } from '../controller/model.js';
 import { namespaceOf, SERVICE_NAME_LABEL, serviceKeyOf } from '../controller/model.js';
@@ -15,15 +20,42 @@ export interface HealthCheckService {
   localEndpoints: number;
 }
 
+/** What a Service with a Local traffic policy contributes here. */
+interface LocalService {
+  namespace: string;
+  name: string;
+  internalLocal: boolean;
+  externalLocal: boolean;
+  /** spec.healthCheckNodePort when it serves one (externalTrafficPolicy Local), else 0. */
+  healthCheckNodePort: number;
+}
+
+/** A slice: its name, and the addresses of its ready endpoints on this node. */
+interface LocalSlice {
+  name: string;
+  local: readonly string[];
+}
+
+const NONE: readonly string[] = [];
+
 export class LocalEndpoints {
-  private readonly services = new Map<string, Service>();
-  /** service key → slice name → slice */
-  private readonly slices = new Map<string, Map<string, EndpointSlice>>();
+  /** service key → the service, for Services with a Local policy only */
+  private readonly services = new Map<string, LocalService>();
+  /** service key → its slices */
+  private readonly slices = new Map<string, LocalSlice[]>();
 
   constructor(private nodeName: string) {}
 
   setService(svc: Service): void {
-    this.services.set(serviceKeyOf(svc.metadata), svc);
+    const key = serviceKeyOf(svc.metadata);
+    const internalLocal = svc.spec.internalTrafficPolicy === 'Local';
+    const externalLocal = externallyLocal(svc);
+    if (!internalLocal && !externalLocal) {
+      this.services.delete(key);
+      return;
+    }
+    const healthCheckNodePort = externalLocal ? (svc.spec.healthCheckNodePort ?? 0) : 0;
+    this.services.set(key, { namespace: namespaceOf(svc.metadata), name: svc.metadata.name, internalLocal, externalLocal, healthCheckNodePort });
   }
 
   deleteService(svc: Service): void {
@@ -33,26 +65,34 @@ export class LocalEndpoints {
   setSlice(slice: EndpointSlice): void {
     const key = owner(slice);
     if (!key) return;
-    let m = this.slices.get(key);
-    if (!m) this.slices.set(key, (m = new Map()));
-    m.set(slice.metadata.name, slice);
+    let local: string[] | undefined;
+    for (const ep of slice.endpoints ?? []) {
+      // API semantics: a missing ready condition means ready.
+      if (ep.nodeName === this.nodeName && (ep.conditions?.ready ?? true)) (local ??= []).push(...ep.addresses);
+    }
+    const entry: LocalSlice = { name: slice.metadata.name, local: local ?? NONE };
+    const list = this.slices.get(key);
+    if (!list) {
+      this.slices.set(key, [entry]);
+      return;
+    }
+    const at = list.findIndex((s) => s.name === entry.name);
+    if (at >= 0) list[at] = entry;
+    else list.push(entry);
   }
 
   deleteSlice(slice: EndpointSlice): void {
     const key = owner(slice);
-    const m = key ? this.slices.get(key) : undefined;
-    m?.delete(slice.metadata.name);
-    if (key && m?.size === 0) this.slices.delete(key);
+    const list = key ? this.slices.get(key) : undefined;
+    if (!list) return;
+    const at = list.findIndex((s) => s.name === slice.metadata.name);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) this.slices.delete(key!);
   }
 
   count(key: string): number {
     const local = new Set<string>();
-    for (const slice of this.slices.get(key)?.values() ?? []) {
-      for (const ep of slice.endpoints ?? []) {
-        // API semantics: a missing ready condition means ready.
-        if (ep.nodeName === this.nodeName && (ep.conditions?.ready ?? true)) ep.addresses.forEach((a) => local.add(a));
-      }
-    }
+    for (const slice of this.slices.get(key) ?? []) for (const a of slice.local) local.add(a);
     return local.size;
   }
 
@@ -60,9 +100,8 @@ export class LocalEndpoints {
   healthCheckServices(): HealthCheckService[] {
     const out: HealthCheckService[] = [];
     for (const [key, svc] of this.services) {
-      const port = svc.spec.healthCheckNodePort;
-      if (!externallyLocal(svc) || !port) continue;
-      out.push({ namespace: namespaceOf(svc.metadata), name: svc.metadata.name, port, localEndpoints: this.count(key) });
+      if (!svc.healthCheckNodePort) continue;
+      out.push({ namespace: svc.namespace, name: svc.name, port: svc.healthCheckNodePort, localEndpoints: this.count(key) });
     }
     return out;
   }
@@ -72,10 +111,10 @@ export class LocalEndpoints {
     let internal = 0;
     let external = 0;
     for (const [key, svc] of this.services) {
-      const none = this.count(key) === 0 && (this.slices.get(key)?.size ?? 0) > 0;
+      const none = this.count(key) === 0 && (this.slices.get(key)?.length ?? 0) > 0;
       if (!none) continue;
-      if (svc.spec.internalTrafficPolicy === 'Local') internal++;
-      if (externallyLocal(svc)) external++;
+      if (svc.internalLocal) internal++;
+      if (svc.externalLocal) external++;
     }
     return { internal, external };
   }

@@ -60,7 +60,7 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
   t.equal((await c.sync()).planned, 0, 'a sync with no change plans nothing');
   const counts = c.counters();
   t.equal(counts.virtualServers, c.desired.virtualServers.size, 'the virtual server counter matches the plan');
-  t.equal(counts.realServers, [...c.desired.virtualServers.values()].reduce((n, v) => n + v.destinations.size, 0), 'the real server counter matches');
+  t.equal(counts.realServers, [...c.desired.virtualServers.values()].reduce((n, v) => n + v.destinations.length, 0), 'the real server counter matches');
   t.equal(counts.ipsetEntries, [...c.desired.ipsets.values()].reduce((n, s) => n + s.entries.size, 0), 'the ipset entry counter matches');
 
   const web = sliceOf('web');

@@ -8,7 +8,7 @@ import { Mirror } from '../../lib/controller/mirror.js';
 import { defaultProxyConfig, type EndpointSlice, type NodeInfo } from '../../lib/controller/model.js';
 import { gracefulRemovals, plan, planDrainedDeletions } from '../../lib/controller/planner.js';
 import { ProxyState } from '../../lib/controller/proxy-state.js';
-import type { Operation } from '../../lib/controller/state.js';
+import { compareDestinations, destinationKey, type CurrentDestination, type Operation } from '../../lib/controller/state.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 
 const node: NodeInfo = { name: 'node-a', addresses: ['192.168.1.10'] };
@@ -106,8 +106,8 @@ t.test('SCTP real servers are deleted at once (IsRsGracefulTerminationNeeded)', 
 t.test('a resync finds a weight-0 leftover nobody wants with no connections: deleted; with connections: left draining', async (t) => {
   const { state, mirror } = programmed(3);
   const kernel = structuredCloneMirror(mirror);
-  kernel.virtualServers.get('tcp/10.96.0.3/80')!.destinations.set('10.9.9.9/8080', { address: '10.9.9.9', port: 8080, weight: 0, activeConns: 0, inactiveConns: 0 });
-  kernel.virtualServers.get('tcp/10.96.0.2/80')!.destinations.set('10.9.9.8/8080', { address: '10.9.9.8', port: 8080, weight: 0, activeConns: 1, inactiveConns: 0 });
+  withDestination(kernel, 'tcp/10.96.0.3/80', { address: '10.9.9.9', port: 8080, weight: 0, activeConns: 0, inactiveConns: 0 });
+  withDestination(kernel, 'tcp/10.96.0.2/80', { address: '10.9.9.8', port: 8080, weight: 0, activeConns: 1, inactiveConns: 0 });
   const connections = new Map([
     ['tcp/10.96.0.3/80', new Map([['10.9.9.9/8080', 0]])],
     ['tcp/10.96.0.2/80', new Map([['10.9.9.8/8080', 1]])],
@@ -118,7 +118,7 @@ t.test('a resync finds a weight-0 leftover nobody wants with no connections: del
 t.test('drained TCP real servers are deleted once their connections are gone', async (t) => {
   const { state, mirror } = programmed(3);
   mirror.record(plan(state.desired, mirror, { scope: state.upsertEndpointSlice(endpoints(2, 1)) }));
-  const dest = mirror.virtualServers.get('tcp/10.96.0.2/80')!.destinations.get('10.101.0.2/8080')!;
+  const dest = mirror.virtualServers.get('tcp/10.96.0.2/80')!.destinations.find((d) => destinationKey(d) === '10.101.0.2/8080')!;
   t.equal(dest.weight, 0);
   Object.assign(dest, { activeConns: 1, inactiveConns: 0 });
   t.strictSame(planDrainedDeletions(state.desired, mirror), [], 'still has a connection');
@@ -205,7 +205,7 @@ t.test('restart adoption: existing state is kept, weight-0 leftovers of wanted e
     boundAddresses: [...mirror.boundAddresses],
   });
   // A leftover real server nobody wants, already at weight 0: left draining.
-  kernel.virtualServers.get('tcp/10.96.0.3/80')!.destinations.set('10.9.9.9/8080', { address: '10.9.9.9', port: 8080, weight: 0 });
+  withDestination(kernel, 'tcp/10.96.0.3/80', { address: '10.9.9.9', port: 8080, weight: 0 });
   const ops = plan(state.desired, kernel, { excludeCIDRs: config.excludeCIDRs });
   t.strictSame(ipvsOps(ops), [
     { op: 'updateDestination', service: tcp(2), destination: { address: '10.100.0.2', port: 8080, weight: 1 } },
@@ -227,6 +227,13 @@ t.test('an empty current state gets sets before entries, servers before addresse
   t.strictSame(kinds.filter((k, i) => kinds.indexOf(k) === i), ['ipset:create', 'ipset:add', 'addService', 'addDestination', 'address:bind', 'iptables:']);
 });
 
+/** A real server the kernel holds besides what was programmed (drift, a leftover), in its place in the list. */
+function withDestination(m: Mirror, key: string, d: CurrentDestination): void {
+  const list = m.virtualServers.get(key)!.destinations;
+  list.push(d);
+  list.sort(compareDestinations);
+}
+
 function structuredCloneMirror(m: Mirror): Mirror {
   const copy = Mirror.fromKernel({
     virtualServers: [...m.virtualServers.values()].map((vs) => ({ ...vs.service, destinations: [...vs.destinations.values()] })),
@@ -236,3 +243,38 @@ function structuredCloneMirror(m: Mirror): Mirror {
   for (const [f, r] of m.iptables) copy.iptables.set(f, r);
   return copy;
 }
+
+t.test('two services claiming one VIP:port: the first keeps it; the other takes over when it goes', async (t) => {
+  const state = new ProxyState(node, config);
+  const a = service('a', { clusterIP: '10.96.5.5', ports: [{ name: 'p', port: 80 }] });
+  const b = service('b', { clusterIP: '10.96.5.5', ports: [{ name: 'p', port: 80 }] });
+  const dests = (ip: string) => [{ address: ip, port: 8080, weight: 1 }];
+  state.upsertEndpointSlice(slice('a', [endpoint('10.1.0.1')], [{ name: 'p', port: 8080 }]));
+  state.upsertEndpointSlice(slice('b', [endpoint('10.2.0.2')], [{ name: 'p', port: 8080 }]));
+  state.upsertService(a);
+  const scope = state.upsertService(b);
+  t.same([...scope.virtualServers], ['tcp/10.96.5.5/80'], 'the claim is looked at');
+  t.same(state.desired.virtualServers.get('tcp/10.96.5.5/80')!.destinations, dests('10.1.0.1'), 'the first claimant keeps it');
+  state.upsertEndpointSlice(slice('b', [endpoint('10.2.0.3')], [{ name: 'p', port: 8080 }]));
+  t.same(state.desired.virtualServers.get('tcp/10.96.5.5/80')!.destinations, dests('10.1.0.1'), 'the waiting one changing changes nothing');
+  state.deleteService('default', 'a');
+  t.same(state.desired.virtualServers.get('tcp/10.96.5.5/80')!.destinations, dests('10.2.0.3'), 'when it goes, the other takes over with its latest version');
+  t.ok(state.desired.boundAddresses.has('10.96.5.5'), 'the address stays bound');
+  state.deleteService('default', 'b');
+  t.notOk(state.desired.virtualServers.has('tcp/10.96.5.5/80'), 'gone with the last claimant');
+  t.notOk(state.desired.boundAddresses.has('10.96.5.5'));
+});
+
+t.test('what is kept of an object is what the mapping reads: metadata, unused fields and extra endpoint addresses go', async (t) => {
+  const state = new ProxyState(node, config);
+  const big = service('big', { clusterIP: '10.96.6.6', ports: [{ name: 'p', port: 80, targetPort: 8080 }] });
+  big.metadata.annotations = { 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(10_000) };
+  const s = slice('big', [{ addresses: ['10.3.0.1', '10.3.0.2'], conditions: { ready: true }, nodeName: 'node-b', zone: 'z' }], [{ name: 'p', port: 8080 }]);
+  state.upsertService(big);
+  state.upsertEndpointSlice(s);
+  const kept = JSON.stringify([(state as unknown as { services: Map<string, unknown> }).services, (state as unknown as { slices: Map<string, unknown> }).slices], (_, v) => (v instanceof Map ? [...v] : v));
+  t.notOk(kept.includes('xxxx'), 'annotations are not kept');
+  t.notOk(kept.includes('10.3.0.2'), 'only the first address of an endpoint is kept');
+  t.notOk(kept.includes('targetPort'), 'nor fields the mapping does not read');
+  t.same(state.desired.virtualServers.get('tcp/10.96.6.6/80')!.destinations, [{ address: '10.3.0.1', port: 8080, weight: 1 }]);
+});
