@@ -323,5 +323,17 @@ const HINTS: Record<string, string> = {
 };
 
 function errorOf(f: NativeFailure, operation: string, subject?: unknown): NetlinkError {
+  if (f.syscall) {
+    // The conversation broke: the message is ours (what happened, and whether the request went out).
+    const about = subject === undefined ? '' : ` ${JSON.stringify(subject)}`;
+    return new NetlinkError({
+      errno: f.errno,
+      code: f.code,
+      operation,
+      subject,
+      syscall: f.syscall,
+      message: `${operation}${about} failed: ${f.syscall}: ${f.text} (${f.message})`,
+    });
+  }
   return new NetlinkError({ errno: f.errno, code: f.code, operation, subject, kernelMessage: f.message, text: f.text, hint: HINTS[f.code] });
 }

@@ -24,10 +24,12 @@ export interface NativeFailure {
   index: number;
   errno: number;
   code: string;
-  /** The kernel's extended-ack text, often empty. */
+  /** The kernel's extended-ack text (often empty); with `syscall`, our account of the broken conversation. */
   message: string;
   /** strerror() of errno. */
   text: string;
+  /** Set when the conversation broke (timeout, ENOBUFS, a failed system call) instead of the kernel refusing. */
+  syscall?: string;
 }
 
 /** Everything that came back for one request. */

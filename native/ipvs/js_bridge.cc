@@ -43,6 +43,7 @@ Napi::Object RepliesToJs(Napi::Env env, const std::vector<Failure>& failures,
     f.Set("code", Napi::String::New(env, addon::ErrnoName(x.error)));
     f.Set("message", Napi::String::New(env, x.message));
     f.Set("text", Napi::String::New(env, addon::ErrnoText(x.error)));
+    if (!x.where.empty()) f.Set("syscall", Napi::String::New(env, x.where));
     list.Set(k, f);
   }
   out.Set("failures", list);

@@ -52,6 +52,12 @@ struct Outcome {
   const uint8_t* echo = nullptr;  // the echoed request in an error (valid during OnDone only)
   size_t echo_len = 0;
   int dump_retries = 0;      // how often an interrupted dump was read again
+  // Set when the conversation broke (timeout, ENOBUFS, a failed system
+  // call) before this request was answered: `where` names the step and
+  // `message` is ours, not the kernel's. `sent` says whether the request
+  // went out (its fate unknown) or not (it was not applied).
+  const char* where = nullptr;
+  bool sent = true;
 };
 
 // The caller's side of a batch. Transact asks for each request when it is
@@ -113,6 +119,7 @@ struct SocketOptions {
   int sndbuf = 4 << 20;          // wanted send buffer
   int max_dump_retries = 10;     // restarts of an interrupted dump
   int test_deaf_sockets = 0;     // tests only: this many sockets drop every reply once opened
+  bool test_ignore_budget = false;  // tests only: send without regard to the receive buffer (to show ENOBUFS)
 };
 
 // Counters for benchmarks and metrics.

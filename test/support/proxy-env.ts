@@ -138,7 +138,12 @@ export async function startProxy(t: TapLike, env: ProxyNode, args: string[]): Pr
   const mx = `127.0.0.1:${portBase++}`;
   // tap injects its process-info loader (NODE_OPTIONS) into every child it sees spawned, which makes
   // the binary start 5× slower; a shell drops it before exec'ing node.
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', ...args], {
+  // NodePorts on the node's network only, as operators often set
+  // nodePortAddresses: without it the proxy also (rightly, as kube-proxy)
+  // serves them on the pod-side addresses 10.244.x.1, which is not what
+  // `plan --node-ip 192.168.56.10` describes. Tests may pass their own.
+  const nodePorts = args.includes('--nodeport-addresses') ? [] : ['--nodeport-addresses', '192.168.56.0/24'];
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', ...nodePorts, ...args], {
     stdio: ['ignore', 'inherit', 'pipe'],
     env: cleanEnv(),
   });
