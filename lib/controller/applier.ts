@@ -6,11 +6,16 @@
  * iptables through iptables-restore. The planner's order is kept between
  * runs, so nothing opens a gap. Every operation gets an outcome; only what
  * succeeded goes into the report's `applied` (what the Mirror records).
+ * A virtual server whose real server an IPVS run quiesces (weight 0) is
+ * read back at the end of the same batch (`quiesced`): graceful
+ * termination's connection counts, with no extra round trip.
  */
 import type { Logger } from 'pino';
 import { IpsetBulkError } from '../ipset/errors.js';
+import type { AddressServiceKey, BatchOp, Destination } from '../ipvs/types.js';
 import type { Clients } from './clients.js';
 import type { IptablesRunner } from './iptables-runner.js';
+import { gracefulRemovals } from './planner.js';
 import type { AddressOp, IpsetOp, IptablesOp, IpvsOp, Operation } from './state.js';
 import { DUMMY_DEVICE } from './state.js';
 
@@ -23,6 +28,11 @@ export interface ApplyReport {
   /** What the kernel took, in order; a partly applied ipset op appears with the entries that went in. */
   applied: Operation[];
   failed: FailedOperation[];
+  /**
+   * The destinations, read right after the batch that quiesced them, of
+   * each virtual server (by key) with a real server set to weight 0.
+   */
+  quiesced?: Map<string, { service: AddressServiceKey; destinations: Destination[] }>;
 }
 
 export type OperationKind = Operation['kind'];
@@ -67,9 +77,21 @@ export class Applier {
   }
 
   private async ipvs(ops: IpvsOp[], report: ApplyReport): Promise<void> {
+    const reads = [...gracefulRemovals(ops)];
+    const batch: BatchOp[] = ops.map((o) => o.batch);
+    for (const [, service] of reads) batch.push({ op: 'listDestinations', service });
     try {
-      const results = await this.clients.ipvs.apply(ops.map((o) => o.batch));
-      results.forEach((r, i) => (r.ok ? report.applied.push(ops[i]) : report.failed.push({ op: ops[i], error: r.error })));
+      const results = await this.clients.ipvs.apply(batch);
+      for (let i = 0; i < ops.length; i++) {
+        const r = results[i];
+        if (r.ok) report.applied.push(ops[i]);
+        else report.failed.push({ op: ops[i], error: r.error });
+      }
+      reads.forEach(([key, service], i) => {
+        const r = results[ops.length + i];
+        // A failed read leaves its real servers draining: the periodic pass deletes them.
+        if (r.ok && r.destinations) (report.quiesced ??= new Map()).set(key, { service, destinations: r.destinations });
+      });
     } catch (err) {
       for (const op of ops) report.failed.push({ op, error: asError(err) });
     }

@@ -10,8 +10,9 @@
  *   nothing known would remove every service.
  * - on*() record object changes; sync() plans only the keys they touched
  *   (plus those of failed operations) against the mirror. The only kernel
- *   reads are for graceful termination: the destinations of a virtual
- *   server a TCP real server leaves (is it idle, so deleted at once?).
+ *   reads are for graceful termination: a TCP real server that leaves is
+ *   quiesced (weight 0), its virtual server's destinations are read at the
+ *   end of the same batch, and it is deleted at once if idle.
  * - resync() reads the kernel back (a fixed handful of requests), takes
  *   the node's interface addresses from it (NodePorts, "already local")
  *   and repairs drift; removeDrainedRealServers() ends graceful
@@ -21,7 +22,7 @@
 import { performance } from 'node:perf_hooks';
 import { release } from 'node:os';
 import { pino, type Logger } from 'pino';
-import type { AddressServiceKey } from '../ipvs/types.js';
+import type { AddressServiceKey, Destination } from '../ipvs/types.js';
 import type { SocketCounters } from '../netlink/binding.js';
 import { SerialQueue } from '../netlink/serial-queue.js';
 import { Applier, type ApplyReport, type FailedOperation, type OperationCounts } from './applier.js';
@@ -36,7 +37,7 @@ import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from './model.js';
 import { canonicalAddress, cidrContains, parseCidr } from './net.js';
 import { usableLocalAddresses } from './node-addresses.js';
 import { isEmptyScope, mergeScope, scopeOf } from './pending-scope.js';
-import { gracefulRemovals, plan, planDrainedDeletions, type PlanOptions } from './planner.js';
+import { plan, planDrainedDeletions } from './planner.js';
 import { ProxyState } from './proxy-state.js';
 import { compareDestinations, destinationKey, DUMMY_DEVICE, findDestination, virtualServerKey, type CurrentState, type CurrentVirtualServer, type DesiredState, type IpsetOp, type Operation } from './state.js';
 import { kubeProxySysctls, writeSysctls } from './sysctls.js';
@@ -195,9 +196,9 @@ export class Controller {
 
   /**
    * Programs the changes since the last sync (all of it after start or a
-   * node change). A TCP real server that leaves is deleted at once if its
-   * virtual server's destinations, read now, show it idle; otherwise it
-   * goes to weight 0 (GracefulDeleteRS).
+   * node change). A TCP real server that leaves goes to weight 0
+   * (GracefulDeleteRS); its virtual server's destinations, read in the same
+   * batch, tell whether it is idle, and then it is deleted at once.
    */
   sync(): Promise<SyncResult> {
     return this.queue.run(async () => {
@@ -206,11 +207,10 @@ export class Controller {
       const full = this.fullSyncPending;
       const scope = this.takePending();
       try {
-        const options: PlanOptions = { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs };
-        let ops = plan(this.state.desired, this.mirror, options);
-        const graceful = gracefulRemovals(ops);
-        if (graceful.size > 0) ops = plan(this.state.desired, this.mirror, { ...options, connections: await this.readConnections(graceful) });
-        return this.finish(full ? 'full' : 'incremental', ops, await this.apply(ops), started, traffic);
+        const ops = plan(this.state.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
+        const report = await this.apply(ops);
+        const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
+        return this.finish(full ? 'full' : 'incremental', [...ops, ...deletions], joinReports(report, deleted), started, traffic);
       } catch (err) {
         // Nothing may be lost: the next sync looks at these keys again.
         mergeScope(this.pending, scope);
@@ -239,9 +239,12 @@ export class Controller {
       }
       this.adoptHostAddresses(read.hostAddresses);
       this.takePending();
-      // The dump just read has every real server's connections: no further read for graceful termination.
+      // The dump just read has the connections of real servers already at weight 0; those still
+      // serving are quiesced first and read again, as in sync().
       const ops = plan(this.state.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.state.desired) });
-      return this.finish('resync', ops, await this.apply(ops), started, traffic);
+      const report = await this.apply(ops);
+      const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
+      return this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic);
     });
   }
 
@@ -253,19 +256,12 @@ export class Controller {
   removeDrainedRealServers(): Promise<SyncResult> {
     return this.queue.run(async () => {
       const started = performance.now();
-      const clients = await this.ensureClients();
       const traffic = this.traffic();
-      const draining: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
+      const services = new Map<string, AddressServiceKey>();
       for (const [key, vs] of this.mirror.virtualServers) {
-        if (!vs.destinations.some((d) => d.weight === 0)) continue;
-        const live = await clients.ipvs.listDestinations(vs.service).catch(() => undefined);
-        if (!live) continue; // gone meanwhile: the next resync notices
-        const destinations = live
-          .map((d) => ({ address: canonicalAddress(d.address) ?? d.address, port: d.port, weight: d.weight, activeConns: d.activeConns, inactiveConns: d.inactiveConns }))
-          .sort(compareDestinations);
-        (draining.virtualServers as Map<string, CurrentVirtualServer>).set(key, { service: vs.service, destinations });
+        if (vs.destinations.some((d) => d.weight === 0)) services.set(key, vs.service);
       }
-      const ops = planDrainedDeletions(this.state.desired, draining);
+      const ops = planDrainedDeletions(this.state.desired, await this.readDestinations(services));
       return this.finish('drain', ops, await this.apply(ops), started, traffic);
     });
   }
@@ -374,14 +370,27 @@ export class Controller {
     this.fullSyncPending = true;
   }
 
-  /** Active + inactive connections of every real server of these virtual servers: one destination dump each. */
-  private async readConnections(services: Map<string, AddressServiceKey>): Promise<Map<string, Map<string, number>>> {
+  /**
+   * Graceful termination's fast path: the real servers a sync just
+   * quiesced were read back in the same batch (Applier); the idle ones are
+   * deleted now. Read after the weight-0 update, a count of 0 stays 0:
+   * nothing new is scheduled to them.
+   */
+  private async deleteIdleQuiesced(report: ApplyReport): Promise<{ ops: Operation[]; report: ApplyReport }> {
+    const read: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
+    for (const [key, { service, destinations }] of report.quiesced ?? []) (read.virtualServers as Map<string, CurrentVirtualServer>).set(key, currentOf(service, destinations));
+    const ops = planDrainedDeletions(this.state.desired, read);
+    return { ops, report: ops.length > 0 ? await this.apply(ops) : { applied: [], failed: [] } };
+  }
+
+  /** The live destinations (weights, connection counts) of these virtual servers: one destination dump each. */
+  private async readDestinations(services: Map<string, AddressServiceKey>): Promise<CurrentState> {
     const clients = await this.ensureClients();
-    const out = new Map<string, Map<string, number>>();
+    const out: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
     for (const [key, service] of services) {
-      // Gone meanwhile: no count, so the real server is quiesced and the next resync sees the rest.
       const live = await clients.ipvs.listDestinations(service).catch(() => undefined);
-      if (live) out.set(key, new Map(live.map((d) => [destinationKey({ address: canonicalAddress(d.address) ?? d.address, port: d.port }), d.activeConns + d.inactiveConns])));
+      if (!live) continue; // gone meanwhile: the next resync notices
+      (out.virtualServers as Map<string, CurrentVirtualServer>).set(key, currentOf(service, live));
     }
     return out;
   }
@@ -433,6 +442,18 @@ export class Controller {
   private ourSetNames(): Set<string> {
     return new Set(this.state.desired.ipsets.keys());
   }
+}
+
+/** Destinations as the kernel reported them, in the mirror's form (canonical addresses, sorted). */
+function currentOf(service: AddressServiceKey, live: readonly Destination[]): CurrentVirtualServer {
+  const destinations = live
+    .map((d) => ({ address: canonicalAddress(d.address) ?? d.address, port: d.port, weight: d.weight, activeConns: d.activeConns, inactiveConns: d.inactiveConns }))
+    .sort(compareDestinations);
+  return { service, destinations };
+}
+
+function joinReports(a: ApplyReport, b: ApplyReport): ApplyReport {
+  return b.applied.length === 0 && b.failed.length === 0 ? a : { applied: [...a.applied, ...b.applied], failed: [...a.failed, ...b.failed], quiesced: a.quiesced };
 }
 
 const ZERO_COUNTERS: SocketCounters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 };

@@ -17,9 +17,10 @@ export interface PlanOptions {
   excludeCIDRs?: readonly string[];
   /**
    * Connection counts (active + inactive) just read from the kernel:
-   * virtualServerKey → destinationKey → count. A TCP real server that
-   * leaves with a count of 0 here is deleted at once; without a count it
-   * is quiesced at weight 0 (see gracefulRemovals()).
+   * virtualServerKey → destinationKey → count. An unwanted TCP real server
+   * already at weight 0 with a count of 0 here is deleted; one still
+   * serving is quiesced at weight 0 whatever its count (see
+   * removeDestination()).
    */
   connections?: ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
@@ -150,23 +151,27 @@ function syncVirtualServer(want: DesiredVirtualServer, have: CurrentVirtualServe
  * Graceful termination (GracefulDeleteRS in graceful_termination.go): a
  * real server that leaves is deleted at once when nothing can be cut off —
  * UDP and SCTP (IsRsGracefulTerminationNeeded; #71514: expire_nodest_conn
- * drops their flows on the next packet), or a TCP one whose active and
- * inactive connections, just read, are 0. Otherwise it is quiesced with
- * weight 0 so established connections finish, and deleted once they have
- * (planDrainedDeletions).
+ * drops their flows on the next packet). A TCP one is quiesced with weight
+ * 0 first, whatever its connection count: a count read while it can still
+ * be scheduled is stale by the time a delete lands (kube-proxy reads, then
+ * deletes, and a connection opened in between is cut off by
+ * expire_nodest_conn). At weight 0 it gets no new connections, so a count
+ * read afterwards holds: the controller reads it right after quiescing
+ * (gracefulRemovals) and deletes the idle ones (planDrainedDeletions); one
+ * already at weight 0 with a count of 0 in `connections` goes now.
  */
 function removeDestination(protocol: string, service: BatchOp['service'], present: CurrentDestination, connections: number | undefined, key: string): Operation | undefined {
   const destination: DestinationKey = { address: present.address, port: present.port };
-  if (protocol !== 'tcp' || connections === 0) return ipvs({ op: 'deleteDestination', service, destination }, key);
-  if (present.weight === 0) return undefined; // already draining
-  return ipvs({ op: 'updateDestination', service, destination: withWeight(destination, 0) }, key);
+  if (protocol !== 'tcp') return ipvs({ op: 'deleteDestination', service, destination }, key);
+  if (present.weight !== 0) return ipvs({ op: 'updateDestination', service, destination: withWeight(destination, 0) }, key);
+  if (connections === 0) return ipvs({ op: 'deleteDestination', service, destination }, key);
+  return undefined; // draining
 }
 
 /**
- * The virtual servers whose connection counts decide the plan: those with
- * a real server being quiesced (weight 0). Reading just these (one
- * destination dump each) and planning again with `connections` turns the
- * idle ones into deletions.
+ * The virtual servers with a real server these operations quiesce (weight
+ * 0). Once the operations are applied, reading just these (one destination
+ * dump each) and planDrainedDeletions() turns the idle ones into deletions.
  */
 export function gracefulRemovals(ops: readonly Operation[]): Map<string, AddressServiceKey> {
   const out = new Map<string, AddressServiceKey>();

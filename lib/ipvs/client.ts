@@ -46,7 +46,20 @@ const BATCH_OPS: Record<BatchOp['op'], (w: RequestWriter, op: Record<string, unk
   addDestination: (w, o) => destinationOp(w, CMD.NEW_DEST, o.service, o.destination, false),
   updateDestination: (w, o) => destinationOp(w, CMD.SET_DEST, o.service, o.destination, false),
   deleteDestination: (w, o) => destinationOp(w, CMD.DEL_DEST, o.service, o.destination, true),
+  listDestinations: (w, o) => listDestinationsOp(w, o.service),
 };
+
+/**
+ * Two requests: the kernel answers a destination dump for a missing
+ * service with an empty list, so the service is looked up first and a
+ * missing one fails with ESRCH.
+ */
+function listDestinationsOp(w: RequestWriter, service: unknown): void {
+  w.begin(CMD.GET_SERVICE);
+  w.serviceKeyOnly(service, 'service');
+  w.begin(CMD.GET_DEST, FLAG.dump);
+  w.serviceKeyOnly(service, 'service');
+}
 
 function serviceOp(w: RequestWriter, cmd: number, spec: unknown): void {
   w.begin(cmd);
@@ -147,10 +160,7 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    */
   async listDestinations(key: ServiceKey): Promise<Destination[]> {
     const w = new RequestWriter(2);
-    w.begin(CMD.GET_SERVICE);
-    w.serviceKeyOnly(key, 'service');
-    w.begin(CMD.GET_DEST, FLAG.dump);
-    w.serviceKeyOnly(key, 'service');
+    listDestinationsOp(w, key);
     return (await this.each(w, 'listDestinations', key))[1].destinations;
   }
 
@@ -193,14 +203,18 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   /**
    * Many changes in one call. All ops are checked before anything is sent
    * (a bad one throws, naming `ops[i]....`); the kernel then applies each on
-   * its own, and each gets its own result, in order.
+   * its own, and each gets its own result, in order. `listDestinations` ops
+   * read in between: each sees the ops before it applied.
    */
   async apply(ops: readonly BatchOp[]): Promise<BatchResult[]> {
     if (!Array.isArray(ops)) throw new TypeError('ops must be an array');
     if (ops.length === 0) return [];
     const w = new RequestWriter(ops.length, this.spare);
     this.spare = undefined; // one batch at a time writes into it
+    // Every op is one request, except reads (two): with reads, the first request of each op.
+    const firstRequest = ops.some((o) => (o as { op?: unknown } | null)?.op === 'listDestinations') ? new Uint32Array(ops.length) : undefined;
     for (let i = 0; i < ops.length; i++) {
+      if (firstRequest) firstRequest[i] = w.count;
       const o = ops[i] as unknown;
       if (typeof o !== 'object' || o === null) throw new TypeError(`ops[${i}] must be an object`);
       const name = (o as { op?: unknown }).op;
@@ -213,11 +227,7 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
       }
     }
     try {
-      return await this.run(w, 'apply', (r) => {
-        const results: BatchResult[] = new Array(ops.length).fill(OK);
-        for (const f of r.failures) results[f.index] = { ok: false, error: errorOf(f, ops[f.index].op, subjectOf(ops[f.index])) };
-        return results;
-      });
+      return await this.run(w, 'apply', (r) => (firstRequest ? readResults(ops, firstRequest, r) : opResults(ops, r)));
     } finally {
       // The addon is done reading the records once the call settles.
       if (w.buffer().byteLength <= MAX_SPARE_BYTES) this.spare = w.buffer();
@@ -298,6 +308,32 @@ export function keyOf(s: ServiceKey): ServiceKey {
   if ('fwmark' in s && s.fwmark) return { fwmark: s.fwmark, family: s.family };
   const a = s as AddressServiceKey;
   return { protocol: a.protocol, address: a.address, port: a.port };
+}
+
+/** One request per op: failures map straight to their ops. */
+function opResults(ops: readonly BatchOp[], r: NativeReplies): BatchResult[] {
+  const results: BatchResult[] = new Array(ops.length).fill(OK);
+  for (const f of r.failures) results[f.index] = { ok: false, error: errorOf(f, ops[f.index].op, subjectOf(ops[f.index])) };
+  return results;
+}
+
+/** A batch with reads: op i sent requests firstRequest[i]..; a read's destinations answer its second one. */
+function readResults(ops: readonly BatchOp[], firstRequest: Uint32Array, r: NativeReplies): BatchResult[] {
+  const results: BatchResult[] = new Array(ops.length).fill(OK);
+  let op = 0;
+  for (const f of r.failures) {
+    while (op + 1 < ops.length && firstRequest[op + 1] <= f.index) op++;
+    // A read whose service lookup failed fails once, with the lookup's error.
+    if (!results[op].ok) continue;
+    results[op] = { ok: false, error: errorOf(f, ops[op].op, subjectOf(ops[op])) };
+  }
+  let replies: ReplyRecords | undefined;
+  for (let i = 0; i < ops.length; i++) {
+    if (ops[i].op !== 'listDestinations' || !results[i].ok) continue;
+    replies ??= new ReplyRecords(r.records, r.strings);
+    results[i] = { ok: true, destinations: replies.destinationsOf(firstRequest[i] + 1) };
+  }
+  return results;
 }
 
 function subjectOf(op: BatchOp): unknown {

@@ -163,6 +163,13 @@ export class ReplyRecords {
     return { tcp: v.getUint32(at + REP.TimeoutTcp, LE), tcpFin: v.getUint32(at + REP.TimeoutTcpFin, LE), udp: v.getUint32(at + REP.TimeoutUdp, LE) };
   }
 
+  /** The destinations that answer one request. */
+  destinationsOf(request: number): Destination[] {
+    const out: Destination[] = [];
+    for (let i = 0; i < this.count; i++) if (this.request(i) === request && this.kind(i) === KIND.destination) out.push(this.destination(i));
+    return out;
+  }
+
   /** Every record grouped by the request it answers. */
   byRequest(requests: number): RequestReplies[] {
     const out: RequestReplies[] = [];

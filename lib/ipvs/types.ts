@@ -170,8 +170,16 @@ export type BatchOp =
   | { op: 'addService' | 'updateService'; service: ServiceSpec }
   | { op: 'deleteService'; service: ServiceKey }
   | { op: 'addDestination' | 'updateDestination'; service: ServiceKey; destination: DestinationSpec }
-  | { op: 'deleteDestination'; service: ServiceKey; destination: DestinationKey };
+  | { op: 'deleteDestination'; service: ServiceKey; destination: DestinationKey }
+  /**
+   * A read in the middle of changes: the service's destinations as the
+   * kernel holds them once the ops before it are applied (the same
+   * conversation, no extra round trip). A missing service fails with ESRCH,
+   * as listDestinations() does.
+   */
+  | { op: 'listDestinations'; service: ServiceKey };
 
-export type BatchResult = { ok: true } | { ok: false; error: import('../netlink/errors.js').NetlinkError };
+/** One op's outcome; a `listDestinations` op that succeeded carries `destinations`. */
+export type BatchResult = { ok: true; destinations?: Destination[] } | { ok: false; error: import('../netlink/errors.js').NetlinkError };
 
 export type { OpenOptions } from '../netlink/client.js';

@@ -78,17 +78,17 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
     await kernelMatches(t, top, ns, c.desired, 'after adding an endpoint');
   });
 
-  await t.test('a removed idle TCP endpoint is deleted at once, after one read of its virtual servers', async (t) => {
+  await t.test('a removed idle TCP endpoint is quiesced, read back idle and deleted in the same sync', async (t) => {
     web.endpoints = web.endpoints.filter((e) => e.addresses[0] !== '10.244.2.20');
     const before = sent(c);
     c.onEndpointSliceChange(web);
     // 10.244.2.20 is remote: it was only in the ClusterIP virtual server (the ETP=Local NodePort has local endpoints).
     const r = await c.sync();
     const after = sent(c);
-    t.match(r, { kind: 'incremental', planned: 1, applied: 1, failed: 0 }, 'one deleteDestination, no weight 0 first');
+    t.match(r, { kind: 'incremental', planned: 2, applied: 2, failed: 0 }, 'weight 0 first (a count read while it can be scheduled is stale), then deleteDestination');
     t.notOk((await ipvsadmSave(ns)).some((l) => l.includes('10.244.2.20')), 'no real server left for it, not even at weight 0');
-    t.same({ ipvs: after.ipvs - before.ipvs, ipset: after.ipset - before.ipset, rtnl: after.rtnl - before.rtnl }, { ipvs: 3, ipset: 0, rtnl: 0 }, "one read of that virtual server's destinations (GET_SERVICE + GET_DEST dump), one delete");
-    t.match(r.netlink, { ipvs: { messagesSent: 3, sendmsgCalls: 2 }, ipset: { messagesSent: 0 }, rtnl: { messagesSent: 0 } }, 'reported by the sync: 3 messages in 2 sendmsg');
+    t.same({ ipvs: after.ipvs - before.ipvs, ipset: after.ipset - before.ipset, rtnl: after.rtnl - before.rtnl }, { ipvs: 4, ipset: 0, rtnl: 0 }, "the weight-0 update, one read of that virtual server's destinations (GET_SERVICE + GET_DEST dump), one delete");
+    t.match(r.netlink, { ipvs: { messagesSent: 4, sendmsgCalls: 2 }, ipset: { messagesSent: 0 }, rtnl: { messagesSent: 0 } }, 'reported by the sync: 4 messages in 2 sendmsg (the read rides with the update)');
     t.same(c.counters().lastSync, { kind: 'incremental', netlink: r.netlink }, 'and kept as the last sync for the metrics');
     t.match(await c.removeDrainedRealServers(), { kind: 'drain', planned: 0 }, 'nothing left to drain');
     await kernelMatches(t, top, ns, c.desired, 'after the removal');

@@ -128,3 +128,34 @@ t.test('reply records are lent, and taken back before the next call writes them'
   t.equal(a.length, 20, 'an earlier dump() result is unaffected by later calls');
   t.equal(a.reduce((n, s) => n + s.destinations.length, 0), 60);
 });
+
+t.test('listDestinations inside apply(): each read sees the ops before it, in the same sendmsg; a missing service fails with ESRCH', async (t) => {
+  const env = await ipvsEnv(t);
+  await env.restore(['-A -t 10.4.0.1:80 -s rr', '-a -t 10.4.0.1:80 -r 10.0.1.2:8080 -m -w 1', '-a -t 10.4.0.1:80 -r 10.0.1.3:8080 -m -w 1']);
+  const before = env.ipvs.counters();
+  const results = await env.ipvs.apply([
+    { op: 'listDestinations', service: svc(1) },
+    { op: 'updateDestination', service: svc(1), destination: { address: '10.0.1.2', port: 8080, weight: 0 } },
+    { op: 'addService', service: { ...svc(1), scheduler: 'rr' } }, // exists: fails, and shifts nothing
+    { op: 'listDestinations', service: svc(1) },
+    { op: 'listDestinations', service: svc(2) }, // no such service
+    { op: 'deleteDestination', service: svc(1), destination: { address: '10.0.1.3', port: 8080 } },
+    { op: 'listDestinations', service: svc(1) },
+  ]);
+  const after = env.ipvs.counters();
+  const weights = (i: number) => {
+    const r = results[i];
+    return r.ok && r.destinations ? r.destinations.map((d) => `${d.address}:${d.port} w${d.weight}`).sort() : r;
+  };
+  t.same(weights(0), ['10.0.1.2:8080 w1', '10.0.1.3:8080 w1'], 'the first read sees the table as it was');
+  t.same(results[1], { ok: true }, 'the update succeeded, with no destinations of its own');
+  t.match(results[2], { ok: false, error: { code: 'EEXIST' } }, 'the duplicate service failed at its own index');
+  t.same(weights(3), ['10.0.1.2:8080 w0', '10.0.1.3:8080 w1'], 'the second read sees the weight-0 update');
+  t.match(results[4], { ok: false, error: { code: 'ESRCH' } }, 'a read of a missing service fails with ESRCH, as listDestinations() does');
+  t.same(weights(6), ['10.0.1.2:8080 w0'], 'the last read sees the delete');
+  t.same(await env.save(), ['-A -t 10.4.0.1:80 -s rr', '-a -t 10.4.0.1:80 -r 10.0.1.2:8080 -m -w 0'], 'ipvsadm -Sn agrees with the last read');
+  t.equal(after.messagesSent - before.messagesSent, 11, 'one message per change, two per read (GET_SERVICE + GET_DEST dump)');
+  t.equal(after.sendmsgCalls - before.sendmsgCalls, 4, 'a dump ends its sendmsg (one dump per socket at a time): four reads, four sendmsg');
+
+  await t.rejects(env.ipvs.apply([{ op: 'listDestinations', service: { protocol: 'tcp', address: '10.4.0.1', port: 70000 } }]), /ops\[0\]\.service\.port/, 'a bad key is refused before anything is sent, naming the field');
+});

@@ -72,17 +72,26 @@ t.test('one endpoint removed: TCP → weight 0 (graceful), UDP → deleted at on
   t.strictSame(ipvsOps(ops), [{ op: 'updateDestination', service: tcp(501), destination: { address: '10.101.1.245', port: 8080, weight: 1 } }]);
 });
 
-t.test('GracefulDeleteRS: with connection counts just read, an idle TCP real server is deleted at once, a busy one quiesced', async (t) => {
+t.test('GracefulDeleteRS: a TCP real server is quiesced first whatever its count; once at weight 0, an idle one is deleted, a busy one drains', async (t) => {
   const { state, mirror } = programmed(1000, (i) => (i % 2 ? 'TCP' : 'UDP'));
   const scope = state.upsertEndpointSlice(endpoints(501, 0)); // both endpoints of a TCP service leave
   const first = plan(state.desired, mirror, { scope });
   t.strictSame([...gracefulRemovals(first)], [['tcp/10.96.1.245/80', tcp(501)]], 'gracefulRemovals names the one virtual server to read');
 
+  // Counts read while the real servers can still be chosen are stale by the time a delete lands:
+  // even an idle one is quiesced, not deleted.
   const connections = new Map([['tcp/10.96.1.245/80', new Map([['10.100.1.245/8080', 0], ['10.101.1.245/8080', 3]])]]);
+  const quiesce = [
+    { op: 'updateDestination', service: tcp(501), destination: { address: '10.100.1.245', port: 8080, weight: 0 } },
+    { op: 'updateDestination', service: tcp(501), destination: { address: '10.101.1.245', port: 8080, weight: 0 } },
+  ];
+  t.strictSame(ipvsOps(first), quiesce, 'without counts: both quiesced');
+  t.strictSame(ipvsOps(plan(state.desired, mirror, { scope, connections })), quiesce, 'with counts read at weight 1: both quiesced all the same');
+
+  mirror.record(first);
   t.strictSame(ipvsOps(plan(state.desired, mirror, { scope, connections })), [
     { op: 'deleteDestination', service: tcp(501), destination: { address: '10.100.1.245', port: 8080 } },
-    { op: 'updateDestination', service: tcp(501), destination: { address: '10.101.1.245', port: 8080, weight: 0 } },
-  ], 'the idle one is deleted, the one with connections goes to weight 0');
+  ], 'at weight 0: the idle one is deleted, the one with connections drains');
 
   const udpScope = state.upsertEndpointSlice(endpoints(502, 1, 'UDP'));
   const udpConnections = new Map([['udp/10.96.1.246/80', new Map([['10.101.1.246/8080', 5]])]]);
