@@ -98,7 +98,10 @@ void Patch(uint8_t* d, size_t len, const FakeSocket& s) {
     }
     if (h.nlmsg_pid == 0) h.nlmsg_pid = s.port_id;
     std::memcpy(d + at, &h, sizeof h);
-    at += NLMSG_ALIGN(h.nlmsg_len);
+    // The last message may lack its padding: never step past the end.
+    const size_t step = NLMSG_ALIGN(h.nlmsg_len);
+    if (step >= len - at) return;
+    at += step;
   }
 }
 
