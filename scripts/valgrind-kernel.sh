@@ -18,6 +18,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 inside() { [ -e /proc/net/ip_vs ] || { modprobe -q ip_vs 2>/dev/null && [ -e /proc/net/ip_vs ]; }; }
+# The sandbox guest runs the host's own files (hostfs): install on the host.
+if ! command -v valgrind >/dev/null && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null && [ "$(hostname)" != sandbox ]; then
+	echo "valgrind-kernel: installing valgrind (apt-get)" >&2
+	apt-get install -y -q valgrind >&2 || { apt-get update -q >&2 && apt-get install -y -q valgrind >&2; } || true
+fi
 if ! inside; then
 	exec bash scripts/with-kernel.sh bash "$ROOT/scripts/valgrind-kernel.sh" "$@"
 fi
@@ -29,7 +34,7 @@ NETNS_SETUP='ip link set lo up && ip link add vg0 type dummy && ip link set vg0 
 if [ "${1:-}" = --plain ]; then
 	exec unshare -n sh -c "$NETNS_SETUP" sh node scripts/valgrind-exercise.mjs
 fi
-command -v valgrind >/dev/null || { echo "valgrind-kernel: valgrind is missing (apt-get install -y valgrind)" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "valgrind-kernel: FAILED: valgrind is missing; as root: apt-get install -y valgrind" >&2; exit 1; }
 LOGDIR=$ROOT/.sandbox/valgrind
 mkdir -p "$LOGDIR"
 LOG=$LOGDIR/memcheck.log
