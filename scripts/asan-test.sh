@@ -82,8 +82,9 @@ build() { # asan|ubsan
 	asan) flags="-fsanitize=address,undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined" ;;
 	ubsan) flags="-fsanitize=undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined" ;;
 	esac
-	# Rebuild when any native source, binding.gyp or this script is newer than the addon.
-	if [ -f "$addon" ] && [ -z "$(find native binding.gyp scripts/asan-test.sh -newer "$addon" -print -quit)" ]; then return; fi
+	# Rebuild when an addon source (not the fuzz targets), binding.gyp or this
+	# script is newer than the addon.
+	if [ -f "$addon" ] && [ -z "$(find native binding.gyp scripts/asan-test.sh -path native/fuzz -prune -o -newer "$addon" -print -quit)" ]; then return; fi
 	echo "asan-test: building the $kind addon in $dir" >&2
 	rm -rf "$dir/native"
 	mkdir -p "$dir"

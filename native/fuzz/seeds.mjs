@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const corpus = path.join(here, 'corpus');
+const corpus = process.env.SEEDS_OUT || path.join(here, 'corpus'); // SEEDS_OUT: elsewhere, to look at
 
 // Larger inputs make libFuzzer slow; a long dump is also seeded per datagram.
 const MAX_SEED = 16 * 1024;
@@ -97,12 +97,11 @@ function shared(sent) {
 	return sent.map((s, i) => s.type === GENL_ID_CTRL ? i === sent.findIndex((x) => x.type === GENL_ID_CTRL) : s.cmd !== IPVS_CMD_GET_INFO);
 }
 
-// A script in which each message names the request it answers by its
-// position among the requests sent (1-based), as fake_kernel.h patches it.
+// The recorded answers to the requests kept, each datagram with the
+// 1-based position (among the kept requests) of the request it answers.
 // Requests are told apart by sequence number and port id (each ipvsadm
-// socket numbers from the same clock); answers to requests not kept are
-// dropped.
-function indexedScript(c, kept) {
+// socket numbers from the same clock).
+function answers(c, kept) {
 	const sent = sentRequests(c);
 	const position = new Map(); // seq+pid -> our 1-based position
 	let n = 0;
@@ -110,30 +109,67 @@ function indexedScript(c, kept) {
 	const out = [];
 	for (const hex of c.received || []) {
 		const g = Buffer.from(hex, 'hex');
-		let answered = false;
+		let pos;
 		for (const [, m] of messages(g)) {
 			const p = position.get(m.subarray(8, 16).toString('hex'));
-			if (p !== undefined) answered = true;
+			if (p !== undefined) pos = p;
 			m.writeUInt32LE(p ?? 0, 8);
 			m.writeUInt32LE(0, 12);
 		}
-		if (answered) out.push(entry(g));
+		if (pos !== undefined) out.push({ pos, g });
 	}
-	// libnl stops reading once a get has its data; the kernel's ack that
-	// follows is not in the recording. Close with one (a real ack, for the
-	// latest request: it settles every earlier one, as the kernel's would).
+	return out;
+}
+
+// libnl stops reading once a get has its data; the kernel's ack that
+// follows is not in the recording. A script closes with one (a real ack,
+// for the latest request: it settles every earlier one, as the kernel's
+// would).
+function closingAck(c) {
 	const ack = (c.received || []).map(normalized).flatMap((g) => messages(g))
 		.find(([t, m]) => t === NLMSG_ERROR && m.length >= 20 && m.readInt32LE(16) === 0);
-	if (ack) out.push(entry(ack[1]));
-	return Buffer.concat(out);
+	return ack ? [entry(ack[1])] : [];
+}
+
+// A script in which each message names the request it answers by its
+// position among the requests sent, as fake_kernel.h patches it.
+function indexedScript(c, kept) {
+	return Buffer.concat([...answers(c, kept).map(({ g }) => entry(g)), ...closingAck(c)]);
+}
+
+// A dump read twice: the first answer to request `pos` marked
+// NLM_F_DUMP_INTR (the table changed meanwhile), then the same answer again
+// for the dump the socket sends anew. Every message answers the latest
+// request (seq 0): dumps go one at a time, and the re-sent dump shifts the
+// positions of later requests.
+function interruptedScript(c, kept, pos) {
+	const all = answers(c, kept);
+	const dump = all.filter((a) => a.pos === pos).map(({ g }) => Buffer.from(g));
+	const first = dump.length && messages(dump[0]).find(([t]) => t > NLMSG_DONE);
+	if (!first) return undefined;
+	first[1].writeUInt16LE(first[1].readUInt16LE(6) | 0x10, 6); // NLM_F_DUMP_INTR
+	const latest = (g) => { const b = Buffer.from(g); for (const [, m] of messages(b)) m.writeUInt32LE(0, 8); return b; };
+	const out = [];
+	let doubled = false;
+	for (const a of all) {
+		if (a.pos === pos) {
+			if (doubled) continue;
+			doubled = true;
+			for (const g of dump) out.push(entry(latest(g)));
+			for (const g of all.filter((x) => x.pos === pos)) out.push(entry(latest(g.g)));
+			continue;
+		}
+		out.push(entry(latest(a.g)));
+	}
+	return Buffer.concat([...out, ...closingAck(c)]);
 }
 
 // ipvs_batch: [jobs, rcvbuf, sndbuf, restarts, count, templates...] + script
 // (the header is described in ipvs_batch_fuzzer.cc; a template byte is the
 // IPVS command, bit 5 IPv6, bit 6 a GET_SERVICE dump).
-function batchSeed(name, jobs, rcvbuf, templates, script) {
-	if (!templates.length || templates.length > 12) return;
-	const head = Buffer.from([jobs, rcvbuf, 12, 2, templates.length - 1, ...templates]);
+function batchSeed(name, jobs, rcvbuf, templates, script, restarts = 2) {
+	if (!templates.length || templates.length > 12 || !script) return;
+	const head = Buffer.from([jobs, rcvbuf, 12, restarts, templates.length - 1, ...templates]);
 	seed('ipvs_batch', name, Buffer.concat([head, script]));
 }
 
@@ -150,8 +186,15 @@ for (const c of ipvsadm) {
 	// The same with a 2 KiB receive buffer: one request per sendmsg.
 	batchSeed(`${c.name}-small`, 0, 1, templates, script);
 	// Dumps: our dump job does not ask GET_INFO first, as ipvsadm does.
-	if (sent.some((s) => s.cmd === IPVS_CMD_GET_SERVICE && (s.flags & NLM_F_DUMP) === NLM_F_DUMP))
+	if (sent.some((s) => s.cmd === IPVS_CMD_GET_SERVICE && (s.flags & NLM_F_DUMP) === NLM_F_DUMP)) {
 		batchSeed(`${c.name}-dump`, 1, 13, [0x44], script);
+		// The service dump interrupted once: read again (1 restart allowed),
+		// or given up with EINTR (none allowed).
+		const pos = sent.filter((s, i) => kept[i]).findIndex((s) => s.cmd === IPVS_CMD_GET_SERVICE) + 1;
+		const intr = interruptedScript(c, kept, pos);
+		batchSeed(`${c.name}-dump-intr`, 1, 13, [0x44], intr, 1);
+		batchSeed(`${c.name}-dump-intr-giveup`, 1, 13, [0x44], intr, 0);
+	}
 	// genl_family: the controller's answer, looked up twice.
 	// (The reply and the ack that follows it: an error's echo starts at 20,
 	// its type at 24.)
