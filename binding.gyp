@@ -27,6 +27,7 @@
         "native/ipset/codec.cc",
         "native/ipset/errors.cc",
         "native/ipset/session.cc",
+        "native/ipset/bulk.cc",
         "native/ipset/js_bridge.cc",
         "native/ipset/jobs.cc",
         "native/ipset/test_entry_points.cc",

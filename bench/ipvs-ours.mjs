@@ -82,6 +82,15 @@ for (let i = 0; i < Number(a.dumps); i++) {
   const d1 = ipvs.counters();
   out.dumpCounters = Object.fromEntries(Object.keys(d1).map((k) => [k, d1[k] - d0[k]]));
 }
+// The read a proxy's resync does: rules and connection counts, no counters.
+out.rulesDumpMs = [];
+for (let i = 0; i < Number(a.dumps); i++) {
+  gc();
+  t = now();
+  const rules = await ipvs.dump({ stats: false });
+  out.rulesDumpMs.push(msSince(t));
+  if (rules.length !== dumped.length) throw new Error(`dump({ stats: false }) read ${rules.length} services, dump() ${dumped.length}`);
+}
 out.dumpedServices = dumped?.length ?? 0;
 out.dumpedDestinations = dumped ? dumped.reduce((n, s) => n + s.destinations.length, 0) : 0;
 out.memHoldingDump = mem();

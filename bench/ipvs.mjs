@@ -124,7 +124,15 @@ function probe(n) {
     const m = /ok (\d+) errors (\d+) sendmsg (\d+) recv (\d+)/.exec(t.stdout);
     if (!m || Number(m[1]) !== n * (DESTS_PER_SERVICE + 1) || Number(m[2]) !== 0) throw new Error(`floor-probe: ${t.stdout}`);
     expectCount(ns, n, 'floor-probe');
-    return { wallMs: t.wallMs, userUs: t.userUs, systemUs: t.systemUs, sendmsg: Number(m[3]), recv: Number(m[4]) };
+    // The floor for reading the same table back: the same dumps, nothing decoded.
+    const dumps = [];
+    for (let i = 0; i < DUMPS; i++) {
+      const d = timed(ns, [a.probe, '--dump']);
+      const dm = /dump services (\d+) destinations (\d+) sendmsg (\d+) recv (\d+)/.exec(d.stdout);
+      if (!dm || Number(dm[1]) !== n || Number(dm[2]) !== n * DESTS_PER_SERVICE) throw new Error(`floor-probe --dump: ${d.stdout}`);
+      dumps.push({ wallMs: d.wallMs, userUs: d.userUs, systemUs: d.systemUs, sendmsg: Number(dm[3]), recv: Number(dm[4]) });
+    }
+    return { wallMs: t.wallMs, userUs: t.userUs, systemUs: t.systemUs, sendmsg: Number(m[3]), recv: Number(m[4]), dumps };
   });
 }
 

@@ -3,17 +3,20 @@
  * `npm run bench`: every benchmark, progress on stderr, figures in
  * bench/results/*.json and tables in BENCHMARKS.md.
  *
- *   node bench/run.mjs [--size small|full] [--only ipvs|ipset] [--strict]
+ *   node bench/run.mjs [--size small|full] [--only ipvs|ipset|controller] [--strict]
  *
  * --size full (default): 10,000 services x 10 destinations (110,000 IPVS
- *   ops) and 100,000 ipset entries; takes minutes; rewrites the generated
- *   part of BENCHMARKS.md (between the bench:begin/end markers; the rest of
- *   the file, the notes, is kept).
- * --size small: 200 x 10 and 10,000 entries, for CI; well under a minute;
- *   writes bench/results/*-small.json and bench/results/summary-small.md,
- *   never BENCHMARKS.md.
+ *   ops), 100,000 ipset entries, and the proxy with 10,000 Services x 10
+ *   endpoints; takes about half an hour in the sandbox; rewrites the
+ *   generated part of BENCHMARKS.md (between the bench:begin/end markers;
+ *   the rest of the file, the notes, is kept).
+ * --size small: 200 x 10, 10,000 entries and 200 Services, for CI; a few
+ *   minutes; writes bench/results/*-small.json and
+ *   bench/results/summary-small.md, never BENCHMARKS.md.
  * --strict: exit 1 when a target is missed (otherwise only errors fail).
  * --report-only: run nothing, rewrite the tables from bench/results/*.json.
+ * --results DIR: read and write the JSON files there instead of bench/results
+ *   (CI: node bench/run.mjs --size small --results "$TMP/bench").
  *
  * Needs root (network namespaces), cc, ipvsadm, ipset, strace, /usr/bin/time,
  * and the build (npm run build). IPVS runs where scripts/with-kernel.sh finds
@@ -21,11 +24,13 @@
  * host kernel.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
+import { controllerTables } from './controller-report.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
@@ -35,6 +40,7 @@ const { values: a } = parseArgs({
     only: { type: 'string' },
     strict: { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
+    results: { type: 'string' },
   },
 });
 if (a.size !== 'small' && a.size !== 'full') throw new Error('--size must be small or full');
@@ -42,8 +48,14 @@ const small = a.size === 'small';
 const SIZE = small
   ? { services: 200, straceServices: 200, ipvsRuns: 1, dumps: 3, ipsetEntries: 10_000, ipsetRuns: 3 }
   : { services: 10_000, straceServices: 2_000, ipvsRuns: 3, dumps: 3, ipsetEntries: 100_000, ipsetRuns: 3 };
+// Benchmarks 4-6 (bench/controller.mjs). The small size's resync period is short so the memory
+// figure (taken after the first resync) does not wait 30 s per run.
+const CONTROLLER = small
+  ? { services: 200, runs: 1, changes: 40, manifestChanges: 2, syncPeriod: '5s', sandboxMem: '1G' }
+  : { services: 10_000, runs: 3, changes: 200, manifestChanges: 2, syncPeriod: '30s', sandboxMem: '4G' };
 const suffix = small ? '-small' : '';
-const results = path.join(here, 'results');
+// --results DIR: where the JSON (and, for the small size, the summary) go; CI points it outside the tree.
+const results = a.results ? path.resolve(a.results) : path.join(here, 'results');
 mkdirSync(results, { recursive: true });
 const t0 = Date.now();
 const say = (s) => process.stderr.write(`bench [${((Date.now() - t0) / 1000).toFixed(0)}s]: ${s}\n`);
@@ -54,12 +66,19 @@ function run(cmd, args, opts = {}) {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}`);
 }
 
+/** A benchmark that ran must have written its figures (a sandbox guest with its own /tmp would lose them). */
+function expectWritten(file) {
+  if (!existsSync(file) || statSync(file).mtimeMs < t0 - 1000) throw new Error(`${file} was not written by this run (under /tmp? the sandbox guest has its own /tmp)`);
+}
+
 // --- prerequisites ---
 if (!existsSync(path.join(root, 'dist/lib/index.js')) || !existsSync(path.join(root, 'build/Release/ipvs_netlink.node')))
   throw new Error('build first: npm run build');
 const probe = path.join(here, '.build', 'floor-probe');
+const addressProbe = path.join(here, '.build', 'address-probe');
 mkdirSync(path.dirname(probe), { recursive: true });
 if (!a['report-only']) run('cc', ['-O2', '-Wall', '-o', probe, path.join(here, 'floor-probe.c')]);
+if (!a['report-only']) run('cc', ['-O2', '-Wall', '-o', addressProbe, path.join(here, 'address-probe.c')]);
 const pkgVersion = (name) => spawnSync('dpkg-query', ['-W', '-f', '${Version}', name], { encoding: 'utf8' }).stdout?.trim() || 'unknown';
 
 const machine = {
@@ -74,20 +93,38 @@ const machine = {
 
 // --- IPVS (programming, reading, memory) in one sandbox boot ---
 const ipvsFile = path.join(results, `ipvs${suffix}.json`);
-if (!a['report-only'] && (!a.only || a.only === 'ipvs')) {
+const ipvsRan = !a['report-only'] && (!a.only || a.only === 'ipvs');
+if (ipvsRan) {
   say(`IPVS: ${SIZE.services} services x 10 destinations, ${SIZE.ipvsRuns} run(s); strace on ${SIZE.straceServices} x 10`);
   run('bash', ['scripts/with-kernel.sh', process.execPath, 'bench/ipvs.mjs',
     '--services', String(SIZE.services), '--strace-services', String(SIZE.straceServices),
     '--runs', String(SIZE.ipvsRuns), '--dumps', String(SIZE.dumps), '--probe', probe, '--out', ipvsFile],
   { env: { ...process.env, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? (small ? '600' : '1800') } });
+  expectWritten(ipvsFile);
 }
 
 // --- ipset on the host kernel ---
 const ipsetFile = path.join(results, `ipset${suffix}.json`);
-if (!a['report-only'] && (!a.only || a.only === 'ipset')) {
+const ipsetRan = !a['report-only'] && (!a.only || a.only === 'ipset');
+if (ipsetRan) {
   say(`ipset: ${SIZE.ipsetEntries} hash:ip,port entries, ${SIZE.ipsetRuns} runs`);
   run(process.execPath, ['--import=./node_modules/@tapjs/typescript/dist/esm/import.mjs', 'bench/ipset.ts',
     '--entries', String(SIZE.ipsetEntries), '--runs', String(SIZE.ipsetRuns), '--out', ipsetFile]);
+  expectWritten(ipsetFile);
+}
+
+// --- the proxy (cold start, endpoint changes, memory) in one sandbox boot ---
+const controllerFile = path.join(results, `controller${suffix}.json`);
+const controllerRan = !a['report-only'] && (!a.only || a.only === 'controller');
+if (controllerRan) {
+  const c = CONTROLLER;
+  say(`controller: kube-proxy-ipvs with ${c.services} Services x 10 endpoints, ${c.runs} cold start(s), ${c.changes} endpoint changes`);
+  // The TypeScript loader is for the test API server (test/support/fake-apiserver.ts); the proxy itself runs without it.
+  run('bash', ['scripts/with-kernel.sh', process.execPath, '--import=./node_modules/@tapjs/typescript/dist/esm/import.mjs', 'bench/controller.mjs',
+    '--services', String(c.services), '--runs', String(c.runs), '--changes', String(c.changes), '--manifest-changes', String(c.manifestChanges),
+    '--sync-period', c.syncPeriod, '--probe', probe, '--address-probe', addressProbe, '--out', controllerFile],
+  { env: { ...process.env, SANDBOX_MEM: process.env.SANDBOX_MEM ?? c.sandboxMem, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? (small ? '900' : '3600') } });
+  expectWritten(controllerFile);
 }
 
 // --- tables ---
@@ -103,7 +140,24 @@ function target(name, ok, detail) {
 const md = [];
 md.push(`Generated by \`node bench/run.mjs --size ${a.size}\` on ${new Date().toISOString().slice(0, 10)}.`);
 md.push('');
-md.push(`Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB; host kernel ${machine.kernel}; Node ${machine.node}; ${machine.ipvsadm}; ${machine.ipset}.`);
+// Each benchmark's figures come with the machine they were measured on (a --only run re-renders the
+// others from their JSON, measured earlier, possibly elsewhere).
+const machineFile = path.join(results, `machine${suffix}.json`);
+const previousRun = existsSync(machineFile) ? JSON.parse(readFileSync(machineFile, 'utf8')) : {};
+const measuredOn = { ...(previousRun.measuredOn ?? {}) };
+const ranNow = { ipvs: ipvsRan, ipset: ipsetRan, controller: controllerRan };
+const resultFiles = { ipvs: ipvsFile, ipset: ipsetFile, controller: controllerFile };
+for (const [k, file] of Object.entries(resultFiles)) {
+  if (ranNow[k]) measuredOn[k] = { date: new Date().toISOString(), machine };
+  // Files from before this record existed: the machine of the run that last wrote machine.json.
+  else if (!measuredOn[k] && existsSync(file) && previousRun.machine) measuredOn[k] = { date: previousRun.date, machine: previousRun.machine };
+  if (!existsSync(file)) delete measuredOn[k];
+}
+const describeMachine = (m) => `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; host kernel ${m.kernel}; Node ${m.node}; ${m.ipvsadm}; ${m.ipset}`;
+const BENCHMARK_NUMBERS = { ipvs: 'benchmarks 1, 2 and the library\'s memory', ipset: 'benchmark 3', controller: 'benchmarks 4-6' };
+const machines = [...new Set(Object.values(measuredOn).map((x) => describeMachine(x.machine)))];
+if (machines.length <= 1) md.push(`Machine: ${machines[0] ?? describeMachine(machine)}.`);
+else for (const [k, x] of Object.entries(measuredOn)) md.push(`Machine for ${BENCHMARK_NUMBERS[k]} (measured ${x.date.slice(0, 10)}): ${describeMachine(x.machine)}.`, '');
 
 if (existsSync(ipvsFile)) {
   const r = JSON.parse(readFileSync(ipvsFile, 'utf8'));
@@ -147,27 +201,33 @@ if (existsSync(ipvsFile)) {
   }
 
   const dOurs = median(runs.flatMap((x) => x.ours.dumpMs));
+  const dRules = runs.every((x) => x.ours.rulesDumpMs) ? median(runs.flatMap((x) => x.ours.rulesDumpMs)) : undefined;
   const dAdm = median(runs.flatMap((x) => x.ipvsadm.dumps.map((d) => d.wallMs)));
+  const dFloor = runs.every((x) => x.probe.dumps) ? median(runs.flatMap((x) => x.probe.dumps.map((d) => d.wallMs))) : undefined;
   md.push('');
   md.push(`### 2. IPVS reading: dump() vs \`ipvsadm -Sn\` of the same ${r.services.toLocaleString('en')} services / ${(r.services * r.destsPerService).toLocaleString('en')} destinations`);
   md.push('');
-  md.push(`Median of ${runs.length * r.dumps} reads each. dump() returns typed objects (one service dump, then one destination dump per service); ipvsadm -Sn prints text.`);
+  md.push(
+    `Median of ${runs.length * r.dumps} reads each. dump() returns typed objects with their counters as BigInts; dump({ stats: false }) the same without counters (what a proxy's resync reads); ipvsadm -Sn prints text. ` +
+      'All of them, and the floor (`floor-probe --dump`: the same service dump and destination dumps, one sendmsg and one recvmmsg each, nothing decoded), ask the kernel the same thing: one dump of the services, then one dump of each service\'s destinations, which the kernel serves one at a time per socket. ' +
+      'Ours are timed around the call in a running process; ipvsadm and the probe with /usr/bin/time, process start included.',
+  );
   md.push('');
-  md.push('| | dump() | ipvsadm -Sn | ipvsadm/dump() |');
-  md.push('|---|---:|---:|---:|');
-  md.push(`| wall time (ms) | ${f1(dOurs)} | ${f1(dAdm)} | ${ratio(dAdm / dOurs)} |`);
-  md.push(`| CPU (ms) | ${f1(median(runs.flatMap((x) => x.ours.dumpUserUs)) / 1000)} | ${f1(median(runs.flatMap((x) => x.ipvsadm.dumps.map((d) => d.userUs + d.systemUs))) / 1000)} | |`);
+  md.push('| | dump() | dump({ stats: false }) | ipvsadm -Sn | floor probe | ipvsadm / dump() | dump() / floor |');
+  md.push('|---|---:|---:|---:|---:|---:|---:|');
+  md.push(`| wall time (ms) | ${f1(dOurs)} | ${dRules === undefined ? '' : f1(dRules)} | ${f1(dAdm)} | ${dFloor === undefined ? '' : f1(dFloor)} | ${ratio(dAdm / dOurs)} | ${dFloor === undefined ? '' : ratio(dOurs / dFloor)} |`);
+  md.push(`| CPU (ms) | ${f1(median(runs.flatMap((x) => x.ours.dumpUserUs)) / 1000)} | | ${f1(median(runs.flatMap((x) => x.ipvsadm.dumps.map((d) => d.userUs + d.systemUs))) / 1000)} | ${dFloor === undefined ? '' : f1(median(runs.flatMap((x) => x.probe.dumps.map((d) => d.userUs + d.systemUs))) / 1000)} | | |`);
   if (r.strace) {
     const sv = r.straceServices;
-    md.push(`| system calls per service (strace, ${sv.toLocaleString('en')} services) | ${(r.strace.ours.dump.total / sv).toFixed(2)} | ${(r.strace.ipvsadm.dump.total / sv).toFixed(2)} | |`);
+    md.push(`| system calls per service (strace, ${sv.toLocaleString('en')} services) | ${(r.strace.ours.dump.total / sv).toFixed(2)} | | ${(r.strace.ipvsadm.dump.total / sv).toFixed(2)} | | | |`);
   }
   md.push('');
-  md.push(`Target ≥5x faster: ${target('ipvs dump >= 5x ipvsadm -Sn', dAdm / dOurs >= 5, ratio(dAdm / dOurs))}`);
+  md.push(`Target ≥5x faster: ${target('ipvs dump >= 5x ipvsadm -Sn', dAdm / dOurs >= 5, ratio(dAdm / dOurs))}${dFloor === undefined ? '' : `; the floor itself is ${ratio(dAdm / dFloor)} faster than ipvsadm -Sn`}`);
 
   const mem = runs.map((x) => x.ours);
   const mb = (b) => (b / 2 ** 20).toFixed(1);
   md.push('');
-  md.push(`### 6. Memory: a node process holding an Ipvs handle after programming and dumping ${r.services.toLocaleString('en')} x 10`);
+  md.push(`### Memory of the library alone: a node process holding an Ipvs handle after programming and dumping ${r.services.toLocaleString('en')} x 10 (the proxy's is benchmark 6)`);
   md.push('');
   md.push('RSS after two forced GCs (node --expose-gc), median over runs:');
   md.push('');
@@ -185,7 +245,7 @@ if (existsSync(ipvsFile)) {
 if (existsSync(ipsetFile)) {
   const r = JSON.parse(readFileSync(ipsetFile, 'utf8'));
   md.push('');
-  md.push(`### 3. ipset: ${r.entries.toLocaleString('en')} hash:ip,port entries (host kernel ${machine.kernel})`);
+  md.push(`### 3. ipset: ${r.entries.toLocaleString('en')} hash:ip,port entries (host kernel ${(measuredOn.ipset?.machine ?? machine).kernel})`);
   md.push('');
   md.push(`Each run in a fresh network namespace, the set created beforehand on both sides; median of ${r.runs} runs; the tool's times include its process start. addMany sent ${r.messagesPerLoad} netlink messages per load.`);
   md.push('');
@@ -195,11 +255,13 @@ if (existsSync(ipsetFile)) {
     md.push(`| ${row.name} | ${row.oursMs} | ${row.toolMs} | ${row.speedup}x | ${target(`ipset ${row.name}`, row.speedup >= 2, `${row.speedup}x`)} |`);
 }
 
+if (existsSync(controllerFile)) md.push(...controllerTables(JSON.parse(readFileSync(controllerFile, 'utf8')), { f1, ratio, target }));
+
 const text = md.join('\n') + '\n';
 process.stdout.write('\n' + text);
 if (small) {
   writeFileSync(path.join(results, 'summary-small.md'), text);
-  say('wrote bench/results/summary-small.md (BENCHMARKS.md is left alone in small mode)');
+  say(`wrote ${path.relative(root, path.join(results, 'summary-small.md'))} (BENCHMARKS.md is left alone in small mode)`);
 } else {
   const file = path.join(root, 'BENCHMARKS.md');
   const begin = '<!-- bench:begin (generated by bench/run.mjs; edits inside are overwritten) -->';
@@ -212,7 +274,7 @@ if (small) {
   writeFileSync(file, doc);
   say('wrote BENCHMARKS.md');
 }
-writeFileSync(path.join(results, `machine${suffix}.json`), JSON.stringify({ date: new Date().toISOString(), size: a.size, machine, checks }, null, 2) + '\n');
+writeFileSync(machineFile, JSON.stringify({ date: new Date().toISOString(), size: a.size, machine, measuredOn, checks }, null, 2) + '\n');
 const missed = checks.filter((x) => !x.ok);
 say(`done: ${checks.length - missed.length}/${checks.length} targets met${missed.length ? `; missed: ${missed.map((x) => x.name).join('; ')}` : ''}`);
 if (a.strict && missed.length) process.exit(1);

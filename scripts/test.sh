@@ -83,6 +83,20 @@ fi
 step "kernel tests where IPVS exists"
 run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=tap --jobs=1 test/kernel
 
+# The benchmarks are scripts, not tests: CI runs their small size so they
+# cannot rot (they must run and read back what they programmed; their
+# targets are judged at full size, in BENCHMARKS.md). One result.
+step "benchmarks, small size"
+if node bench/run.mjs --size small --results bench/.build/ci >"$logdir/bench.log" 2>&1; then
+	echo "ok - bench/run.mjs --size small"
+	passed=$((passed + 1))
+else
+	echo "not ok - bench/run.mjs --size small"
+	tail -n 60 "$logdir/bench.log"
+	failed=$((failed + 1))
+	status=1
+fi
+
 echo
 echo "$passed passed, $failed failed"
 exit $status

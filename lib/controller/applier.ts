@@ -128,20 +128,19 @@ export class Applier {
 }
 
 /**
- * Which entries of a bulk add/del the kernel took. IpsetBulkError says so
- * with `failures` (every refused entry) and `skipped` (never sent, e.g.
- * once the set was full) when the client goes on past a refusal; without
- * them the call stopped at `index`, so everything from there on was not
- * applied (`applied` when the request failed as a whole, index -1).
+ * Which entries of a bulk add/del the kernel took. IpsetBulkError lists
+ * every refused entry (`failures`), those never sent once nothing more
+ * could go in (`skipped`) and those whose fate a broken conversation left
+ * unknown (`unconfirmed`); the rest went in, and there must be exactly
+ * `applied` of them. When the lists do not account for that (a request
+ * refused as a whole), nothing is taken as done: the applier's adds and
+ * deletes use `exist`, so retrying all of them is harmless.
  */
 export function splitBulk(entries: readonly string[], err: IpsetBulkError): { done: string[]; undone: string[] } {
-  const detail = err as IpsetBulkError & { failures?: ReadonlyArray<{ index: number }>; skipped?: readonly number[] };
-  if ((detail.failures?.length ?? 0) > 0 || (detail.skipped?.length ?? 0) > 0) {
-    const refused = new Set([...(detail.failures ?? []).map((f) => f.index), ...(detail.skipped ?? [])]);
-    return { done: entries.filter((_, i) => !refused.has(i)), undone: entries.filter((_, i) => refused.has(i)) };
-  }
-  const cut = Math.min(entries.length, Math.max(0, err.index >= 0 ? err.index : err.applied));
-  return { done: entries.slice(0, cut), undone: entries.slice(cut) };
+  const out = new Set<number>([...err.failures.map((f) => f.index), ...err.skipped, ...err.unconfirmed]);
+  const done = entries.filter((_, i) => !out.has(i));
+  if (done.length !== err.applied) return { done: [], undone: [...entries] };
+  return { done, undone: entries.filter((_, i) => out.has(i)) };
 }
 
 /** Consecutive operations of one kind (binds and unbinds apart), in plan order. */

@@ -25,7 +25,8 @@ export interface KernelRead {
 }
 
 export async function readKernel(clients: Clients, ourSets: ReadonlySet<string>): Promise<KernelRead> {
-  const services = await clients.ipvs.dump();
+  // No counters: the mirror needs the rules and the connection counts only.
+  const services = await clients.ipvs.dump({ stats: false });
   const virtualServers: KernelSnapshot['virtualServers'] = services.map((s) => ({
     ...s,
     destinations: s.destinations.map((d) => ({

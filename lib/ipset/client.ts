@@ -30,6 +30,19 @@ import type {
 } from './types.js';
 import * as check from './validate.js';
 
+/** What the addon's elements() resolves to; bulk calls add what became of every entry (native/ipset/jobs.cc). */
+interface ElementsResult extends NativeIpsetResult {
+  applied: number;
+  /** The first refused entry, -1 if none. */
+  index: number;
+  messages: number;
+  failures?: Array<NativeIpsetResult & { index: number }>;
+  skipped?: number[];
+  unconfirmed?: number[];
+  /** Why sending stopped early, when it did. */
+  halt?: NativeIpsetResult;
+}
+
 /** What element operations need to know about a set. */
 interface SetInfo {
   type: SetType;
@@ -112,7 +125,7 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
 
   async del(name: string, entry: Entry, options: DelOptions = {}): Promise<void> {
     check.setName(name);
-    check.elementOptionsText(options, ['exist']);
+    check.onlyExist(options, 'del');
     const exist = options.exist === undefined ? false : check.boolean(options.exist, 'exist');
     await this.single('del', name, entry, '', exist);
   }
@@ -124,10 +137,12 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
   }
 
   /**
-   * Adds many entries in as few messages as possible. Resolves to how many
-   * were applied (all of them). If the kernel refuses one, rejects with an
-   * IpsetBulkError naming its index; the ones before it stay applied and
-   * none after it are sent.
+   * Adds many entries in as few messages and sendmsg calls as possible.
+   * Resolves to how many were applied (all of them). A refused entry does
+   * not stop the others: each is attempted once, and the call then rejects
+   * with an IpsetBulkError listing every refused entry (`failures`), how
+   * many went in (`applied`) and, if something meant nothing more could go
+   * in (the set is full or gone), the entries never attempted (`skipped`).
    */
   async addMany(name: string, entries: readonly Entry[], options: BulkOptions = {}): Promise<number> {
     return this.bulk('add', name, entries, options);
@@ -172,22 +187,47 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
    */
   async replace(name: string, entries: readonly Entry[], spec?: CreateSpec): Promise<number> {
     check.setName(name);
-    if (spec !== undefined) check.setType(spec.type, 'spec.type');
+    if (!Array.isArray(entries)) throw new TypeError('entries must be an array');
+    if (spec !== undefined) {
+      if (typeof spec !== 'object' || spec === null) throw new TypeError('spec must be an object');
+      check.setType(spec.type, 'spec.type');
+      check.createOptions(spec);
+    }
+    // The entries are checked before anything is sent: against the spec, or
+    // what this handle already knows of the set (else after reading its header).
+    const known = spec ? infoFromSpec(spec) : this.infos.get(name);
+    if (known) this.checkEntries(name, known, entries);
     const current = await this.header(name).catch((err: unknown) => {
       if (err instanceof NetlinkError && err.code === 'ENOENT' && spec) return undefined;
       throw err;
     });
     const { type, ...options } = spec ?? specFromHeader(current!);
+    if (!known) this.checkEntries(name, infoFromSpec({ type, ...options }), entries);
     const temp = temporaryName(name);
     await this.create(temp, type, { ...options, exist: false });
     try {
-      const applied = await this.addMany(temp, entries, { exist: true });
+      const applied = await this.addMany(temp, entries, { exist: true }).catch((err: unknown) => {
+        // Nothing is swapped in when any entry failed: say so, since the
+        // counts describe the temporary set.
+        if (err instanceof IpsetBulkError)
+          err.message += `; replace ${name} swapped nothing in: ${name} is unchanged and the temporary set ${temp} is destroyed`;
+        throw err;
+      });
       if (!current) await this.create(name, type, { ...options, exist: true });
       await this.swapWhenNotBusy(temp, name);
       return applied;
     } finally {
       await this.destroy(temp).catch(() => undefined);
     }
+  }
+
+  /** Parses the entries as the set would take them; throws TypeError/RangeError naming the bad one, sends nothing. */
+  private checkEntries(name: string, info: SetInfo, entries: readonly Entry[]): void {
+    const texts = entries.map((e, i) => entryText(info.type, e, `entry ${i}`));
+    if (texts.length === 0) return;
+    (this.handle as unknown as { check(op: object): void }).check({
+      cmd: 'add', name, type: info.type, family: info.family, entries: texts.join('\n'), exist: true, support: info.support,
+    });
   }
 
   /** Swaps, retrying while a concurrent list/save holds either set (EBUSY). */
@@ -207,9 +247,12 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
 
   private async single(cmd: 'add' | 'del' | 'test', name: string, entry: Entry, suffix: string, exist: boolean): Promise<boolean> {
     return this.exclusive(cmd, async () => {
+      const cached = this.infos.has(name);
       const info = await this.info(name, cmd);
-      const text = entryText(info.type, entry) + suffix;
-      const r = await this.elements({ cmd, name, type: info.type, family: info.family, entries: text, single: true, exist, support: info.support }, cmd, name);
+      const r = await this.parsed(name, info, cached, () => {
+        const text = entryText(info.type, entry) + suffix;
+        return this.elements({ cmd, name, type: info.type, family: info.family, entries: text, single: true, exist, support: info.support }, cmd, name);
+      });
       if (cmd === 'test' && r.code === 'IPSET_ERR_EXIST') return false;
       if (r.errno) {
         this.infos.delete(name);
@@ -223,34 +266,86 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
     check.setName(name);
     if (!Array.isArray(entries)) throw new TypeError('entries must be an array');
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-    for (const key of Object.keys(options)) if (key !== 'exist') throw new TypeError(`unknown option '${key}'`);
+    check.onlyExist(options, cmd === 'add' ? 'addMany' : 'delMany');
     const exist = options.exist === undefined ? false : check.boolean(options.exist, 'exist');
     const operation = cmd === 'add' ? 'addMany' : 'delMany';
     if (entries.length === 0) return 0;
     return this.exclusive(operation, async () => {
-      const info = await this.info(name, operation);
-      const texts = new Array<string>(entries.length);
-      for (let i = 0; i < entries.length; i++) texts[i] = entryText(info.type, entries[i], `entry ${i}`);
-      const r = await this.elements(
-        { cmd, name, type: info.type, family: info.family, entries: texts.join('\n'), exist, support: info.support },
-        operation,
-        name,
-      );
+      const cached = this.infos.has(name);
+      const info = await this.info(name, operation).catch((err: unknown) => {
+        // Nothing was sent: every entry is skipped, in the bulk error's terms.
+        if (!(err instanceof NetlinkError)) throw err;
+        throw new IpsetBulkError({ errno: err.errno, code: err.code, message: kernelMeaning(err) }, operation, name, {
+          index: -1,
+          entry: undefined,
+          applied: 0,
+          skipped: entries.map((_, i) => i),
+          halt: { errno: err.errno, code: err.code, message: kernelMeaning(err) },
+          total: entries.length,
+        });
+      });
+      const r = await this.parsed(name, info, cached, () => {
+        const texts = new Array<string>(entries.length);
+        for (let i = 0; i < entries.length; i++) texts[i] = entryText(info.type, entries[i], `entry ${i}`);
+        return this.elements(
+          { cmd, name, type: info.type, family: info.family, entries: texts.join('\n'), exist, support: info.support },
+          operation,
+          name,
+        );
+      });
       if (r.errno) {
         this.infos.delete(name);
         throw new IpsetBulkError(r, operation, name, {
           index: r.index,
           entry: r.index >= 0 ? entries[r.index] : undefined,
           applied: r.applied,
+          failures: (r.failures ?? []).map((f) => ({
+            index: f.index,
+            entry: entries[f.index],
+            errno: f.errno,
+            code: f.code,
+            message: f.message,
+            ...(f.kernelMessage ? { kernelMessage: f.kernelMessage } : {}),
+          })),
+          skipped: r.skipped ?? [],
+          unconfirmed: r.unconfirmed ?? [],
+          halt: r.halt && { errno: r.halt.errno, code: r.halt.code, message: r.halt.message, ...(r.halt.kernelMessage ? { kernelMessage: r.halt.kernelMessage } : {}) },
+          total: entries.length,
         });
       }
       return r.applied;
     });
   }
 
+  /**
+   * Runs `send`, which parses the entries against `info` before anything is
+   * sent. When they do not parse against what this handle remembered of the
+   * set, the set may have been re-created (or swapped, renamed) by someone
+   * else with other settings: forget it, so the next call looks it up again,
+   * and say so. Nothing is sent either way.
+   */
+  private async parsed<R>(name: string, info: SetInfo, cached: boolean, send: () => Promise<R>): Promise<R> {
+    try {
+      return await send();
+    } catch (err) {
+      // Only what depends on the set's type, family and options: the
+      // parser's errors (they carry `field`) and missing parts of a
+      // structured entry.
+      const dependsOnSet = 'field' in Object(err) || /is required$/.test(String((err as Error).message));
+      if (cached && (err instanceof TypeError || err instanceof RangeError) && dependsOnSet) {
+        this.infos.delete(name);
+        const with_ = (['timeout', 'counters', 'comment', 'skbinfo'] as const).filter((k) => info.support[k]);
+        err.message +=
+          ` (as set ${name} was when this handle last looked: ${info.type} ${info.family}${with_.length ? ` with ${with_.join(', ')}` : ''};` +
+          ` if it has been re-created since, call again: it is looked up afresh)`;
+      }
+      throw err;
+    }
+  }
+
   /** Runs the native element call; a bad entry throws synchronously from it. */
-  private elements(op: object, operation: string, name: string) {
-    return this.native(operation, name, () => this.handle.elements(op));
+  private elements(op: object, operation: string, name: string): Promise<ElementsResult> {
+    return this.native(operation, name, () => this.handle.elements(op) as Promise<ElementsResult>);
   }
 
   /** The set's type, family and options, from the cache or a header dump. */
@@ -287,6 +382,20 @@ export class Ipset extends NetlinkClient<NativeIpsetHandle> {
   }
 }
 
+/** What element operations need to know about a set that `spec` would create. */
+function infoFromSpec(spec: CreateSpec): SetInfo {
+  return {
+    type: spec.type,
+    family: spec.family ?? 'inet',
+    support: { timeout: spec.timeout !== undefined, counters: spec.counters === true, comment: spec.comment === true, skbinfo: spec.skbinfo === true },
+  };
+}
+
+/** What a NetlinkError from info() says, without its "operation set failed:" prefix. */
+function kernelMeaning(err: NetlinkError): string {
+  return err.message.replace(/^.*? failed: /, '').replace(/ \[[A-Z_0-9]+\]$/, '');
+}
+
 /** A set name for replace()'s temporary set, within the 31-byte limit. */
 function temporaryName(name: string): string {
   return `${name.slice(0, 20)}~${randomBytes(5).toString('hex')}`;
@@ -305,5 +414,8 @@ function specFromHeader(h: SetHeader): CreateSpec {
   if (h.counters) spec.counters = true;
   if (h.comment) spec.comment = true;
   if (h.skbinfo) spec.skbinfo = true;
+  if (h.forceadd) spec.forceadd = true;
+  if (h.bucketSize !== undefined) spec.bucketSize = h.bucketSize;
+  if (h.initval !== undefined) spec.initval = h.initval;
   return spec;
 }

@@ -1,4 +1,4 @@
 /** ipset over nfnetlink: the Ipset client and its types. */
 export { Ipset } from './client.js';
-export { IpsetBulkError, type BulkFailure } from './errors.js';
+export { IpsetBulkError, type BulkFailure, type BulkEntryFailure, type BulkHalt } from './errors.js';
 export * from './types.js';

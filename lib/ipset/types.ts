@@ -24,7 +24,9 @@ export type { OpenOptions as IpsetOpenOptions } from '../netlink/client.js';
 
 export interface CreateOptions {
   family?: IpsetFamily;
+  /** hash:*: initial number of buckets (the kernel rounds it up to a power of two, at least 64). */
   hashSize?: number;
+  /** hash:*: the most elements the set may hold. */
   maxElem?: number;
   /** Default timeout of elements, seconds; makes the set a timeout set. */
   timeout?: number;
@@ -37,6 +39,12 @@ export interface CreateOptions {
   size?: number;
   /** hash:ip / bitmap:ip: store addresses masked to this prefix length. */
   netmask?: number;
+  /** hash:*: when the set is full, evict a random element instead of refusing. */
+  forceadd?: boolean;
+  /** hash:*: elements per hash bucket (the kernel rounds up to an even number from 2 to 12). */
+  bucketSize?: number;
+  /** hash:*: the hash seed (the kernel picks a random one otherwise). */
+  initval?: number;
   /** Succeed if an identical set already exists. */
   exist?: boolean;
 }

@@ -39,6 +39,14 @@ export function boolean(value: unknown, field: string): boolean {
   return value;
 }
 
+/** Options of calls that take only `exist` (del, addMany, delMany). */
+export function onlyExist(options: unknown, operation: string): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  for (const key of Object.keys(options)) {
+    if (key !== 'exist') throw new TypeError(`unknown ${operation} option '${key}': ${operation} takes only exist`);
+  }
+}
+
 function known(options: object, allowed: readonly string[], what: string): void {
   for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) throw new TypeError(`unknown ${what} option '${key}'`);
@@ -47,7 +55,7 @@ function known(options: object, allowed: readonly string[], what: string): void 
 
 const CREATE_KEYS = [
   'family', 'hashSize', 'maxElem', 'timeout', 'counters', 'comment', 'skbinfo', 'range', 'size',
-  'netmask', 'exist', 'type',
+  'netmask', 'forceadd', 'bucketSize', 'initval', 'exist', 'type',
 ] as const;
 
 /** Checks create options; type-specific applicability is checked natively. */
@@ -65,8 +73,10 @@ export function createOptions(options: unknown): CreateOptions {
   if (o.maxElem !== undefined) out.maxElem = integer(o.maxElem, 'maxElem', 1, 0xffffffff);
   if (o.timeout !== undefined) out.timeout = integer(o.timeout, 'timeout', 0, MAX_TIMEOUT);
   if (o.size !== undefined) out.size = integer(o.size, 'size', 1, 0xffffffff);
-  if (o.netmask !== undefined) out.netmask = integer(o.netmask, 'netmask', 1, 128);
-  for (const key of ['counters', 'comment', 'skbinfo', 'exist'] as const) {
+  if (o.netmask !== undefined) out.netmask = integer(o.netmask, 'netmask', 1, out.family === 'inet6' ? 128 : 32);
+  if (o.bucketSize !== undefined) out.bucketSize = integer(o.bucketSize, 'bucketSize', 1, 255);
+  if (o.initval !== undefined) out.initval = integer(o.initval, 'initval', 0, 0xffffffff);
+  for (const key of ['counters', 'comment', 'skbinfo', 'forceadd', 'exist'] as const) {
     if (o[key] !== undefined) out[key] = boolean(o[key], key);
   }
   if (o.range !== undefined) {

@@ -24,10 +24,12 @@ import type {
   Destination,
   DestinationKey,
   DestinationSpec,
+  DumpOptions,
   Info,
   OpenOptions,
   Service,
   ServiceKey,
+  ServiceRules,
   ServiceSpec,
   ServiceWithDestinations,
   Timeouts,
@@ -61,7 +63,13 @@ function destinationOp(w: RequestWriter, cmd: number, service: unknown, destinat
 /** Every successful batch op shares this result. */
 const OK: BatchResult = Object.freeze({ ok: true as const });
 
+/** The largest request buffer a handle keeps for its next batch (~170,000 ops). */
+const MAX_SPARE_BYTES = 16 << 20;
+
 export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
+  /** The request buffer of the last batch, written into by the next one: its pages are already in memory. */
+  private spare?: Uint8Array;
+
   private constructor(handle: NativeIpvsHandle) {
     super(handle, 'Ipvs');
   }
@@ -71,18 +79,23 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     return new Ipvs(await openHandle((o) => new native.IpvsHandle(o), options, 'Ipvs.open'));
   }
 
-  /** Sends the written requests as one batch. */
-  private run(w: RequestWriter, operation: string): Promise<NativeReplies> {
-    return this.exclusive(operation, () =>
-      this.native(operation, undefined, () => this.handle.execute(w.records(), w.count, w.strings()) as Promise<NativeReplies>),
+  /**
+   * Sends the written requests as one batch and reads what came back with
+   * `read`. The reply records are a view the addon lends until the handle's
+   * next call, so they are read here, before the next call can start.
+   */
+  private run<R>(w: RequestWriter, operation: string, read: (r: NativeReplies) => R): Promise<R> {
+    return this.exclusive(operation, async () =>
+      read(await this.native(operation, undefined, () => this.handle.execute(w.records(), w.count, w.strings()) as Promise<NativeReplies>)),
     );
   }
 
   /** Sends the requests and returns what came back for each; the first failure throws. */
-  private async each(w: RequestWriter, operation: string, subject?: unknown): Promise<RequestReplies[]> {
-    const r = await this.run(w, operation);
-    if (r.failures.length > 0) throw errorOf(r.failures[0], operation, subject);
-    return new ReplyRecords(r.records, r.strings).byRequest(w.count);
+  private each(w: RequestWriter, operation: string, subject?: unknown): Promise<RequestReplies[]> {
+    return this.run(w, operation, (r) => {
+      if (r.failures.length > 0) throw errorOf(r.failures[0], operation, subject);
+      return new ReplyRecords(r.records, r.strings).byRequest(w.count);
+    });
   }
 
   /** One request with no variable part (info, flush, config...). */
@@ -106,12 +119,13 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     const w = new RequestWriter();
     w.begin(CMD.GET_SERVICE);
     w.serviceKeyOnly(key, 'service');
-    const r = await this.run(w, 'getService');
-    if (r.failures.length > 0) {
-      if (r.failures[0].code === 'ESRCH') return undefined;
-      throw errorOf(r.failures[0], 'getService', key);
-    }
-    return new ReplyRecords(r.records, r.strings).byRequest(1)[0].services[0];
+    return this.run(w, 'getService', (r) => {
+      if (r.failures.length > 0) {
+        if (r.failures[0].code === 'ESRCH') return undefined;
+        throw errorOf(r.failures[0], 'getService', key);
+      }
+      return new ReplyRecords(r.records, r.strings).byRequest(1)[0].services[0];
+    });
   }
 
   async addService(spec: ServiceSpec): Promise<void> {
@@ -163,31 +177,18 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    * Every service with its destinations, read in one call on the worker
    * thread: a service dump, then one destination dump per service (the
    * kernel serves one dump at a time per socket). A service deleted between
-   * the two steps is left out.
+   * the two steps is left out. `{ stats: false }` leaves out the counters.
    */
-  async dump(): Promise<ServiceWithDestinations[]> {
-    const r = await this.exclusive('dump', () => this.native('dump', undefined, () => this.handle.dump() as Promise<NativeReplies>));
-    // Request 0 is the service dump; request i + 1 the destinations of service i.
-    const gone = new Set<number>();
-    for (const f of r.failures) {
-      if (f.index === 0) throw errorOf(f, 'dump');
-      if (f.code === 'ESRCH' || f.code === 'ENOENT') gone.add(f.index - 1);
-      else throw errorOf(f, 'dump');
-    }
-    const rec = new ReplyRecords(r.records, r.strings);
-    const services: ServiceWithDestinations[] = [];
-    for (let i = 0; i < rec.count; i++) {
-      const req = rec.request(i);
-      if (req === 0) {
-        const s = rec.service(i) as ServiceWithDestinations;
-        s.destinations = [];
-        services.push(s);
-      } else {
-        services[req - 1].destinations.push(rec.destination(i));
-      }
-    }
-    return gone.size === 0 ? services : services.filter((_, i) => !gone.has(i));
+  async dump(): Promise<ServiceWithDestinations[]>;
+  async dump(options: { stats: false }): Promise<ServiceRules[]>;
+  async dump(options?: DumpOptions): Promise<ServiceWithDestinations[] | ServiceRules[]>;
+  async dump(options: DumpOptions = {}): Promise<ServiceWithDestinations[] | ServiceRules[]> {
+    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+    if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new TypeError('options.stats must be a boolean');
+    const withStats = options.stats !== false;
+    return this.exclusive('dump', async () => readDump(await this.native('dump', undefined, () => this.handle.dump() as Promise<NativeReplies>), withStats));
   }
+
 
   /**
    * Many changes in one call. All ops are checked before anything is sent
@@ -197,7 +198,8 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   async apply(ops: readonly BatchOp[]): Promise<BatchResult[]> {
     if (!Array.isArray(ops)) throw new TypeError('ops must be an array');
     if (ops.length === 0) return [];
-    const w = new RequestWriter(ops.length);
+    const w = new RequestWriter(ops.length, this.spare);
+    this.spare = undefined; // one batch at a time writes into it
     for (let i = 0; i < ops.length; i++) {
       const o = ops[i] as unknown;
       if (typeof o !== 'object' || o === null) throw new TypeError(`ops[${i}] must be an object`);
@@ -210,10 +212,16 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
         throw withPrefix(err, `ops[${i}].`);
       }
     }
-    const r = await this.run(w, 'apply');
-    const results: BatchResult[] = new Array(ops.length).fill(OK);
-    for (const f of r.failures) results[f.index] = { ok: false, error: errorOf(f, ops[f.index].op, subjectOf(ops[f.index])) };
-    return results;
+    try {
+      return await this.run(w, 'apply', (r) => {
+        const results: BatchResult[] = new Array(ops.length).fill(OK);
+        for (const f of r.failures) results[f.index] = { ok: false, error: errorOf(f, ops[f.index].op, subjectOf(ops[f.index])) };
+        return results;
+      });
+    } finally {
+      // The addon is done reading the records once the call settles.
+      if (w.buffer().byteLength <= MAX_SPARE_BYTES) this.spare = w.buffer();
+    }
   }
 
   async flush(): Promise<void> {
@@ -261,6 +269,30 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   }
 }
 
+
+/** A dump's records: request 0 is the service dump, request i + 1 the destinations of service i. */
+function readDump(r: NativeReplies, withStats: boolean): ServiceWithDestinations[] {
+  const gone = new Set<number>();
+  for (const f of r.failures) {
+    if (f.index === 0) throw errorOf(f, 'dump');
+    if (f.code === 'ESRCH' || f.code === 'ENOENT') gone.add(f.index - 1);
+    else throw errorOf(f, 'dump');
+  }
+  const rec = new ReplyRecords(r.records, r.strings);
+  const services: ServiceWithDestinations[] = [];
+  for (let i = 0; i < rec.count; i++) {
+    const req = rec.request(i);
+    if (req === 0) {
+      const s = rec.service(i, withStats) as ServiceWithDestinations;
+      s.destinations = [];
+      services.push(s);
+    } else {
+      services[req - 1].destinations.push(rec.destination(i, withStats));
+    }
+  }
+  return gone.size === 0 ? services : services.filter((_, i) => !gone.has(i));
+}
+
 /** The identity part of a service. */
 export function keyOf(s: ServiceKey): ServiceKey {
   if ('fwmark' in s && s.fwmark) return { fwmark: s.fwmark, family: s.family };
@@ -291,5 +323,17 @@ const HINTS: Record<string, string> = {
 };
 
 function errorOf(f: NativeFailure, operation: string, subject?: unknown): NetlinkError {
+  if (f.syscall) {
+    // The conversation broke: the message is ours (what happened, and whether the request went out).
+    const about = subject === undefined ? '' : ` ${JSON.stringify(subject)}`;
+    return new NetlinkError({
+      errno: f.errno,
+      code: f.code,
+      operation,
+      subject,
+      syscall: f.syscall,
+      message: `${operation}${about} failed: ${f.syscall}: ${f.text} (${f.message})`,
+    });
+  }
   return new NetlinkError({ errno: f.errno, code: f.code, operation, subject, kernelMessage: f.message, text: f.text, hint: HINTS[f.code] });
 }

@@ -66,7 +66,8 @@ function schedulerFlags(s: ServiceWithDestinations): string {
 export function formatServiceLine(s: ServiceWithDestinations): string {
   let name: string;
   if ('fwmark' in s) name = `FWM  ${s.fwmark}${s.family === 'inet6' ? ' IPv6' : ''}`;
-  else name = `${s.protocol.toUpperCase()}  ${hostPort(s.family, s.address, s.port)}`;
+  // ipvsadm pads the protocol to four characters: "TCP  10.0.0.1:80", "SCTP 10.0.0.9:3868".
+  else name = `${s.protocol.toUpperCase().padEnd(4)} ${hostPort(s.family, s.address, s.port)}`;
   let line = `${name} ${s.scheduler}${schedulerFlags(s)}`;
   if (s.persistent) {
     line += ` persistent ${s.persistent.timeout}`;

@@ -24,10 +24,12 @@ export interface NativeFailure {
   index: number;
   errno: number;
   code: string;
-  /** The kernel's extended-ack text, often empty. */
+  /** The kernel's extended-ack text (often empty); with `syscall`, our account of the broken conversation. */
   message: string;
   /** strerror() of errno. */
   text: string;
+  /** Set when the conversation broke (timeout, ENOBUFS, a failed system call) instead of the kernel refusing. */
+  syscall?: string;
 }
 
 /** Everything that came back for one request. */
@@ -65,7 +67,8 @@ export class ReplyRecords {
     return this.view.getUint32(i * SIZE + REP.Request, LE);
   }
 
-  service(i: number): Service {
+  /** Service record i; `withStats` false leaves out the counters (no BigInt is made). */
+  service(i: number, withStats = true): Service {
     const at = i * SIZE;
     const v = this.view;
     const af = v.getUint16(at + REP.Af, LE);
@@ -94,16 +97,17 @@ export class ReplyRecords {
     }
     const pe = v.getUint16(at + REP.SvcPe, LE);
     if (pe) s.peName = this.string(pe);
-    s.stats = this.stats(at);
+    if (withStats) s.stats = this.stats(at);
     return s;
   }
 
-  destination(i: number): Destination {
+  /** Destination record i; `withStats` false leaves out the counters. */
+  destination(i: number, withStats = true): Destination {
     const at = i * SIZE;
     const v = this.view;
     const af = v.getUint16(at + REP.Af, LE);
     const forward = (nameOf(FORWARD, v.getUint32(at + REP.DestFwd, LE)) ?? 'masq') as ForwardMethod;
-    const d: Destination = {
+    const d = {
       address: this.address(at, af),
       port: v.getUint16(at + REP.Port, LE),
       family: familyOf(af),
@@ -114,8 +118,8 @@ export class ReplyRecords {
       activeConns: v.getUint32(at + REP.DestActive, LE),
       inactiveConns: v.getUint32(at + REP.DestInactive, LE),
       persistentConns: v.getUint32(at + REP.DestPersist, LE),
-      stats: this.stats(at),
-    };
+    } as Destination;
+    if (withStats) d.stats = this.stats(at);
     // The kernel reports tunnel attributes for every destination; they only
     // mean something for tunnel forwarding.
     if (forward === 'tunnel' && this.bytes[at + REP.HasTunnel]) {
@@ -191,21 +195,26 @@ export class ReplyRecords {
   }
 
   private stats(at: number): Stats {
-    const v = this.view;
     const s = at + REP.Stats;
     // Absent counters (a kernel that sent none) read as zeros.
     return {
-      conns: v.getBigUint64(s, LE),
-      inPackets: v.getBigUint64(s + 8, LE),
-      outPackets: v.getBigUint64(s + 16, LE),
-      inBytes: v.getBigUint64(s + 24, LE),
-      outBytes: v.getBigUint64(s + 32, LE),
-      cps: v.getBigUint64(s + 40, LE),
-      inPps: v.getBigUint64(s + 48, LE),
-      outPps: v.getBigUint64(s + 56, LE),
-      inBps: v.getBigUint64(s + 64, LE),
-      outBps: v.getBigUint64(s + 72, LE),
+      conns: this.u64(s),
+      inPackets: this.u64(s + 8),
+      outPackets: this.u64(s + 16),
+      inBytes: this.u64(s + 24),
+      outBytes: this.u64(s + 32),
+      cps: this.u64(s + 40),
+      inPps: this.u64(s + 48),
+      outPps: this.u64(s + 56),
+      inBps: this.u64(s + 64),
+      outBps: this.u64(s + 72),
     };
+  }
+
+  /** A counter as a BigInt. Zero, the commonest value (idle rates), is one shared 0n instead of a new BigInt each time. */
+  private u64(at: number): bigint {
+    const v = this.view;
+    return v.getUint32(at, LE) === 0 && v.getUint32(at + 4, LE) === 0 ? 0n : v.getBigUint64(at, LE);
   }
 }
 

@@ -116,6 +116,21 @@ export interface Destination extends DestinationKey {
 
 export type ServiceWithDestinations = Service & { destinations: Destination[] };
 
+/** T without its counters (what `dump({ stats: false })` returns). */
+export type WithoutStats<T> = T extends unknown ? Omit<T, 'stats'> : never;
+
+/** A service and its destinations without counters: the rules and the connection counts. */
+export type ServiceRules = WithoutStats<Service> & { destinations: Array<WithoutStats<Destination>> };
+
+export interface DumpOptions {
+  /**
+   * Read the counters (64-bit, as BigInts). `false` leaves them out, for
+   * callers that need the rules and connection counts only (a proxy's
+   * resync): ten BigInts fewer per service and destination. Default true.
+   */
+  stats?: boolean;
+}
+
 export interface Info {
   /** "1.2.1" */
   version: string;

@@ -13,6 +13,19 @@ import type { DaemonState } from './types.js';
 export const MAX_TIMEOUT = 2147483;
 const NAME_RE = /^[A-Za-z0-9_.-]+$/;
 
+/**
+ * Refuses a field `o` does not know: a misspelt option (`schedular`) must
+ * not be silently ignored. The names a read returns (counters, connection
+ * counts, family) are allowed too, so what the library reads can be passed
+ * back. for...in allocates nothing: this runs for every op of a batch.
+ */
+export function checkKnownFields(o: Record<string, unknown>, known: ReadonlySet<string>, field: string): void {
+  for (const k in o) {
+    if (!known.has(k) && o[k] !== undefined)
+      throw new TypeError(`${field}.${k} is not a field it takes (known: ${[...known].join(', ')})`);
+  }
+}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
 }
@@ -37,9 +50,9 @@ export function checkFamily(v: unknown, field: string): AddressFamily {
 }
 
 /** A name from one of the constant tables (forwarding methods, tunnel types...), as its number. */
-export function oneOf(table: Readonly<Record<string, number>>, v: unknown, field: string): number {
+export function oneOf(table: Readonly<Record<string, number>>, v: unknown, field: string, name: string): number {
   if (typeof v === 'string' && Object.prototype.hasOwnProperty.call(table, v)) return table[v];
-  throw new TypeError(`${field} must be one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(v)}`);
+  throw new TypeError(`${field}.${name} must be one of ${Object.keys(table).join(', ')}, got ${JSON.stringify(v)}`);
 }
 
 export function daemonState(v: unknown, field: string): number {

@@ -21,6 +21,9 @@ export interface HandleOptions {
   timeoutMs?: number;
   /** Tests only: this many sockets drop every reply once opened (simulates a kernel that never answers). */
   testDeafSockets?: number;
+  /** Tests only: the receive buffer to ask for (bytes), and whether to send without regard to it (to show ENOBUFS). */
+  testRcvbuf?: number;
+  testIgnoreBudget?: boolean;
 }
 
 /** What every native per-op result carries: errno 0 means success. */
@@ -35,7 +38,7 @@ export interface NativeResult {
 
 /** What an IPVS batch resolves to (see lib/ipvs/reply-reader.ts). */
 export interface NativeIpvsReplies {
-  failures: Array<{ index: number; errno: number; code: string; message: string; text: string }>;
+  failures: Array<{ index: number; errno: number; code: string; message: string; text: string; syscall?: string }>;
   records: ArrayBuffer;
   strings: string[];
 }
@@ -104,6 +107,8 @@ export interface NativeAddon {
   ipsetEchoedLineno(echo: Buffer): number;
   ipsetCanonical(type: string, family: string, text: string): string;
   ipsetDescribeError(errno: number, cmd: number, type?: string): { code: string; message: string };
+  /** Tests: bytes malloc has handed out and not taken back (glibc mallinfo2). */
+  mallocInUse(): number;
   [key: string]: unknown;
 }
 

@@ -22,13 +22,16 @@ export interface NativeHandle {
 
 function checkOpenOptions(options: unknown): HandleOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const o = options as OpenOptions & { testDeafSockets?: number };
+  const o = options as OpenOptions & { testDeafSockets?: number; testRcvbuf?: number; testIgnoreBudget?: boolean };
+  for (const k of Object.keys(o))
+    if (!['netns', 'timeoutMs', 'testDeafSockets', 'testRcvbuf', 'testIgnoreBudget'].includes(k) && (o as Record<string, unknown>)[k] !== undefined)
+      throw new TypeError(`options.${k} is not an option (known: netns, timeoutMs)`);
   if (o.netns !== undefined && (typeof o.netns !== 'string' || o.netns === ''))
     throw new TypeError('options.netns must be a path such as /run/netns/NAME');
   if (o.timeoutMs !== undefined && (!Number.isInteger(o.timeoutMs) || o.timeoutMs < 1 || o.timeoutMs > 86_400_000))
     throw new RangeError('options.timeoutMs must be an integer from 1 to 86400000');
-  // testDeafSockets: tests only, see native/netlink/socket.h.
-  return { netns: o.netns, timeoutMs: o.timeoutMs, testDeafSockets: o.testDeafSockets };
+  // test*: tests only, see native/netlink/socket.h.
+  return { netns: o.netns, timeoutMs: o.timeoutMs, testDeafSockets: o.testDeafSockets, testRcvbuf: o.testRcvbuf, testIgnoreBudget: o.testIgnoreBudget };
 }
 
 /** Checks the options, creates the native handle and opens its socket. */

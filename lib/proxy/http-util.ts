@@ -3,7 +3,8 @@
  * servers: bind errors become messages that name the flag to change.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
+import { listeningSocketIn } from './netns-listen.js';
 import { parseHostPort } from './options.js';
 
 export async function listen(handler: RequestListener, bind: string, what: string): Promise<Server> {
@@ -11,23 +12,37 @@ export async function listen(handler: RequestListener, bind: string, what: strin
   return listenOn(handler, host, port, what);
 }
 
-export function listenOn(handler: RequestListener, host: string, port: number, what: string): Promise<Server> {
+/**
+ * Listens on host:port, in this process's network namespace or, given
+ * `netns`, in that one (a socket made there by a helper, netns-listen.ts).
+ */
+export async function listenOn(handler: RequestListener, host: string, port: number, what: string, netns?: string): Promise<Server> {
   const server = createServer(handler);
   // Scrapes and probes are short; do not let idle keep-alive sockets delay shutdown.
   server.keepAliveTimeout = 5000;
+  const failed = (err: NodeJS.ErrnoException) => {
+    const why =
+      err.code === 'EADDRINUSE'
+        ? `${host}:${port} is already in use (another kube-proxy?)`
+        : err.code === 'EADDRNOTAVAIL'
+          ? `${host} is not an address of this host${netns ? ` (in ${netns})` : ''}`
+          : err.code === 'EACCES'
+            ? `binding ${host}:${port} is not permitted`
+            : err.message;
+    return new Error(`${what}: cannot listen: ${why}`);
+  };
+  let handle: NetServer | undefined;
+  if (netns !== undefined) {
+    try {
+      handle = await listeningSocketIn(netns, host, port);
+    } catch (err) {
+      throw failed(err as NodeJS.ErrnoException);
+    }
+  }
   return new Promise((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      const why =
-        err.code === 'EADDRINUSE'
-          ? `${host}:${port} is already in use (another kube-proxy?)`
-          : err.code === 'EADDRNOTAVAIL'
-            ? `${host} is not an address of this host`
-            : err.code === 'EACCES'
-              ? `binding ${host}:${port} is not permitted`
-              : err.message;
-      reject(new Error(`${what}: cannot listen: ${why}`));
-    });
-    server.listen(port, host, () => resolve(server));
+    server.once('error', (err: NodeJS.ErrnoException) => reject(failed(err)));
+    if (handle) server.listen(handle, () => resolve(server));
+    else server.listen(port, host, () => resolve(server));
   });
 }
 

@@ -4,10 +4,20 @@
  * error the runner retries, and the IPVS timeouts (--ipvs-tcp-timeout...)
  * the controller does not set applied at start. The Controller itself is
  * made at start()/cleanup(), once the iptables flavour is known.
+ *
+ * Each periodic resync also writes kube-proxy's IPVS sysctls again (one
+ * `sysctl -w`): they live in the ip_vs module's per-namespace state, so an
+ * operator's `modprobe -r ip_vs; modprobe ip_vs` resets them to the
+ * kernel's defaults (net.ipv4.vs.conntrack=0 breaks masqueraded IPVS
+ * traffic), and the resync that reprograms the flushed table must restore
+ * them too.
  */
+import { release } from 'node:os';
 import { Controller } from '../controller/controller.js';
+import { execIn } from '../controller/exec.js';
 import type { EndpointSlice, NodeInfo, Service } from '../controller/model.js';
 import { namespaceOf } from '../controller/model.js';
+import { kubeProxySysctls, writeSysctls } from '../controller/sysctls.js';
 import { Ipvs } from '../ipvs/client.js';
 import { detectIptables } from './iptables-mode.js';
 import type { ControllerCounters, ControllerFactory, ControllerInit, ControllerPort, SyncReport } from './controller-port.js';
@@ -71,8 +81,10 @@ export class KernelController implements ControllerPort {
     return this.c.sync().then(checked);
   }
 
-  resync(): Promise<SyncReport> {
-    return this.c.resync().then(checked);
+  async resync(): Promise<SyncReport> {
+    const report = await this.c.resync().then(checked);
+    await writeSysctls(execIn(this.init.netns), kubeProxySysctls(this.init.config, release()));
+    return report;
   }
 
   drain(): Promise<SyncReport> {

@@ -33,6 +33,7 @@ export class ProxyMetrics {
   readonly healthzTotal: Counter<'code'>;
   readonly livezTotal: Counter<'code'>;
   readonly syncErrorsTotal: Counter<'kind'>;
+  readonly invalidObjectsTotal: Counter<'kind' | 'action'>;
 
   constructor(counters: () => ControllerCounters | undefined, opts: { defaultMetrics?: boolean } = {}) {
     const r = [this.registry];
@@ -61,6 +62,12 @@ export class ProxyMetrics {
     this.healthzTotal = new Counter({ name: 'kubeproxy_proxy_healthz_total', help: 'Cumulative proxy healthz HTTP status', labelNames: ['code'], registers: r });
     this.livezTotal = new Counter({ name: 'kubeproxy_proxy_livez_total', help: 'Cumulative proxy livez HTTP status', labelNames: ['code'], registers: r });
     this.syncErrorsTotal = new Counter({ name: 'kubeproxy_ipvs_sync_errors_total', help: 'Syncs, resyncs and drain passes that failed, by kind', labelNames: ['kind'], registers: r });
+    this.invalidObjectsTotal = new Counter({
+      name: 'kubeproxy_invalid_objects_total',
+      help: 'Objects (or unreadable manifest documents) rejected by validation, by kind and action (skipped, kept-last-good)',
+      labelNames: ['kind', 'action'],
+      registers: r,
+    });
 
     // What is programmed, read from the controller when scraped.
     const gauge = (name: string, help: string, pick: (c: ControllerCounters) => number) =>

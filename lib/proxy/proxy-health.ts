@@ -5,7 +5,8 @@
  * healthTimeout (2 × syncPeriod) without a sync completing, or when it has
  * never synced by then; healthy while starting and whenever nothing waits.
  * /healthz additionally says no when this Node is being deleted (so load
- * balancers drain it first); /livez does not care about that.
+ * balancers drain it first); /livez does not care about that. A fatal
+ * condition (the --netns target deleted) makes both say no for good.
  */
 import { type Clock, systemClock } from './clock.js';
 
@@ -19,6 +20,7 @@ export class ProxyHealth {
   private lastUpdated = 0;
   private oldestPendingQueued = 0;
   private nodeEligible = true;
+  private fatalReason?: string;
 
   constructor(
     readonly healthTimeoutMs: number,
@@ -39,6 +41,15 @@ export class ProxyHealth {
     this.nodeEligible = eligible;
   }
 
+  /** Nothing the proxy does can make it healthy again (it must be restarted): unhealthy from now on. */
+  setFatal(reason: string): void {
+    this.fatalReason ??= reason;
+  }
+
+  get fatal(): string | undefined {
+    return this.fatalReason;
+  }
+
   get eligible(): boolean {
     return this.nodeEligible;
   }
@@ -47,7 +58,7 @@ export class ProxyHealth {
     const now = this.clock.now();
     const pending = this.oldestPendingQueued;
     // Nothing waiting, or waiting but not for long: healthy.
-    const healthy = pending === 0 || now - pending < this.healthTimeoutMs;
+    const healthy = this.fatalReason === undefined && (pending === 0 || now - pending < this.healthTimeoutMs);
     return { healthy, lastUpdated: this.lastUpdated, currentTime: now };
   }
 }

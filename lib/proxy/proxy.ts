@@ -12,14 +12,17 @@
  */
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, NodeInfo, Service } from '../controller/model.js';
+import { familyOf } from '../controller/net.js';
+import { nodeContext } from '../controller/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort } from './controller-port.js';
 import { HealthServer } from './health-server.js';
 import { LocalEndpoints } from './local-endpoints.js';
 import { ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
+import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from './node-info.js';
-import { bindAddressNodeIP, type ProxyOptions, parseHostPort, proxyConfigOf } from './options.js';
+import { bindAddressNodeIP, type ProxyOptions, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
 import { ServiceHealthServers } from './service-health.js';
@@ -62,6 +65,8 @@ export class Proxy {
   private triggers: number[] = [];
   private stopping = false;
   private firstSyncLogged = false;
+  /** --netns: the target namespace, checked every second (netns-watch.ts). */
+  private netnsTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly options: ProxyOptions,
@@ -75,8 +80,12 @@ export class Proxy {
     this.local = new LocalEndpoints(options.hostnameOverride);
     this.healthServer = new HealthServer(this.health, this.metrics);
     this.metricsServer = new MetricsServer(this.metrics);
-    const hcHost = parseHostPort(options.healthzBindAddress || '0.0.0.0:0').host;
-    this.serviceHealth = new ServiceHealthServers({ host: hcHost, logger: this.log, proxyHealthy: () => this.health.status().healthy });
+    this.serviceHealth = new ServiceHealthServers({
+      hosts: () => healthCheckHosts(options, this.nodeInfo),
+      netns: options.netns,
+      logger: this.log,
+      proxyHealthy: () => this.health.status().healthy,
+    });
   }
 
   async start(): Promise<ProxyAddresses> {
@@ -88,7 +97,12 @@ export class Proxy {
     if (o.metricsBindAddress) addresses.metrics = await this.metricsServer.start(o.metricsBindAddress);
 
     this.log.info({ source: this.deps.source.description }, 'reading objects');
-    await this.deps.source.start({ event: (e) => this.onEvent(e), synced: () => {} });
+    await this.deps.source.start({
+      event: (e) => this.onEvent(e),
+      synced: () => {},
+      // The source has logged it (object, field); here it is counted.
+      rejected: (r) => this.metrics.invalidObjectsTotal.inc({ kind: r.kind, action: r.action }),
+    });
     const bindIP = bindAddressNodeIP(o);
     this.nodeInfo = nodeInfoOf(o.hostnameOverride, this.node, bindIP);
     if (this.nodeInfo.addresses.length === 0) {
@@ -128,6 +142,7 @@ export class Proxy {
     });
     this.runner.start();
     this.runner.request(); // the first, full sync
+    if (o.netns) this.watchNetns(new NetnsWatch(o.netns));
     this.log.info({ objects: initial.length, ...addresses }, 'kube-proxy-ipvs started');
     return addresses;
   }
@@ -145,11 +160,33 @@ export class Proxy {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    clearInterval(this.netnsTimer);
     await this.deps.source.stop().catch((err: unknown) => this.log.warn({ err }, 'stopping the source failed'));
     await this.runner?.stop();
     await Promise.all([this.healthServer.close(), this.metricsServer.close(), this.serviceHealth.close()]);
     await this.controller?.close();
     this.log.info('kube-proxy-ipvs stopped; the programmed state is left in place');
+  }
+
+  /**
+   * The --netns target deleted under us: one clear error, no more syncs
+   * (nothing could be programmed; retrying would only spin), health 503 so
+   * a supervisor restarts the proxy. See netns-watch.ts for why.
+   */
+  private watchNetns(watch: NetnsWatch): void {
+    this.netnsTimer = setInterval(() => {
+      const state = watch.check();
+      if (state.ok || this.stopping) return;
+      clearInterval(this.netnsTimer);
+      this.health.setFatal(state.reason);
+      this.log.error(
+        { netns: watch.path, reason: state.reason },
+        'the target network namespace is gone: syncing stopped, /healthz and /livez answer 503; restart kube-proxy-ipvs once the namespace exists again',
+      );
+      void this.runner?.stop();
+      void this.deps.source.stop().catch(() => undefined);
+    }, 1000);
+    this.netnsTimer.unref();
   }
 
   private onEvent(e: SourceEvent): void {
@@ -210,6 +247,11 @@ export class Proxy {
 
   private afterRun(r: RunOutcome): void {
     const ms = Math.round(r.durationMs * 10) / 10;
+    if (this.health.fatal !== undefined) {
+      // A run that was under way when the namespace went: its outcome means nothing; the error was said once.
+      this.log.debug({ kind: r.kind, durationMs: ms, err: r.error === undefined ? undefined : String(r.error) }, 'run ended after the target was gone');
+      return;
+    }
     if (r.error !== undefined) {
       this.metrics.syncErrorsTotal.inc({ kind: r.kind });
       this.log.error({ kind: r.kind, err: (r.error as Error)?.message ?? String(r.error), durationMs: ms }, 'sync failed; retrying with a resync');
@@ -238,4 +280,16 @@ export class Proxy {
       this.log.info(fields, 'first sync done');
     } else this.log.debug(fields, 'synced');
   }
+}
+
+/**
+ * Where health-check node ports listen, as kube-proxy decides it: on every
+ * address when --nodeport-addresses is unset ("::" when the node has IPv6,
+ * which a dual-stack socket also serves over IPv4), else on the node
+ * addresses it selects, the same ones NodePorts are served on.
+ */
+export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): string[] {
+  const v6 = (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
+  if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
+  return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
 }

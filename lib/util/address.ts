@@ -27,16 +27,19 @@ export function parseAddress(value: unknown, field: string): ParsedAddress {
 /**
  * Writes an address into `out` at `offset` in the kernel's 16-byte form
  * (union nf_inet_addr: IPv4 in the first four bytes, the rest left as they
- * are) and returns its family. Same acceptance as parseAddress().
+ * are) and returns its family. Same acceptance as parseAddress(); a bad
+ * one throws a TypeError naming `field.name`.
  */
-export function writeAddress(value: unknown, field: string, out: Uint8Array, offset: number): AddressFamily {
-  if (typeof value !== 'string') throw new TypeError(`${field} must be an IP address string, got ${typeof value}`);
-  if (writeDottedQuad(value, out, offset)) return 'inet';
-  if (value.includes(':') && !value.includes('%') && ipaddr.IPv6.isValid(value)) {
-    out.set(ipaddr.IPv6.parse(value).toByteArray(), offset);
-    return 'inet6';
+export function writeAddress(value: unknown, out: Uint8Array, offset: number, field: string, name: string): AddressFamily {
+  if (typeof value === 'string') {
+    if (writeDottedQuad(value, out, offset)) return 'inet';
+    if (value.includes(':') && !value.includes('%') && ipaddr.IPv6.isValid(value)) {
+      out.set(ipaddr.IPv6.parse(value).toByteArray(), offset);
+      return 'inet6';
+    }
   }
-  throw new TypeError(`${field} must be an IPv4 or IPv6 address, got '${value}'`);
+  // The field's name is built only now: a large batch validates millions of fields.
+  return parseAddress(value, `${field}.${name}`).family; // throws, naming the field
 }
 
 /**
@@ -80,6 +83,12 @@ export function checkInteger(value: unknown, field: string, min: number, max: nu
   }
   if (value < min || value > max) throw new RangeError(`${field} must be from ${min} to ${max}, got ${value}`);
   return value;
+}
+
+/** checkInteger() for hot paths: `field.name` is built only when the value is refused. */
+export function checkIntegerIn(value: unknown, min: number, max: number, field: string, name: string): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  return checkInteger(value, `${field}.${name}`, min, max);
 }
 
 export function checkPort(value: unknown, field: string): number {

@@ -1,11 +1,38 @@
 #include "channel.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace addon {
 
 nl::Status Channel::Ensure() {
   if (closed_) return nl::Status::Errno(EBADF, "open", "the handle is closed");
+  if (!opts_.netns.empty()) {
+    struct stat st;
+    const bool there = stat(opts_.netns.c_str(), &st) == 0;
+    if (have_netns_id_ && (netns_gone_ || !there || st.st_dev != netns_dev_ || st.st_ino != netns_ino_)) {
+      netns_gone_ = true;
+      UnpinNetns();
+      // Our socket may still hold the namespace, but nothing else can reach
+      // it: let it go, and say so on every call.
+      if (sock_) {
+        retired_ += sock_->counters();
+        sock_.reset();
+      }
+      return nl::Status::Errno(ENOENT, "netns",
+                               "the network namespace " + opts_.netns +
+                                   " is gone (deleted, or replaced by another one): this handle "
+                                   "cannot reach the namespace it was opened in; open a new handle");
+    }
+    if (!have_netns_id_ && there) {
+      have_netns_id_ = true;
+      netns_pin_ = open(opts_.netns.c_str(), O_RDONLY | O_CLOEXEC);
+      netns_dev_ = st.st_dev;
+      netns_ino_ = st.st_ino;
+    }
+  }
   if (sock_) return nl::Status::Ok();
   std::unique_ptr<nl::NetlinkSocket> s;
   nl::Status st = nl::NetlinkSocket::Open(opts_, s);
@@ -41,21 +68,13 @@ nl::Status Channel::Transact(nl::Batch& batch) {
 }
 
 nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
-  nl::Status st = Ensure();
-  if (!st.ok()) {
-    for (nl::Exchange& x : batch) {
-      x.done = true;
-      x.error = st.err;
-      x.ext_message = st.message;
-    }
-    return st;
-  }
-  st = sock_->Transact(batch);
-  if (!st.ok()) {
-    retired_ += sock_->counters();
-    sock_.reset();
-  }
-  return st;
+  nl::ExchangeBatch b(batch);
+  return Transact(b);
+}
+
+void Channel::UnpinNetns() {
+  if (netns_pin_ >= 0) close(netns_pin_);
+  netns_pin_ = -1;
 }
 
 nl::SocketCounters Channel::counters() const {

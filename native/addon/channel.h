@@ -32,7 +32,9 @@ class Channel {
     std::lock_guard<std::mutex> g(mu_);
     closed_ = true;
     sock_.reset();
+    UnpinNetns();
   }
+  ~Channel() { UnpinNetns(); }
   bool closed() const { return closed_; }
 
   std::mutex& mutex() { return mu_; }
@@ -42,6 +44,7 @@ class Channel {
   nl::SocketCounters counters() const;
 
  private:
+  void UnpinNetns();
   nl::SocketOptions opts_;
   OnOpen on_open_;
   std::unique_ptr<nl::NetlinkSocket> sock_;
@@ -49,6 +52,11 @@ class Channel {
   std::mutex mu_;
   bool closed_ = false;
   int deaf_sockets_left_ = 0;
+  // The namespace the first socket was opened in (opts_.netns), by its nsfs
+  // device and inode: a path that no longer names it means it is gone.
+  bool have_netns_id_ = false, netns_gone_ = false;
+  unsigned long long netns_dev_ = 0, netns_ino_ = 0;
+  int netns_pin_ = -1;  // keeps the namespace's inode number from being reused
 };
 
 }  // namespace addon

@@ -79,6 +79,9 @@ nl::SocketOptions SocketOptionsFromJs(const Napi::Value& v, int protocol) {
   opts.timeout_ms = static_cast<int>(GetUint(o, "timeoutMs", "timeoutMs", 24 * 3600 * 1000, 5000));
   if (opts.timeout_ms == 0) throw Napi::RangeError::New(o.Env(), "timeoutMs must be at least 1");
   opts.test_deaf_sockets = static_cast<int>(GetUint(o, "testDeafSockets", "testDeafSockets", 100));
+  // Tests only: a small receive buffer, and sending regardless of it.
+  if (Has(o, "testRcvbuf")) opts.rcvbuf = static_cast<int>(GetUint(o, "testRcvbuf", "testRcvbuf", 1u << 30));
+  opts.test_ignore_budget = GetBool(o, "testIgnoreBudget");
   return opts;
 }
 

@@ -209,9 +209,11 @@ nl::Bytes EncodeCreate(const CreateSpec& s, uint8_t revision, uint8_t protocol, 
   }
   if (s.has_timeout) w.Be32(IPSET_ATTR_TIMEOUT | kBe, s.timeout);
   if (s.cadt_flags) w.Be32(IPSET_ATTR_CADT_FLAGS | kBe, s.cadt_flags);
+  if (s.has_initval) w.Be32(IPSET_ATTR_INITVAL | kBe, s.initval);
   if (s.has_hashsize) w.Be32(IPSET_ATTR_HASHSIZE | kBe, s.hashsize);
   if (s.has_maxelem) w.Be32(IPSET_ATTR_MAXELEM | kBe, s.maxelem);
   if (s.has_netmask) w.U8(IPSET_ATTR_NETMASK, s.netmask);
+  if (s.has_bucketsize) w.U8(IPSET_ATTR_BUCKETSIZE, s.bucketsize);
   if (s.has_size) w.Be32(IPSET_ATTR_SIZE | kBe, s.size);
   w.End(data);
   return b.Finish();
@@ -255,24 +257,30 @@ nl::Bytes EncodeElement(uint8_t cmd, const std::string& name, const SetType& typ
   return b.Finish();
 }
 
-nl::Bytes EncodeBulk(uint8_t cmd, const std::string& name, const SetType& type, uint8_t family,
-                     const std::vector<Entry>& entries, size_t from, size_t max_bytes,
-                     uint8_t protocol, bool exist, size_t* next) {
-  (void)type;
+namespace {
+
+// The shared body of the bulk encoders: entries[at(i)] for i = from, from+1,
+// ... while the message stays within max_bytes (at least one element).
+template <typename At>
+nl::Bytes EncodeBulkWith(uint8_t cmd, const std::string& name, uint8_t family,
+                         const std::vector<Entry>& entries, size_t count, At at, size_t from,
+                         size_t max_bytes, uint8_t protocol, bool exist, size_t* next) {
   // The ADT nest's length is a u16: never let it pass 64 KiB.
   if (max_bytes > 65000) max_bytes = 65000;
   nl::MessageBuilder b(MessageType(cmd), CmdFlags(cmd, exist));
   Start(b, protocol);
   nl::AttrWriter& w = b.attrs();
   w.String(IPSET_ATTR_SETNAME, name);
-  w.Be32(IPSET_ATTR_LINENO | kBe, static_cast<uint32_t>(from + 1));
+  // Its presence asks the kernel to name a refused element by its LINENO.
+  w.Be32(IPSET_ATTR_LINENO | kBe, static_cast<uint32_t>(at(from) + 1));
   const size_t adt = w.Begin(IPSET_ATTR_ADT);
   size_t i = from;
-  for (; i < entries.size(); i++) {
+  for (; i < count; i++) {
     const size_t mark = w.size();
     const size_t data = w.Begin(IPSET_ATTR_DATA);
-    PutEntry(w, family, entries[i]);
-    w.Be32(IPSET_ATTR_LINENO | kBe, static_cast<uint32_t>(i + 1));
+    const size_t index = at(i);
+    PutEntry(w, family, entries[index]);
+    w.Be32(IPSET_ATTR_LINENO | kBe, static_cast<uint32_t>(index + 1));
     w.End(data);
     if (w.size() > max_bytes && i > from) {
       w.Cancel(mark);
@@ -282,6 +290,24 @@ nl::Bytes EncodeBulk(uint8_t cmd, const std::string& name, const SetType& type, 
   w.End(adt);
   *next = i;
   return b.Finish();
+}
+
+}  // namespace
+
+nl::Bytes EncodeBulk(uint8_t cmd, const std::string& name, const SetType& type, uint8_t family,
+                     const std::vector<Entry>& entries, size_t from, size_t max_bytes,
+                     uint8_t protocol, bool exist, size_t* next) {
+  (void)type;
+  return EncodeBulkWith(cmd, name, family, entries, entries.size(), [](size_t i) { return i; },
+                        from, max_bytes, protocol, exist, next);
+}
+
+nl::Bytes EncodeBulkOf(uint8_t cmd, const std::string& name, uint8_t family,
+                       const std::vector<Entry>& entries, const std::vector<uint32_t>& order,
+                       size_t from, size_t max_bytes, uint8_t protocol, bool exist, size_t* next) {
+  return EncodeBulkWith(cmd, name, family, entries, order.size(),
+                        [&order](size_t i) { return static_cast<size_t>(order[i]); }, from,
+                        max_bytes, protocol, exist, next);
 }
 
 bool DecodeProtocol(const nl::Bytes& msg, ProtocolReply& out, std::string& error) {

@@ -30,10 +30,10 @@ struct CreateSpec {
   const SetType* type = nullptr;
   uint8_t family = NFPROTO_IPV4;
   bool has_hashsize = false, has_maxelem = false, has_timeout = false;
-  bool has_netmask = false, has_size = false;
-  uint32_t hashsize = 0, maxelem = 0, timeout = 0, size = 0;
-  uint8_t netmask = 0;
-  uint32_t cadt_flags = 0;  // counters / comment / skbinfo
+  bool has_netmask = false, has_size = false, has_bucketsize = false, has_initval = false;
+  uint32_t hashsize = 0, maxelem = 0, timeout = 0, size = 0, initval = 0;
+  uint8_t netmask = 0, bucketsize = 0;
+  uint32_t cadt_flags = 0;  // counters / comment / skbinfo / forceadd
   // bitmap:ip range: from-to, or from/cidr; bitmap:port: port range
   bool has_ip_range = false;
   nf_inet_addr range_from{}, range_to{};
@@ -66,6 +66,13 @@ nl::Bytes EncodeElement(uint8_t cmd, const std::string& name, const SetType& typ
 nl::Bytes EncodeBulk(uint8_t cmd, const std::string& name, const SetType& type, uint8_t family,
                      const std::vector<Entry>& entries, size_t from, size_t max_bytes,
                      uint8_t protocol, bool exist, size_t* next);
+
+// The same, for the entries named by `order` (indices into `entries`, each
+// element's LINENO still its index + 1), starting at order[from]: how a bulk
+// load resends what the kernel has not yet attempted.
+nl::Bytes EncodeBulkOf(uint8_t cmd, const std::string& name, uint8_t family,
+                       const std::vector<Entry>& entries, const std::vector<uint32_t>& order,
+                       size_t from, size_t max_bytes, uint8_t protocol, bool exist, size_t* next);
 
 // Replies.
 struct ProtocolReply {

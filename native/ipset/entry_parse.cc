@@ -95,14 +95,22 @@ bool ParsePortNumber(std::string_view s, uint8_t proto, uint16_t* out) {
   return ParseServiceName(s, proto, out);
 }
 
+// A number too large is out of range (RangeError); anything else that is
+// neither a number nor a service name is of the wrong form (TypeError).
+bool IsNumber(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 bool ParsePortRange(std::string_view s, uint8_t proto, Entry& e, ParseFailure& why) {
   const size_t dash = s.find('-');
   if (!ParsePortNumber(s.substr(0, dash), proto, &e.port))
-    return Fail(why, "port", "must be a port number 0..65535 or a service name, got " + Quote(s));
+    return Fail(why, "port", "must be a port number 0..65535 or a service name, got " + Quote(s),
+                IsNumber(s.substr(0, dash)));
   e.has_port = true;
   if (dash != std::string_view::npos) {
     if (!ParsePortNumber(s.substr(dash + 1), proto, &e.port_to))
-      return Fail(why, "port", "must be a port range FROM-TO, got " + Quote(s));
+      return Fail(why, "port", "must be a port range FROM-TO, got " + Quote(s),
+                  IsNumber(s.substr(dash + 1)));
     e.has_port_to = true;
   }
   return true;

@@ -86,6 +86,7 @@ void IpsetHandle::Init(Napi::Env env, Napi::Object exports) {
                                   InstanceMethod("command", &IpsetHandle::Command),
                                   InstanceMethod("list", &IpsetHandle::List),
                                   InstanceMethod("elements", &IpsetHandle::Elements),
+                                  InstanceMethod("check", &IpsetHandle::Check),
                                   InstanceMethod("close", &IpsetHandle::Close),
                                   InstanceMethod("counters", &IpsetHandle::Counters)});
   exports.Set("IpsetHandle", f);
@@ -144,9 +145,13 @@ Napi::Value IpsetHandle::List(const Napi::CallbackInfo& info) {
   return addon::Schedule(info.Env(), MakeListJob(shared_, std::move(name), flags));
 }
 
-Napi::Value IpsetHandle::Elements(const Napi::CallbackInfo& info) {
+namespace {
+
+// Reads an elements() / check() argument and parses its entries, here on
+// the JavaScript thread: a bad entry throws before any byte is sent.
+ElementsOp ParseElements(const Napi::CallbackInfo& info, const char* what) {
   Napi::Env env = info.Env();
-  Napi::Object o = ArgObject(info, "elements()");
+  Napi::Object o = ArgObject(info, what);
   ElementsOp op;
   op.cmd = ElementCommandFromJs(o);
   op.name = SetNameFromJs(o, "name", "name");
@@ -157,8 +162,6 @@ Napi::Value IpsetHandle::Elements(const Napi::CallbackInfo& info) {
   const OptionSupport support = OptionSupportFromJs(o, "support");
   if (!Has(o, "entries") || !o.Get("entries").IsString())
     throw Napi::TypeError::New(env, "entries must be a string of entries separated by newlines");
-  // Parsed here, on the JavaScript thread: a bad entry throws before any
-  // byte is sent.
   const std::string text = o.Get("entries").As<Napi::String>().Utf8Value();
   size_t index = 0;
   ParseFailure why;
@@ -174,7 +177,19 @@ Napi::Value IpsetHandle::Elements(const Napi::CallbackInfo& info) {
   }
   if (op.cmd == IPSET_CMD_TEST && !op.single)
     throw Napi::TypeError::New(env, "test takes a single entry");
-  return addon::Schedule(env, MakeElementsJob(shared_, std::move(op)));
+  return op;
+}
+
+}  // namespace
+
+Napi::Value IpsetHandle::Elements(const Napi::CallbackInfo& info) {
+  ElementsOp op = ParseElements(info, "elements()");
+  return addon::Schedule(info.Env(), MakeElementsJob(shared_, std::move(op)));
+}
+
+Napi::Value IpsetHandle::Check(const Napi::CallbackInfo& info) {
+  ParseElements(info, "check()");
+  return info.Env().Undefined();
 }
 
 Napi::Value IpsetHandle::Close(const Napi::CallbackInfo& info) {

@@ -24,6 +24,9 @@ class IpsetHandle : public Napi::ObjectWrap<IpsetHandle> {
   Napi::Value Command(const Napi::CallbackInfo& info);
   Napi::Value List(const Napi::CallbackInfo& info);
   Napi::Value Elements(const Napi::CallbackInfo& info);
+  // Parses entries as elements() does and sends nothing (replace() checks
+  // its entries before it creates the temporary set).
+  Napi::Value Check(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value Counters(const Napi::CallbackInfo& info);
 

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 
+#include "bulk.h"
 #include "errors.h"
 #include "js_bridge.h"
 
@@ -30,20 +31,63 @@ Napi::Object VerdictToJs(Napi::Env env, const Verdict& v, uint8_t cmd, const Set
   return o;
 }
 
-// Runs one request on the channel; a broken conversation becomes the
-// verdict (the channel already dropped that socket).
+// Runs one request on the channel. A broken conversation (timeout, socket
+// error) is not the kernel's answer: it goes to `conversation`, which the
+// job makes its status, so the call rejects as Ipvs and Rtnl calls do (the
+// channel already dropped that socket).
 Verdict RunOne(addon::Channel& ch, nl::Bytes request, bool dump, bool expects_data,
-               std::vector<nl::Bytes>* replies = nullptr, nl::Bytes* echo = nullptr) {
+               nl::Status* conversation, std::vector<nl::Bytes>* replies = nullptr) {
   std::vector<nl::Exchange> batch(1);
   batch[0].request = std::move(request);
   batch[0].dump = dump;
   batch[0].expects_data = expects_data;
-  ch.Transact(batch);
+  *conversation = ch.Transact(batch);
   Verdict v{batch[0].error, batch[0].ext_message};
   if (replies) *replies = std::move(batch[0].replies);
-  if (echo) *echo = std::move(batch[0].error_echo);
   return v;
 }
+
+}  // namespace
+
+// { errno, code, message, kernelMessage?, applied, index, messages,
+//   failures: [{ index, errno, code, message, kernelMessage? }], skipped,
+//   unconfirmed, halt?: { errno, code, message, kernelMessage? } }.
+// The top-level verdict is the first refused entry's, or the reason the
+// load stopped when no entry was refused.
+Napi::Object BulkResultToJs(Napi::Env env, const BulkLoad& b, uint8_t cmd, const SetType* type) {
+  const std::vector<BulkRefusal>& refusals = b.refusals();
+  Verdict top;
+  int64_t index = -1;
+  if (!refusals.empty()) {
+    top = {refusals[0].error, refusals[0].kernel_message};
+    index = refusals[0].index;
+  } else if (b.halt_error()) {
+    top = {b.halt_error(), b.halt_message()};
+  }
+  Napi::Object o = VerdictToJs(env, top, cmd, type);
+  o.Set("applied", static_cast<double>(b.applied()));
+  o.Set("index", static_cast<double>(index));
+  o.Set("messages", static_cast<double>(b.messages_sent()));
+  Napi::Array failures = Napi::Array::New(env, refusals.size());
+  for (size_t i = 0; i < refusals.size(); i++) {
+    Napi::Object f = VerdictToJs(env, {refusals[i].error, refusals[i].kernel_message}, cmd, type);
+    f.Set("index", static_cast<double>(refusals[i].index));
+    failures.Set(static_cast<uint32_t>(i), f);
+  }
+  o.Set("failures", failures);
+  auto indices = [&](Fate fate) {
+    const std::vector<uint32_t> v = b.Indices(fate);
+    Napi::Array a = Napi::Array::New(env, v.size());
+    for (size_t i = 0; i < v.size(); i++) a.Set(static_cast<uint32_t>(i), static_cast<double>(v[i]));
+    return a;
+  };
+  o.Set("skipped", indices(Fate::kSkipped));
+  o.Set("unconfirmed", indices(Fate::kUnconfirmed));
+  if (b.halt_error()) o.Set("halt", VerdictToJs(env, {b.halt_error(), b.halt_message()}, cmd, type));
+  return o;
+}
+
+namespace {
 
 class OpenJob : public addon::Job {
  public:
@@ -99,7 +143,7 @@ class CommandJob : public addon::Job {
         request = EncodeNamed(op_.cmd, op_.name, protocol);
         break;
     }
-    verdict_ = RunOne(*s_.channel, std::move(request), false, false);
+    verdict_ = RunOne(*s_.channel, std::move(request), false, false, &status);
   }
 
   Napi::Value Result(Napi::Env env) override {
@@ -123,8 +167,8 @@ class ListJob : public addon::Job {
     if (!status.ok()) return;
     std::vector<nl::Bytes> replies;
     verdict_ = RunOne(*s_.channel, EncodeList(IPSET_CMD_LIST, name_, flags_, s_.session->protocol),
-                      true, false, &replies);
-    if (verdict_.error) return;
+                      true, false, &status, &replies);
+    if (!status.ok() || verdict_.error) return;
     // Decode here, off the JavaScript thread: large sets take a while.
     std::string err;
     for (const nl::Bytes& m : replies) {
@@ -167,43 +211,42 @@ class ElementsJob : public addon::Job {
       verdict_ = RunOne(*s_.channel,
                         EncodeElement(op_.cmd, op_.name, *op_.type, op_.family, op_.entries[0],
                                       protocol, op_.exist),
-                        false, false);
+                        false, false, &status);
       applied_ = verdict_.error ? 0 : 1;
       if (verdict_.error) index_ = 0;
       return;
     }
-    // One message at a time: the kernel applies the elements of a message
-    // up to the first one it refuses, so a later message must only go out
-    // once the previous one was fully applied. Pipelining would apply
-    // elements after a refused one.
-    size_t from = 0;
-    while (from < op_.entries.size()) {
-      size_t next = from;
-      nl::Bytes echo;
-      nl::Bytes request = EncodeBulk(op_.cmd, op_.name, *op_.type, op_.family, op_.entries, from,
-                                     kMaxBulkBytes, protocol, op_.exist, &next);
-      verdict_ = RunOne(*s_.channel, std::move(request), false, false, nullptr, &echo);
-      if (verdict_.error) {
-        const uint32_t lineno = EchoedLineno(echo);
-        if (lineno > from && lineno <= next) {
-          index_ = static_cast<int64_t>(lineno) - 1;
-          applied_ = static_cast<size_t>(index_);
-        } else {
-          applied_ = from;  // refused as a whole (or the conversation broke)
-        }
-        return;
+    BulkRequest req;
+    req.cmd = op_.cmd;
+    req.name = op_.name;
+    req.kind = op_.type->kind;
+    req.family = op_.family;
+    req.exist = op_.exist;
+    req.protocol = protocol;
+    bulk_ = std::make_unique<BulkLoad>(std::move(req), op_.entries);
+    while (!bulk_->finished()) {
+      // A socket replaced after a broken conversation must not take the
+      // rest: Absorb() halts on that, and a failure to open one stops here.
+      nl::Status st = s_.channel->Ensure();
+      if (!st.ok()) {
+        bulk_->Abandon(st.err, st.message);
+        break;
       }
-      from = next;
-      messages_++;
+      // Half the receive buffer, as the socket core budgets unread answers.
+      std::vector<nl::Exchange> window =
+          bulk_->NextWindow(static_cast<size_t>(s_.channel->socket()->rcvbuf()) / 2);
+      st = s_.channel->Transact(window);
+      bulk_->Absorb(window, st);
     }
-    applied_ = from;
+    bulk_->Finish();
   }
 
   Napi::Value Result(Napi::Env env) override {
+    if (bulk_) return BulkResultToJs(env, *bulk_, op_.cmd, op_.type);
     Napi::Object o = VerdictToJs(env, verdict_, op_.cmd, op_.type);
     o.Set("applied", static_cast<double>(applied_));
     o.Set("index", static_cast<double>(index_));
-    o.Set("messages", static_cast<double>(messages_));
+    o.Set("messages", static_cast<double>(op_.single ? 1 : 0));
     return o;
   }
 
@@ -213,7 +256,7 @@ class ElementsJob : public addon::Job {
   Verdict verdict_;
   size_t applied_ = 0;
   int64_t index_ = -1;
-  size_t messages_ = 0;
+  std::unique_ptr<BulkLoad> bulk_;
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "../addon/channel.h"
 #include "../addon/job.h"
+#include "bulk.h"
 #include "codec.h"
 #include "session.h"
 
@@ -37,9 +38,10 @@ std::unique_ptr<addon::Job> MakeCommandJob(Shared s, CommandOp op);
 std::unique_ptr<addon::Job> MakeListJob(Shared s, std::string name, uint32_t flags);
 
 // ADD / DEL / TEST of parsed entries. One entry with `single` goes as one
-// DATA message (as `ipset add` sends it); otherwise as ADT bulk messages
-// of at most kMaxBulkBytes, each sent only after the previous one was
-// acknowledged. Resolves { errno, code, message, applied, index }.
+// DATA message (as `ipset add` sends it) and resolves { errno, code,
+// message, applied, index }; otherwise a BulkLoad (bulk.h) pipelines ADT
+// messages and resolves what became of every entry as well: failures,
+// skipped, unconfirmed and, when it stopped early, halt.
 struct ElementsOp {
   uint8_t cmd = 0;
   std::string name;
@@ -51,9 +53,7 @@ struct ElementsOp {
 };
 std::unique_ptr<addon::Job> MakeElementsJob(Shared s, ElementsOp op);
 
-// Bulk message size. The kernel answers a refused element with an error
-// that echoes the whole request, and that answer must fit one 64 KiB
-// receive slot (and the ADT nest length is a u16), so stay well below it.
-constexpr size_t kMaxBulkBytes = 60 * 1024;
+// What a finished BulkLoad resolves to (also used by the unit-test driver).
+Napi::Object BulkResultToJs(Napi::Env env, const BulkLoad& b, uint8_t cmd, const SetType* type);
 
 }  // namespace ipset

@@ -118,6 +118,9 @@ CreateSpec CreateSpecFromJs(const Napi::Object& o) {
   };
   only("hashSize", kind == Kind::kHash, "hash:*");
   only("maxElem", kind == Kind::kHash, "hash:*");
+  only("forceadd", kind == Kind::kHash, "hash:*");
+  only("bucketSize", kind == Kind::kHash, "hash:*");
+  only("initval", kind == Kind::kHash, "hash:*");
   only("range", kind == Kind::kBitmap, "bitmap:*");
   only("size", kind == Kind::kList, "list:set");
   only("netmask", std::strcmp(s.type->name, "hash:ip") == 0 ||
@@ -145,6 +148,16 @@ CreateSpec CreateSpecFromJs(const Napi::Object& o) {
     s.netmask = static_cast<uint8_t>(GetUint(o, "netmask", "netmask", host));
     if (s.netmask == 0) throw Napi::RangeError::New(env, "netmask must be 1.." + std::to_string(host));
   }
+  if (Has(o, "bucketSize")) {
+    s.has_bucketsize = true;
+    s.bucketsize = static_cast<uint8_t>(GetUint(o, "bucketSize", "bucketSize", 255));
+    if (s.bucketsize == 0) throw Napi::RangeError::New(env, "bucketSize must be 1..255");
+  }
+  if (Has(o, "initval")) {
+    s.has_initval = true;
+    s.initval = GetUint(o, "initval", "initval", 0xFFFFFFFF);
+  }
+  if (GetBool(o, "forceadd")) s.cadt_flags |= IPSET_FLAG_WITH_FORCEADD;
   if (GetBool(o, "counters")) s.cadt_flags |= IPSET_FLAG_WITH_COUNTERS;
   if (GetBool(o, "comment")) s.cadt_flags |= IPSET_FLAG_WITH_COMMENT;
   if (GetBool(o, "skbinfo")) s.cadt_flags |= IPSET_FLAG_WITH_SKBINFO;

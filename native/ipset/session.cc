@@ -11,7 +11,7 @@ namespace ipset {
 namespace {
 
 // One request expecting one data reply, on the given socket.
-nl::Status Ask(nl::NetlinkSocket& s, nl::Bytes request, nl::Exchange& x) {
+nl::Status AskSocket(nl::NetlinkSocket& s, nl::Bytes request, nl::Exchange& x) {
   x = nl::Exchange{};
   x.request = std::move(request);
   x.expects_data = true;
@@ -25,13 +25,19 @@ nl::Status Ask(nl::NetlinkSocket& s, nl::Bytes request, nl::Exchange& x) {
 }  // namespace
 
 nl::Status Negotiate(nl::NetlinkSocket& s, Session& session) {
+  return NegotiateWith([&s](nl::Bytes request, nl::Exchange& x) { return AskSocket(s, std::move(request), x); },
+                       session);
+}
+
+nl::Status NegotiateWith(const Ask& ask, Session& session) {
   session.revisions.clear();
   nl::Exchange x;
-  nl::Status st = Ask(s, EncodeProtocol(IPSET_PROTOCOL), x);
+  nl::Status st = ask(EncodeProtocol(IPSET_PROTOCOL), x);
   if (!st.ok()) return st;
-  // A kernel that speaks only an older protocol refuses ours by number.
+  // A kernel that speaks only an older protocol refuses ours by number
+  // (before protocol 7, the kernel wanted exactly its own version).
   if (x.error == IPSET_ERR_PROTOCOL) {
-    st = Ask(s, EncodeProtocol(IPSET_PROTOCOL_MIN), x);
+    st = ask(EncodeProtocol(IPSET_PROTOCOL_MIN), x);
     if (!st.ok()) return st;
   }
   if (x.error == EPROTONOSUPPORT || x.error == ENOENT)
@@ -65,7 +71,7 @@ nl::Status PickRevision(nl::NetlinkSocket& s, Session& session, const SetType& t
     return nl::Status::Ok();
   }
   nl::Exchange x;
-  nl::Status st = Ask(s, EncodeTypeQuery(type, session.protocol), x);
+  nl::Status st = AskSocket(s, EncodeTypeQuery(type, session.protocol), x);
   if (!st.ok()) return st;
   if (x.error) {
     *kernel_error = x.error;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -25,6 +26,11 @@ struct Session {
 // Sends IPSET_CMD_PROTOCOL and picks min(kernel's version, IPSET_PROTOCOL);
 // fails unless that is at least IPSET_PROTOCOL_MIN.
 nl::Status Negotiate(nl::NetlinkSocket& s, Session& session);
+
+// The same conversation through `ask`, which sends one request that expects
+// a data reply and fills in the exchange (unit tests play the kernel).
+using Ask = std::function<nl::Status(nl::Bytes request, nl::Exchange& x)>;
+nl::Status NegotiateWith(const Ask& ask, Session& session);
 
 // The revision to create `type` with: the kernel's maximum (IPSET_CMD_TYPE,
 // asked once per socket) capped at the highest one we know. A kernel

@@ -4,13 +4,16 @@ namespace ipset {
 
 namespace {
 
-// Revisions: Linux 6.1's maxima (net/netfilter/ipset/ip_set_*.c
-// IPSET_TYPE_REV_MAX). Newer kernels have higher ones for hash:ip and
-// hash:ip,port (bitmask), whose create attributes we do not send; the
-// handle uses min(kernel max, these).
+// Revisions: the newest each type has (net/netfilter/ipset/ip_set_*.c
+// IPSET_TYPE_REV_MAX as of Linux 6.18 and ipset 7.17, the same as 6.1's but
+// for hash:ip 6 and hash:ip,port 7, which only add the optional bitmask
+// attribute we never send). The handle uses min(kernel max, these). Never
+// cap below the kernel's maximum needlessly: the kernel enables bucketsize
+// and initval only for a set created at its REV_MAX (the type's
+// create_flags[IPSET_TYPE_REV_MAX]), and silently ignores them otherwise.
 constexpr SetType kTypes[] = {
-    {"hash:ip", Kind::kHash, 1, {Part::kIp}, true, false, false, 5},
-    {"hash:ip,port", Kind::kHash, 2, {Part::kIp, Part::kProtoPort}, true, false, false, 6},
+    {"hash:ip", Kind::kHash, 1, {Part::kIp}, true, false, false, 6},
+    {"hash:ip,port", Kind::kHash, 2, {Part::kIp, Part::kProtoPort}, true, false, false, 7},
     {"hash:ip,port,ip", Kind::kHash, 3, {Part::kIp, Part::kProtoPort, Part::kIp2}, true, false,
      false, 6},
     {"hash:ip,port,net", Kind::kHash, 3, {Part::kIp, Part::kProtoPort, Part::kNet2}, true, false,

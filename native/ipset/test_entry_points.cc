@@ -2,13 +2,18 @@
 
 #include <linux/netlink.h>
 
+#include <endian.h>
+#include <errno.h>
+
 #include <cstring>
 
 #include "../addon/js_values.h"
+#include "bulk.h"
 #include "codec.h"
 #include "errors.h"
 #include "jobs.h"
 #include "js_bridge.h"
+#include "session.h"
 #include "set_types.h"
 
 namespace ipset {
@@ -174,6 +179,135 @@ Napi::Value Describe(const Napi::CallbackInfo& info) {
   return o;
 }
 
+
+// The element LINENOs of a bulk message, in order.
+std::vector<uint32_t> MessageLines(const nl::Bytes& msg) {
+  std::vector<uint32_t> out;
+  const size_t head = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(nfgenmsg));
+  nl::AttrTable t(msg.data() + head, msg.size() - head, IPSET_ATTR_CMD_MAX);
+  const nl::Attr* adt = t.Get(IPSET_ATTR_ADT);
+  if (!adt) return out;
+  nl::AttrReader r(adt->data, adt->len);
+  nl::Attr a;
+  while (r.Next(a)) {
+    nl::AttrTable d(a.data, a.len, IPSET_ATTR_ADT_MAX);
+    uint32_t v = 0;
+    if (const nl::Attr* l = d.Get(IPSET_ATTR_LINENO)) nl::GetBe32(*l, &v);
+    out.push_back(v);
+  }
+  return out;
+}
+
+// The request as the kernel echoes it when element `lineno` is refused:
+// the command-level LINENO overwritten with the element's (call_ad()).
+nl::Bytes EchoNaming(const nl::Bytes& msg, uint32_t lineno) {
+  nl::Bytes echo = msg;
+  const size_t head = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(nfgenmsg));
+  nl::AttrTable t(echo.data() + head, echo.size() - head, IPSET_ATTR_CMD_MAX);
+  if (const nl::Attr* l = t.Get(IPSET_ATTR_LINENO)) {
+    const uint32_t be = htobe32(lineno);
+    std::memcpy(const_cast<uint8_t*>(l->data), &be, sizeof be);
+  }
+  return echo;
+}
+
+// ipsetBulkSimulate({ cmd, type, family?, entries, exist?, budget, maxBytes? },
+//   answer(window) -> answers) -> the result Ipset's bulk calls get, plus
+// `windows` (each window's messages as their element LINENOs). `answer`
+// plays the kernel: it gets [[lineno, ...], ...] and returns, per message,
+// { error: 0 } | { error, lineno? } | { broken: true } (no answer came).
+Napi::Value BulkSimulate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object o = info[0].As<Napi::Object>();
+  Napi::Function answer = info[1].As<Napi::Function>();
+  const std::string cmd = GetString(o, "cmd", "cmd", 16);
+  const SetType& type = SetTypeFromJs(o, "type");
+  BulkRequest req;
+  req.cmd = cmd == "del" ? IPSET_CMD_DEL : IPSET_CMD_ADD;
+  req.name = "s";
+  req.kind = type.kind;
+  req.family = FamilyFromJs(o, "family", type);
+  req.exist = GetBool(o, "exist");
+  req.max_bytes = GetUint(o, "maxBytes", "maxBytes", 1 << 20, kMaxBulkBytes);
+  const size_t budget = GetUint(o, "budget", "budget", 1u << 31);
+  const std::vector<Entry> entries = EntriesFromJs(o, type, req.family);
+  BulkLoad load(req, entries);
+  Napi::Array windows = Napi::Array::New(env);
+  while (!load.finished()) {
+    std::vector<nl::Exchange> window = load.NextWindow(budget);
+    Napi::Array shown = Napi::Array::New(env, window.size());
+    for (size_t i = 0; i < window.size(); i++) {
+      const std::vector<uint32_t> lines = MessageLines(window[i].request);
+      Napi::Array l = Napi::Array::New(env, lines.size());
+      for (size_t k = 0; k < lines.size(); k++) l.Set(static_cast<uint32_t>(k), lines[k]);
+      shown.Set(static_cast<uint32_t>(i), l);
+    }
+    windows.Set(windows.Length(), shown);
+    Napi::Value got = answer.Call({shown});
+    if (!got.IsArray()) throw Napi::TypeError::New(env, "answer must return an array");
+    Napi::Array answers = got.As<Napi::Array>();
+    nl::Status st;
+    for (size_t i = 0; i < window.size(); i++) {
+      Napi::Object a = answers.Get(static_cast<uint32_t>(i)).As<Napi::Object>();
+      nl::Exchange& x = window[i];
+      x.done = true;
+      if (GetBool(a, "broken")) {
+        st = nl::Status::Errno(ETIMEDOUT, "recvmmsg", "no reply from the kernel within 5000 ms");
+        continue;
+      }
+      x.error = static_cast<int>(GetUint(a, "error", "error", 1u << 31));
+      if (Has(a, "lineno")) x.error_echo = EchoNaming(x.request, GetUint(a, "lineno", "lineno", 0xFFFFFFFF));
+    }
+    if (!st.ok()) {
+      for (size_t i = 0; i < window.size(); i++) {
+        Napi::Object a = answers.Get(static_cast<uint32_t>(i)).As<Napi::Object>();
+        if (!GetBool(a, "broken")) continue;
+        window[i].error = st.err;
+        window[i].ext_message = st.message;
+      }
+    }
+    load.Absorb(window, st);
+  }
+  load.Finish();
+  Napi::Object r = BulkResultToJs(env, load, req.cmd, &type);
+  r.Set("windows", windows);
+  return r;
+}
+
+// ipsetNegotiate(answer) -> { errno, where, message, version, min, kernel,
+// requests }: the protocol negotiation of a fresh socket, with `answer`
+// playing the kernel: it gets each request (a Buffer) and returns
+// { error } or { reply: Buffer }.
+Napi::Value NegotiateJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Function answer = info[0].As<Napi::Function>();
+  Napi::Array requests = Napi::Array::New(env);
+  Session session;
+  nl::Status st = NegotiateWith(
+      [&](nl::Bytes request, nl::Exchange& x) {
+        AsSent(request, false);
+        requests.Set(requests.Length(), Napi::Buffer<uint8_t>::Copy(env, request.data(), request.size()));
+        Napi::Object a = answer.Call({requests.Get(requests.Length() - 1)}).As<Napi::Object>();
+        x = nl::Exchange{};
+        x.done = true;
+        x.error = static_cast<int>(GetUint(a, "error", "error", 1u << 31));
+        if (Has(a, "reply")) {
+          Napi::Buffer<uint8_t> b = a.Get("reply").As<Napi::Buffer<uint8_t>>();
+          x.replies.emplace_back(b.Data(), b.Data() + b.Length());
+        }
+        return nl::Status::Ok();
+      },
+      session);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("errno", st.err);
+  o.Set("where", st.where);
+  o.Set("message", st.message);
+  o.Set("version", session.protocol.load());
+  o.Set("min", session.kernel_min.load());
+  o.Set("kernel", session.kernel_protocol.load());
+  o.Set("requests", requests);
+  return o;
+}
 }  // namespace
 
 void RegisterTestEntryPoints(Napi::Env env, Napi::Object exports) {
@@ -183,6 +317,8 @@ void RegisterTestEntryPoints(Napi::Env env, Napi::Object exports) {
   exports.Set("ipsetEchoedLineno", Napi::Function::New(env, EchoedLinenoJs));
   exports.Set("ipsetCanonical", Napi::Function::New(env, Canonical));
   exports.Set("ipsetDescribeError", Napi::Function::New(env, Describe));
+  exports.Set("ipsetBulkSimulate", Napi::Function::New(env, BulkSimulate));
+  exports.Set("ipsetNegotiate", Napi::Function::New(env, NegotiateJs));
 }
 
 }  // namespace ipset

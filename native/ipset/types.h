@@ -40,8 +40,7 @@ struct SetType {
   bool inet6;           // also exists for family inet6
   bool unspec_family;   // created with NFPROTO_UNSPEC (bitmap:port, list:set)
   bool nomatch;         // elements may carry nomatch
-  // The highest revision whose create attributes this code knows (Linux
-  // 6.1's maximum; later ones add attributes such as bitmask).
+  // The highest revision this code knows (see set_types.cc).
   uint8_t max_revision;
 };
 

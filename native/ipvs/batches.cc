@@ -45,11 +45,12 @@ void RecordBatch::OnRestart(size_t i) {
 
 void RecordBatch::OnDone(size_t i, const nl::Outcome& o) {
   const size_t at = Map(i);
+  if (o.sent) sent_++;
   if (o.error) {
     if (writing_ == at) out_.Truncate(mark_);
-    failures_.push_back({ResultIndex(at), o.error, o.message});
+    failures_.push_back({ResultIndex(at), o.error, o.message, o.where ? o.where : ""});
   } else if (malformed_ == at) {
-    failures_.push_back({ResultIndex(at), EBADMSG, malformed_why_});
+    failures_.push_back({ResultIndex(at), EBADMSG, malformed_why_, ""});
   }
   if (malformed_ == at) malformed_ = SIZE_MAX;
   if (writing_ == at) writing_ = SIZE_MAX;
@@ -59,8 +60,12 @@ nl::Status RecordBatch::Run(addon::Channel& ch, std::atomic<uint16_t>& family_id
   nl::Status st = ch.Ensure();
   if (!st.ok()) return st;
   family_ = family_id.load();
+  sent_ = 0;
   st = ch.Transact(*this);
-  if (!st.ok()) return st;
+  // A conversation that broke before anything went out fails the call as a
+  // whole. Once requests went out, some may have been applied: every one
+  // reports its own outcome instead (answered, lost, or not sent).
+  if (!st.ok()) return sent_ == 0 ? st : nl::Status::Ok();
 
   // A module reload gives IPVS a new family id; requests sent with the old
   // one fail with ENOENT from genetlink itself. Resolve again and, if the

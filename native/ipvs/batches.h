@@ -16,11 +16,14 @@
 
 namespace ipvs {
 
-// A request that failed, and why. `index` is its result index.
+// A request that failed, and why. `index` is its result index. `where` is
+// set when the conversation broke rather than the kernel refusing: it names
+// the step, and `message` is ours.
 struct Failure {
   size_t index;
   int error;
   std::string message;
+  std::string where;
 };
 
 class RecordBatch : public nl::Batch {
@@ -62,6 +65,7 @@ class RecordBatch : public nl::Batch {
   uint16_t family_ = 0;
   const std::vector<size_t>* subset_ = nullptr;
   std::vector<Failure> failures_;
+  size_t sent_ = 0;  // requests that went out (answered or not)
   Reply reply_;  // reused for every message
   // The request whose replies are being written, and how many records
   // there were before its first one (an interrupted dump starts over).

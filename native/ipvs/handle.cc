@@ -13,9 +13,68 @@
 
 namespace ipvs {
 
+// The reply arena a handle lends to one call at a time, so that large
+// replies (a dump of 100,000 destinations) are written into pages that are
+// already in memory. The records reach JavaScript as a view of the arena,
+// which is detached before the arena is written again: JavaScript can never
+// see it change. Only the JavaScript thread touches the slot.
+class ArenaSlot {
+ public:
+  // An arena for a new call: the slot's own, or a fresh one while another
+  // call still holds it. The view lent to the previous call is detached.
+  rec::Arena Lease(bool* owned) {
+    if (!lent_.IsEmpty()) {
+      Napi::ArrayBuffer view = lent_.Value();
+      if (!view.IsDetached()) view.Detach();
+      lent_.Reset();
+    }
+    *owned = !busy_;
+    if (busy_) return std::make_shared<std::vector<uint8_t>>();
+    busy_ = true;
+    // Past this size, give the memory back rather than keep it for later.
+    if (arena_->capacity() > kKeepAtMost) arena_ = std::make_shared<std::vector<uint8_t>>();
+    return arena_;
+  }
+  // The call that holds the slot's arena lent `view` to JavaScript.
+  void Lent(const Napi::Value& view) {
+    if (view.IsArrayBuffer()) lent_ = Napi::Persistent(view.As<Napi::ArrayBuffer>());
+  }
+  void Release() { busy_ = false; }
+
+ private:
+  static constexpr size_t kKeepAtMost = 64u << 20;
+  rec::Arena arena_ = std::make_shared<std::vector<uint8_t>>();
+  bool busy_ = false;
+  Napi::Reference<Napi::ArrayBuffer> lent_;
+};
+
 namespace {
 
 using FamilyId = std::shared_ptr<std::atomic<uint16_t>>;
+
+// One call's hold on an arena; given back when the job ends (on the
+// JavaScript thread, where jobs are destroyed).
+class ArenaLease {
+ public:
+  explicit ArenaLease(std::shared_ptr<ArenaSlot> slot) : slot_(std::move(slot)), arena_(slot_->Lease(&owned_)) {}
+  ~ArenaLease() {
+    if (owned_) slot_->Release();
+  }
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+
+  const rec::Arena& arena() const { return arena_; }
+  // The result made on the JavaScript thread; its records view is remembered for detaching.
+  Napi::Value Lend(Napi::Value result) {
+    if (owned_) slot_->Lent(result.As<Napi::Object>().Get("records"));
+    return result;
+  }
+
+ private:
+  std::shared_ptr<ArenaSlot> slot_;
+  bool owned_ = false;
+  rec::Arena arena_;
+};
 
 // Requests written by the TypeScript layer as records, read where
 // JavaScript wrote them (the job holds a reference to the buffer, which
@@ -53,8 +112,13 @@ class JsRequests : public RecordBatch {
 
 class ExecuteJob : public addon::Job {
  public:
-  ExecuteJob(std::shared_ptr<addon::Channel> ch, FamilyId id, RequestBatch in)
-      : ch_(std::move(ch)), id_(std::move(id)), in_(std::move(in)), batch_(out_, in_) {}
+  ExecuteJob(std::shared_ptr<addon::Channel> ch, FamilyId id, RequestBatch in, std::shared_ptr<ArenaSlot> slot)
+      : ch_(std::move(ch)),
+        id_(std::move(id)),
+        in_(std::move(in)),
+        lease_(std::move(slot)),
+        out_(lease_.arena()),
+        batch_(out_, in_) {}
 
   void Run() override {
     status = batch_.Check();
@@ -63,14 +127,15 @@ class ExecuteJob : public addon::Job {
     status = batch_.Run(*ch_, *id_);
   }
 
-  Napi::Value Result(Napi::Env env) override { return RepliesToJs(env, batch_.failures(), out_); }
+  Napi::Value Result(Napi::Env env) override { return lease_.Lend(RepliesToJs(env, batch_.failures(), out_)); }
 
  private:
   std::shared_ptr<addon::Channel> ch_;
   FamilyId id_;
   RequestBatch in_;
-  rec::ReplyWriter out_;
-  JsRequests batch_;  // after in_ and out_, which it refers to
+  ArenaLease lease_;
+  rec::ReplyWriter out_;  // writes into lease_'s arena
+  JsRequests batch_;      // after in_ and out_, which it refers to
 };
 
 // Step 1 of a dump: every service, written as records (request 0), with
@@ -129,7 +194,8 @@ class DestinationDumps : public RecordBatch {
 // destinations of service i.
 class DumpJob : public addon::Job {
  public:
-  DumpJob(std::shared_ptr<addon::Channel> ch, FamilyId id) : ch_(std::move(ch)), id_(std::move(id)) {}
+  DumpJob(std::shared_ptr<addon::Channel> ch, FamilyId id, std::shared_ptr<ArenaSlot> slot)
+      : ch_(std::move(ch)), id_(std::move(id)), lease_(std::move(slot)), out_(lease_.arena()) {}
 
   void Run() override {
     std::lock_guard<std::mutex> g(ch_->mutex());
@@ -137,17 +203,21 @@ class DumpJob : public addon::Job {
     status = services.Run(*ch_, *id_);
     failures_ = std::move(services.failures());
     if (!status.ok() || !failures_.empty()) return;
+    // Room for 32 destinations per service: reserved, not touched, so it
+    // costs no memory until used and spares the copies of a growing buffer.
+    out_.bytes().reserve((services.keys.size() * 33 + 1) * rec::kReplySize);
     DestinationDumps dests(out_, services.keys);
     status = dests.Run(*ch_, *id_);
     failures_ = std::move(dests.failures());
   }
 
-  Napi::Value Result(Napi::Env env) override { return RepliesToJs(env, failures_, out_); }
+  Napi::Value Result(Napi::Env env) override { return lease_.Lend(RepliesToJs(env, failures_, out_)); }
 
  private:
   std::shared_ptr<addon::Channel> ch_;
   FamilyId id_;
-  rec::ReplyWriter out_;
+  ArenaLease lease_;
+  rec::ReplyWriter out_;  // writes into lease_'s arena
   std::vector<Failure> failures_;
 };
 
@@ -226,7 +296,8 @@ void IpvsHandle::Init(Napi::Env env, Napi::Object exports) {
 
 IpvsHandle::IpvsHandle(const Napi::CallbackInfo& info)
     : Napi::ObjectWrap<IpvsHandle>(info),
-      family_id_(std::make_shared<std::atomic<uint16_t>>(0)) {
+      family_id_(std::make_shared<std::atomic<uint16_t>>(0)),
+      arena_(std::make_shared<ArenaSlot>()) {
   nl::SocketOptions opts = addon::SocketOptionsFromJs(info[0], NETLINK_GENERIC);
   std::shared_ptr<std::atomic<uint16_t>> id = family_id_;
   channel_ = std::make_shared<addon::Channel>(
@@ -243,11 +314,11 @@ Napi::Value IpvsHandle::Open(const Napi::CallbackInfo& info) {
 
 Napi::Value IpvsHandle::Execute(const Napi::CallbackInfo& info) {
   return addon::Schedule(info.Env(),
-                         std::make_unique<ExecuteJob>(channel_, family_id_, RequestBatchFromJs(info, 0)));
+                         std::make_unique<ExecuteJob>(channel_, family_id_, RequestBatchFromJs(info, 0), arena_));
 }
 
 Napi::Value IpvsHandle::Dump(const Napi::CallbackInfo& info) {
-  return addon::Schedule(info.Env(), std::make_unique<DumpJob>(channel_, family_id_));
+  return addon::Schedule(info.Env(), std::make_unique<DumpJob>(channel_, family_id_, arena_));
 }
 
 Napi::Value IpvsHandle::Close(const Napi::CallbackInfo& info) {

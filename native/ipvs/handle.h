@@ -12,6 +12,8 @@
 
 namespace ipvs {
 
+class ArenaSlot;
+
 class IpvsHandle : public Napi::ObjectWrap<IpvsHandle> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);
@@ -28,6 +30,7 @@ class IpvsHandle : public Napi::ObjectWrap<IpvsHandle> {
 
   std::shared_ptr<addon::Channel> channel_;
   std::shared_ptr<std::atomic<uint16_t>> family_id_;
+  std::shared_ptr<ArenaSlot> arena_;  // reply records, lent to one call at a time
 };
 
 // Unit-test entry points: encode request records / decode one message without a socket.

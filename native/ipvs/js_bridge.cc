@@ -43,19 +43,20 @@ Napi::Object RepliesToJs(Napi::Env env, const std::vector<Failure>& failures,
     f.Set("code", Napi::String::New(env, addon::ErrnoName(x.error)));
     f.Set("message", Napi::String::New(env, x.message));
     f.Set("text", Napi::String::New(env, addon::ErrnoText(x.error)));
+    if (!x.where.empty()) f.Set("syscall", Napi::String::New(env, x.where));
     list.Set(k, f);
   }
   out.Set("failures", list);
 
-  // The records move into the ArrayBuffer: no copy, and no second round of
-  // page faults for a 100,000-destination dump.
-  auto* held = new std::vector<uint8_t>(std::move(replies.bytes()));
+  // The records are lent, not copied: an external ArrayBuffer over the
+  // writer's arena, which it keeps alive. Whoever lends it must detach it
+  // before the arena is written again (ArenaSlot in handle.cc).
+  std::vector<uint8_t>& bytes = replies.bytes();
   Napi::ArrayBuffer records =
-      held->empty() ? Napi::ArrayBuffer::New(env, 0)
-                    : Napi::ArrayBuffer::New(env, held->data(), held->size(),
-                                             [](Napi::Env, void*, std::vector<uint8_t>* v) { delete v; },
-                                             held);
-  if (held->empty()) delete held;
+      bytes.empty() ? Napi::ArrayBuffer::New(env, 0)
+                    : Napi::ArrayBuffer::New(env, bytes.data(), bytes.size(),
+                                             [](Napi::Env, void*, rec::Arena* keep) { delete keep; },
+                                             new rec::Arena(replies.arena()));
   out.Set("records", records);
 
   const std::vector<std::string>& s = replies.strings();

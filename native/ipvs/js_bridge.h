@@ -29,8 +29,9 @@ struct RequestBatch {
 RequestBatch RequestBatchFromJs(const Napi::CallbackInfo& info, size_t first);
 
 // { failures: [{ index, errno, code, message, text }], records: ArrayBuffer,
-//   strings: string[] }. The reply records move into the ArrayBuffer
-// without a copy.
+//   strings: string[] }. `records` is a view of the writer's arena, not a
+// copy; it keeps the arena alive, and must be detached before the arena is
+// written again.
 Napi::Object RepliesToJs(Napi::Env env, const std::vector<Failure>& failures,
                          rec::ReplyWriter& replies);
 

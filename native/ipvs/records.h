@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -159,10 +160,20 @@ constexpr size_t kTimeoutUdp = 16;    // u32
 
 static_assert(rep::kStats + 10 * 8 <= kReplySize, "reply record too small for counters");
 
+// Where reply records are written. A handle keeps one and hands it to each
+// call in turn (see ArenaSlot in handle.cc): a large dump then writes into
+// pages already in memory instead of faulting in fresh ones every time.
+using Arena = std::shared_ptr<std::vector<uint8_t>>;
+
 // Appends reply records and interns their strings (scheduler names repeat
 // across thousands of services; each distinct one crosses N-API once).
 class ReplyWriter {
  public:
+  // Writes into `arena`, emptied first (its capacity is kept).
+  explicit ReplyWriter(Arena arena = std::make_shared<std::vector<uint8_t>>())
+      : arena_(std::move(arena)), bytes_(*arena_) {
+    bytes_.clear();
+  }
   void Add(uint32_t request, const Reply& r, uint16_t default_af);
   void AddService(uint32_t request, const Service& s);
   void AddDest(uint32_t request, const Destination& d, uint16_t default_af);
@@ -171,6 +182,7 @@ class ReplyWriter {
   // Drops the records after the first `count` (a dump read again).
   void Truncate(size_t count) { bytes_.resize(count * kReplySize); }
   std::vector<uint8_t>& bytes() { return bytes_; }
+  const Arena& arena() const { return arena_; }
   std::vector<std::string>& strings() { return strings_; }
 
  private:
@@ -178,7 +190,8 @@ class ReplyWriter {
   uint32_t Intern(const std::string& s);  // index + 1
   uint32_t Text(const std::string& s);    // index + 1, not interned
 
-  std::vector<uint8_t> bytes_;
+  Arena arena_;
+  std::vector<uint8_t>& bytes_;
   std::vector<std::string> strings_;
   std::unordered_map<std::string, uint32_t> interned_;
 };

@@ -52,6 +52,12 @@ struct Outcome {
   const uint8_t* echo = nullptr;  // the echoed request in an error (valid during OnDone only)
   size_t echo_len = 0;
   int dump_retries = 0;      // how often an interrupted dump was read again
+  // Set when the conversation broke (timeout, ENOBUFS, a failed system
+  // call) before this request was answered: `where` names the step and
+  // `message` is ours, not the kernel's. `sent` says whether the request
+  // went out (its fate unknown) or not (it was not applied).
+  const char* where = nullptr;
+  bool sent = true;
 };
 
 // The caller's side of a batch. Transact asks for each request when it is
@@ -91,6 +97,20 @@ struct Exchange {
   int dump_retries = 0;      // how often an interrupted dump was restarted
 };
 
+// A batch held as Exchanges, for callers that build it whole.
+class ExchangeBatch : public Batch {
+ public:
+  explicit ExchangeBatch(std::vector<Exchange>& xs);
+  size_t size() const override { return xs_.size(); }
+  RequestKind Encode(size_t i, Bytes& out) override;
+  void OnData(size_t i, const Message& m) override;
+  void OnRestart(size_t i) override { xs_[i].replies.clear(); }
+  void OnDone(size_t i, const Outcome& o) override;
+
+ private:
+  std::vector<Exchange>& xs_;
+};
+
 struct SocketOptions {
   int protocol = 0;              // NETLINK_GENERIC, NETLINK_NETFILTER, NETLINK_ROUTE
   std::string netns;             // path of a network namespace, empty for ours
@@ -99,6 +119,7 @@ struct SocketOptions {
   int sndbuf = 4 << 20;          // wanted send buffer
   int max_dump_retries = 10;     // restarts of an interrupted dump
   int test_deaf_sockets = 0;     // tests only: this many sockets drop every reply once opened
+  bool test_ignore_budget = false;  // tests only: send without regard to the receive buffer (to show ENOBUFS)
 };
 
 // Counters for benchmarks and metrics.
@@ -150,6 +171,8 @@ class NetlinkSocket {
   // Encodes and sends the next requests that fit; false when none did.
   Status SendNext(Batch& batch, bool* sent);
   Status Resend(const Bytes& message, uint32_t seq);
+  // One sendmsg of tx_, holding `messages` messages.
+  Status SendTx(size_t messages);
   Status Receive(Batch& batch, bool* progressed);
   void Dispatch(Batch& batch, const Message& m);
   // Finishes request `done_` (the oldest in flight).

@@ -36,7 +36,7 @@ gcase() {
 		eval "$1"
 		set +e
 		strace -f -xx -s 65535 -e trace=socket,sendmsg,sendto,recvmsg,recvfrom \
-			-e read=all -e write=all -o "$2" "${@:4}" <"$3" >/dev/null 2>"$2.stderr"
+			-e read=all -e write=all -o "$2" "${@:4}" <"$3" >"$2.stdout" 2>"$2.stderr"
 		echo $? >"$2.rc"
 	' _ "$setup" "$trace" "$stdin" "$@" || { echo "golden: $name: setup failed" >&2; n_fail=$((n_fail + 1)); return 0; }
 	rc=$(cat "$trace.rc")
@@ -44,7 +44,15 @@ gcase() {
 		--kernel "$KERNEL" --exit-status "$rc")
 	[ -n "$setup" ] && args+=(--setup "$setup")
 	[ -n "${STDIN_FILE:-}" ] && args+=(--stdin "$STDIN_FILE")
-	if node "$PARSER" "${args[@]}"; then
+	# The fixture also keeps what the tool printed, so decoders can be
+	# checked field by field against the tool's own reading of the replies.
+	if node "$PARSER" "${args[@]}" && node -e '
+		const fs = require("fs");
+		const [file, out] = process.argv.slice(1);
+		const j = JSON.parse(fs.readFileSync(file, "utf8"));
+		j.stdout = fs.readFileSync(out, "utf8");
+		fs.writeFileSync(file, JSON.stringify(j, null, 2) + "\n");
+	' "$OUT/$name.json" "$trace.stdout"; then
 		n_ok=$((n_ok + 1))
 		[ "$rc" = 0 ] || echo "golden: $name: note: exit status $rc: $(head -c 200 "$trace.stderr")" >&2
 	else
@@ -93,8 +101,13 @@ suite_ipvsadm() {
 	# listing / misc
 	gcase list-empty "" ipvsadm -Ln
 	gcase list-2svc-2dest "$TWO" ipvsadm -Ln
-	gcase list-stats-exact "$TWO" ipvsadm -Ln --stats --exact
-	gcase list-rate "$TWO" ipvsadm -Ln --rate
+	# Connections through the services from inside the namespace (IPVS takes
+	# locally sent packets too; the dummy link swallows them), then a wait for
+	# the rate estimator's 2 s tick: counters and rates that are not all zero.
+	local TRAFFIC="ip addr add 10.0.0.1/32 dev d0 && ip addr add 10.0.0.2/32 dev d0 && for i in 1 2 3; do { timeout 0.3 bash -c 'exec 3<>/dev/tcp/10.0.0.1/80' 2>/dev/null; echo x >/dev/udp/10.0.0.2/53; } || true; done && sleep 2.5"
+	gcase list-stats-exact "$TWO && $TRAFFIC" ipvsadm -Ln --stats --exact
+	gcase list-rate "$TWO && $TRAFFIC" ipvsadm -Ln --rate
+	gcase list-persistent-conn "$TWO && ipvsadm -E -t 10.0.0.1:80 -s rr -p 300 && $TRAFFIC" ipvsadm -Ln --persistent-conn
 	gcase list-one-service "$TWO" ipvsadm -Ln -t 10.0.0.1:80
 	gcase list-fwmark-ipv6 "$MIX" ipvsadm -Ln
 	gcase list-tun-info "$LINK && $S && ipvsadm -a -t 10.0.0.1:80 -r 10.0.1.2 -i --tun-type gue --tun-port 6080" ipvsadm -Ln --tun-info
@@ -127,6 +140,11 @@ suite_ipset() {
 	gcase create-bitmap-port "" ipset create s bitmap:port range 0-65535
 	gcase create-bitmap-ip "" ipset create s bitmap:ip range 10.0.0.0/16
 	gcase create-list-set "" ipset create s list:set size 8
+	# Every create option each kind takes (forceadd, bucketsize, initval too).
+	gcase create-all-hash-ip "" ipset create s hash:ip family inet hashsize 2048 maxelem 5000 netmask 24 timeout 600 counters comment skbinfo forceadd bucketsize 8 initval 0x1234abcd
+	gcase create-all-bitmap-ip "" ipset create s bitmap:ip range 10.0.0.0-10.0.255.255 netmask 24 timeout 5 counters comment skbinfo
+	gcase create-all-bitmap-port "" ipset create s bitmap:port range 10-200 timeout 5 counters comment skbinfo
+	gcase create-all-list-set "" ipset create s list:set size 12 timeout 5 counters comment skbinfo
 	gcase add-ip "ipset create s hash:ip" ipset add s 10.0.0.1
 	gcase add-ipv6 "ipset create s hash:ip family inet6" ipset add s fd00::1
 	gcase add-ip-port-timeout-comment "ipset create s hash:ip,port timeout 300 comment" ipset add s 10.0.0.1,tcp:80 timeout 10 comment x

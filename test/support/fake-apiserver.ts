@@ -12,6 +12,9 @@
  *  - compact(): history before now is gone, so resuming from an older
  *    resourceVersion gets 410 Gone (as an ERROR event in the stream, as the
  *    real server does, or as an HTTP 410 status), which forces a relist.
+ *    compactTo(rv) forgets only the events up to rv and leaves open
+ *    watches alone (etcd compaction): resuming from rv or later still works.
+ *    Every 410 answered is recorded as "expired <resource>".
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -89,6 +92,12 @@ export class FakeApiServer {
     return [...this.watchers].filter((w) => !resource || w.resource === resource).length;
   }
 
+  /** What is stored now (as a list would return the items): the final state of a test. */
+  objects(resource: Resource): Obj[] {
+    const [, , apiVersion, kind] = ROUTES.find(([, r]) => r === resource)!;
+    return [...this.store.get(resource)!.values()].map((o) => ({ apiVersion, kind, ...structuredClone(o) }));
+  }
+
   apply(resource: Resource, object: Obj): Obj {
     const key = keyOf(object);
     const exists = this.store.get(resource)!.has(key);
@@ -117,8 +126,21 @@ export class FakeApiServer {
   compact(): void {
     this.history = [];
     this.compactedBefore = this.rv + 1;
-    for (const w of this.watchers) this.expire(w.res);
+    for (const w of this.watchers) {
+      this.requests.push(`expired ${w.resource}`);
+      this.expire(w.res);
+    }
     this.watchers.clear();
+  }
+
+  /**
+   * Forgets the events up to and including `upTo` without touching open
+   * watches: a watch resumed from a resourceVersion below it gets 410 Gone,
+   * one resumed from `upTo` or later is served from the remaining history.
+   */
+  compactTo(upTo: number): void {
+    this.history = this.history.filter((e) => e.rv > upTo);
+    this.compactedBefore = Math.max(this.compactedBefore, upTo);
   }
 
   /** Changes the store without emitting watch events (only a relist can see it): proves a relist converges. */
@@ -163,12 +185,14 @@ export class FakeApiServer {
   }
 
   private watch(resource: Resource, since: number, match: (o: Obj) => boolean, res: ServerResponse): void {
-    if (since > 0 && since < this.compactedBefore && this.expireMode === 'http') {
+    const expired = since > 0 && since < this.compactedBefore;
+    if (expired) this.requests.push(`expired ${resource}`);
+    if (expired && this.expireMode === 'http') {
       return this.status(res, 410, 'Expired', `too old resource version: ${since} (${this.compactedBefore})`);
     }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
-    if (since > 0 && since < this.compactedBefore) return this.expire(res);
+    if (expired) return this.expire(res);
     const w: Watcher = { resource, res, match };
     this.watchers.add(w);
     res.on('close', () => this.watchers.delete(w));

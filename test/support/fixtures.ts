@@ -11,6 +11,8 @@ export interface Fixture {
   setup?: string[];
   sent: string[];
   received: string[];
+  /** What the tool printed (fixtures captured since it was recorded). */
+  stdout?: string;
 }
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
@@ -50,3 +52,30 @@ export function withoutSeqPid(msg: Buffer): Buffer {
 }
 
 export const GENL_ID_CTRL = 0x10;
+
+/** One service of an `ipvsadm -L` listing: its line and its destinations' lines, split into words. */
+export interface IpvsadmBlock {
+  service: string[];
+  /** Each destination line's words after "->". */
+  destinations: string[][];
+}
+
+/** Splits an `ipvsadm -L` listing (any column set) into services and their destinations. */
+export function parseIpvsadmList(text: string): IpvsadmBlock[] {
+  const blocks: IpvsadmBlock[] = [];
+  for (const line of text.split('\n')) {
+    if (/^(TCP|UDP|SCTP|FWM) /.test(line)) blocks.push({ service: line.trim().split(/\s+/), destinations: [] });
+    else if (/^ {2}-> /.test(line) && !line.includes('RemoteAddress:Port')) {
+      if (blocks.length === 0) throw new Error(`a destination line before any service: ${line}`);
+      blocks[blocks.length - 1].destinations.push(line.trim().split(/\s+/).slice(1));
+    }
+  }
+  return blocks;
+}
+
+/** "10.0.0.1:80" / "[fd00::1]:443" -> address and port. */
+export function splitHostPort(text: string): { address: string; port: number } {
+  const m = /^\[(.*)\]:(\d+)$/.exec(text) ?? /^([^:]*):(\d+)$/.exec(text);
+  if (!m) throw new Error(`not HOST:PORT: ${text}`);
+  return { address: m[1], port: Number(m[2]) };
+}

@@ -3,8 +3,10 @@
  * link that routes 10.0.1.0/24 and fd00:1::/64 (destinations need a route),
  * an Ipvs handle opened in it, and the ipvsadm views the tests compare with.
  */
-import { readdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { release } from 'node:os';
+import { promisify } from 'node:util';
 import { Ipvs } from '../../lib/index.js';
 import { type Netns, freshNetns } from './netns.js';
 
@@ -99,4 +101,52 @@ export function ipvsModules(): { schedulers: string[]; persistenceEngines: strin
     schedulers: all.filter((n) => !n.startsWith('pe_')),
     persistenceEngines: all.filter((n) => n.startsWith('pe_')).map((n) => n.slice(3)),
   };
+}
+
+/**
+ * Tests that unload kernel modules (ip_vs, dummy) run in the sandbox kernel,
+ * which exists for them, or on a host only when IPVS_NETLINK_UNLOAD_MODULES=1
+ * says this machine may lose those modules for a moment: never by accident
+ * on a real node, where unloading ip_vs would drop every virtual service.
+ * The skip reason (tap's `skip` option) says so; in the sandbox it is false.
+ */
+export function moduleUnloadSkip(): string | false {
+  if (process.env.IPVS_NETLINK_KERNEL === 'sandbox') return false;
+  if (process.env.IPVS_NETLINK_UNLOAD_MODULES === '1') return false;
+  return (
+    'unloads kernel modules: runs only in the sandbox kernel (scripts/with-kernel.sh sets IPVS_NETLINK_KERNEL=sandbox), ' +
+    'or on a host where IPVS_NETLINK_UNLOAD_MODULES=1 allows it'
+  );
+}
+
+const run = promisify(execFile);
+
+/** modprobe; inside the sandbox the modules live under the tree run.sh links there. */
+export function modprobe(args: string[]): Promise<unknown> {
+  return run('modprobe', process.env.IPVS_NETLINK_KERNEL === 'sandbox' ? ['-d', '/run/sandbox-modroot', ...args] : args);
+}
+
+/** The loaded modules whose names match. */
+export function loadedModules(match: (name: string) => boolean): string[] {
+  return readFileSync('/proc/modules', 'utf8').split('\n').map((l) => l.split(' ')[0]).filter((m) => m !== '' && match(m));
+}
+
+/** ip_vs and every module that uses it (schedulers, persistence engines, xt_ipvs). */
+export const isIpvsModule = (m: string) => m === 'ip_vs' || m.startsWith('ip_vs_') || m === 'xt_ipvs';
+
+/**
+ * Unloads modules, retrying while they are still in use: a deleted network
+ * namespace lets go of its devices a little later (the kernel cleans up
+ * namespaces on a work queue).
+ */
+export async function unloadModules(names: string[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await modprobe(['-r', '-a', ...names]);
+      return;
+    } catch (err) {
+      if (attempt >= 50) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }

@@ -11,6 +11,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,7 +31,11 @@ export interface ProxyNode {
   podsB: Netns;
   /** A folder for manifests. */
   dir: string;
-  /** Starts an HTTP backend answering "<name> <ip>" on ip:8080 (in pods-a for 10.244.1.x, pods-b for 10.244.2.x). */
+  /**
+   * Starts an HTTP backend on ip:8080 (in pods-a for 10.244.1.x, pods-b for 10.244.2.x) answering
+   * "<name> <ip>", or "<name> <ip> from <client address>" for GET /source (who it saw connect:
+   * the real client, or the node when the proxy masqueraded).
+   */
   backend(ip: string, name: string): Promise<void>;
   /** One GET from a namespace; the body, or undefined when nothing answered. */
   get(ns: Netns, url: string): Promise<string | undefined>;
@@ -47,7 +52,7 @@ async function veth(a: Netns, aName: string, b: Netns, bName: string): Promise<v
 
 const SERVER = `
 const [ip, name] = process.argv.slice(1);
-const server = require('http').createServer((q, s) => s.end(name + ' ' + ip));
+const server = require('http').createServer((q, s) => s.end(name + ' ' + ip + (q.url === '/source' ? ' from ' + q.socket.remoteAddress : '')));
 // Keep idle keep-alive connections open (default: closed after 5 s), so a test can hold one across a proxy restart.
 server.keepAliveTimeout = 0;
 server.listen(8080, ip, () => console.log('listening'));
@@ -133,7 +138,12 @@ export async function startProxy(t: TapLike, env: ProxyNode, args: string[]): Pr
   const mx = `127.0.0.1:${portBase++}`;
   // tap injects its process-info loader (NODE_OPTIONS) into every child it sees spawned, which makes
   // the binary start 5× slower; a shell drops it before exec'ing node.
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', ...args], {
+  // NodePorts on the node's network only, as operators often set
+  // nodePortAddresses: without it the proxy also (rightly, as kube-proxy)
+  // serves them on the pod-side addresses 10.244.x.1, which is not what
+  // `plan --node-ip 192.168.56.10` describes. Tests may pass their own.
+  const nodePorts = args.includes('--nodeport-addresses') ? [] : ['--nodeport-addresses', '192.168.56.0/24'];
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', ...nodePorts, ...args], {
     stdio: ['ignore', 'inherit', 'pipe'],
     env: cleanEnv(),
   });
@@ -172,6 +182,15 @@ export async function metricValue(p: RunningProxy, name: string): Promise<number
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 
+/** kubeproxy_netlink_operations_total by "family result" (ipvs/ipset/rtnl, ok/error), from /metrics. */
+export async function netlinkOps(p: RunningProxy): Promise<Record<string, number | undefined>> {
+  const out: Record<string, number | undefined> = {};
+  for (const family of ['ipvs', 'ipset', 'rtnl']) {
+    for (const result of ['ok', 'error']) out[`${family} ${result}`] = await metricValue(p, `kubeproxy_netlink_operations_total{family="${family}",result="${result}"}`);
+  }
+  return out;
+}
+
 export async function syncCount(p: RunningProxy): Promise<number> {
   return (await metricValue(p, 'kubeproxy_sync_proxy_rules_duration_seconds_count')) ?? 0;
 }
@@ -187,6 +206,40 @@ export async function until(what: string, fn: () => Promise<boolean> | boolean, 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
   }
+}
+
+/** A client in the node namespace holding one keep-alive connection to vip:80; each ask() is one request on it. */
+const KEEPALIVE_CLIENT = `
+const http = require('http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+require('readline').createInterface({ input: process.stdin }).on('line', () => {
+  const req = http.get({ host: process.argv[1], port: 80, agent }, (res) => {
+    let body = '';
+    res.on('data', (d) => (body += d)).on('end', () => console.log(JSON.stringify({ body, port: req.socket.localPort, reused: req.reusedSocket })));
+  });
+  req.on('error', (e) => console.log(JSON.stringify({ error: e.message })));
+});
+`;
+
+export interface KeepAliveAnswer {
+  body?: string;
+  /** The client's local port: the same one means the same TCP connection. */
+  port?: number;
+  reused?: boolean;
+  error?: string;
+}
+
+export function keepAliveClient(t: TapLike, env: ProxyNode, vip: string): () => Promise<KeepAliveAnswer> {
+  const client = spawn('ip', ['netns', 'exec', env.node.name, process.execPath, '-e', KEEPALIVE_CLIENT, vip], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.teardown(() => {
+    client.kill('SIGKILL');
+  });
+  const lines = createInterface({ input: client.stdout! });
+  return async () => {
+    client.stdin!.write('go\n');
+    const [line] = (await once(lines, 'line')) as [string];
+    return JSON.parse(line) as KeepAliveAnswer;
+  };
 }
 
 /** YAML for the node object, a ClusterIP+NodePort Service and its slice. */

@@ -112,17 +112,23 @@ t.test('only what succeeded is recorded; failures become the retry scope', async
 });
 
 /** An IpsetBulkError as the ipset client makes it, optionally with the per-entry fields of the continuing bulk calls. */
-function bulkError(set: string, index: number, applied: number, extra: { failures?: number[]; skipped?: number[] } = {}, entries: string[] = []) {
-  const err = new IpsetBulkError({ errno: 4103, code: 'IPSET_ERR_HASH_FULL', message: 'Hash is full' } as never, 'addMany', set, { index, entry: entries[index], applied });
-  if (extra.failures) Object.assign(err, { failures: extra.failures.map((i) => ({ index: i, entry: entries[i], errno: 4103, code: 'IPSET_ERR_HASH_FULL', message: 'Hash is full' })) });
-  if (extra.skipped) Object.assign(err, { skipped: extra.skipped });
-  return err;
+function bulkError(set: string, index: number, applied: number, extra: { failures?: number[]; skipped?: number[]; unconfirmed?: number[] } = {}, entries: string[] = []) {
+  return new IpsetBulkError({ errno: 4103, code: 'IPSET_ERR_HASH_FULL', message: 'Hash is full' } as never, 'addMany', set, {
+    index,
+    entry: entries[index],
+    applied,
+    failures: (extra.failures ?? (index >= 0 ? [index] : [])).map((i) => ({ index: i, entry: entries[i], errno: 4103, code: 'IPSET_ERR_HASH_FULL', message: 'Hash is full' })),
+    skipped: extra.skipped,
+    unconfirmed: extra.unconfirmed,
+  });
 }
 
 t.test('splitBulk: which entries are in the kernel, with and without the per-entry fields', async (t) => {
   const entries = ['a', 'b', 'c', 'd', 'e'];
-  t.same(splitBulk(entries, bulkError('S', 2, 2, {}, entries)), { done: ['a', 'b'], undone: ['c', 'd', 'e'] }, 'old shape: everything from index on is not in');
+  t.same(splitBulk(entries, bulkError('S', 2, 4, {}, entries)), { done: ['a', 'b', 'd', 'e'], undone: ['c'] }, 'one refused entry: the others went in');
   t.same(splitBulk(entries, bulkError('S', -1, 0, {}, entries)), { done: [], undone: entries }, 'failed as a whole: none is in');
+  t.same(splitBulk(entries, bulkError('S', 1, 2, { failures: [1], unconfirmed: [3, 4] }, entries)), { done: ['a', 'c'], undone: ['b', 'd', 'e'] }, 'unconfirmed entries are retried');
+  t.same(splitBulk(entries, bulkError('S', 1, 1, { failures: [1] }, entries)), { done: [], undone: entries }, 'lists that do not add up to applied: all retried');
   t.same(
     splitBulk(entries, bulkError('S', 1, 2, { failures: [1], skipped: [3, 4] }, entries)),
     { done: ['a', 'c'], undone: ['b', 'd', 'e'] },

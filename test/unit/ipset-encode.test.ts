@@ -86,6 +86,13 @@ const cases: Record<string, object> = {
     cmd: 'create', name: 's', type: 'hash:ip,port', family: 'inet6', hashSize: 4096, maxElem: 100000,
     timeout: 300, counters: true, comment: true, skbinfo: true,
   },
+  'create-all-hash-ip': {
+    cmd: 'create', name: 's', type: 'hash:ip', family: 'inet', hashSize: 2048, maxElem: 5000, netmask: 24,
+    timeout: 600, counters: true, comment: true, skbinfo: true, forceadd: true, bucketSize: 8, initval: 0x1234abcd,
+  },
+  'create-all-bitmap-ip': { cmd: 'create', name: 's', type: 'bitmap:ip', range: '10.0.0.0-10.0.255.255', netmask: 24, timeout: 5, counters: true, comment: true, skbinfo: true },
+  'create-all-bitmap-port': { cmd: 'create', name: 's', type: 'bitmap:port', range: '10-200', timeout: 5, counters: true, comment: true, skbinfo: true },
+  'create-all-list-set': { cmd: 'create', name: 's', type: 'list:set', size: 12, timeout: 5, counters: true, comment: true, skbinfo: true },
   'create-hash-ip-port-ip': { cmd: 'create', name: 's', type: 'hash:ip,port,ip' },
   'create-hash-ip-port-net': { cmd: 'create', name: 's', type: 'hash:ip,port,net' },
   'create-hash-ip': { cmd: 'create', name: 's', type: 'hash:ip' },

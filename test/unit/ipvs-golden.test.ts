@@ -6,7 +6,8 @@
  */
 import t from 'tap';
 import { CMD } from '../../lib/ipvs/constants.js';
-import { GENL_ID_CTRL, loadFixture, messages, withoutSeqPid } from '../support/fixtures.js';
+import type { Destination, Service, ServiceKey, Stats } from '../../lib/ipvs/types.js';
+import { GENL_ID_CTRL, type IpvsadmBlock, loadFixture, messages, parseIpvsadmList, splitHostPort, withoutSeqPid } from '../support/fixtures.js';
 import { type Op, decode, destOp, dumpOp, encode as encodeOp, keyOp, serviceOp } from '../support/ipvs-codec.js';
 
 const tcp80 = { protocol: 'tcp', address: '10.0.0.1', port: 80 } as const;
@@ -139,11 +140,155 @@ t.test('replies to ipvsadm -Ln decode to the state that was set up', async (t) =
   t.equal(typeof services[0].stats.conns, 'bigint');
 });
 
-t.test('IPv6 and fwmark replies decode', async (t) => {
-  const all = decoded('list-fwmark-ipv6', 10);
-  const services = all.flatMap((r) => r.services);
-  t.ok(services.length > 0);
-  for (const s of services) t.ok('fwmark' in s || s.family === 'inet6' || s.family === 'inet');
+// The listings ipvsadm printed from the same replies (fixtures keep its
+// stdout): each request ipvsadm sent is paired with the replies that
+// answered it, in order (ipvsadm opens a socket per request, so sequence
+// numbers repeat); its GET_DEST dumps name their service.
+interface Listed {
+  services: Service[];
+  /** Each GET_DEST dump: the service it asked about and what came back. */
+  destinations: Array<{ service: ServiceKey; destinations: Destination[] }>;
+  blocks: IpvsadmBlock[];
+}
+const NLMSG_DONE = 3;
+const NLM_F_DUMP = 0x300;
+
+function listed(name: string): Listed {
+  const fx = loadFixture('ipvsadm', name);
+  const ipvs = (m: { type: number }) => m.type !== GENL_ID_CTRL && m.type >= 0x10;
+  const sent = messages(fx.sent).filter(ipvs);
+  const rx = messages(fx.received).filter((m) => m.type === NLMSG_DONE || ipvs(m));
+  let at = 0;
+  const out: Listed = { services: [], destinations: [], blocks: parseIpvsadmList(fx.stdout ?? '') };
+  for (const req of sent) {
+    // A request decodes like a reply: the service it names, its identity only.
+    const request = decode(req.bytes, 2);
+    const replies = [];
+    if ((req.flags & NLM_F_DUMP) === NLM_F_DUMP) {
+      while (rx[at].type !== NLMSG_DONE) replies.push(rx[at++]);
+      at++;
+    } else replies.push(rx[at++]);
+    const asked = request.services[0];
+    const decoded = replies.map((m) => decode(m.bytes, asked?.family === 'inet6' ? 10 : 2));
+    if (request.cmd === CMD.GET_SERVICE) out.services.push(...decoded.flatMap((d) => d.services));
+    if (request.cmd === CMD.GET_DEST) {
+      const key = asked!;
+      out.destinations.push({
+        service: 'fwmark' in key ? { fwmark: key.fwmark, family: key.family } : { protocol: key.protocol, address: key.address, port: key.port },
+        destinations: decoded.flatMap((d) => d.destinations),
+      });
+    }
+  }
+  t.equal(at, rx.length, `${name}: every reply belongs to a request`);
+  return out;
+}
+
+/** The service a listing line names: "TCP 10.0.0.1:80 ...", "FWM 42 IPv6 ...". */
+function keyOf(words: string[]): ServiceKey {
+  if (words[0] === 'FWM') return { fwmark: Number(words[1]), family: words[2] === 'IPv6' ? 'inet6' : 'inet' };
+  return { protocol: words[0].toLowerCase() as 'tcp' | 'udp' | 'sctp', ...splitHostPort(words[1]) };
+}
+const sameKey = (a: ServiceKey, b: ServiceKey) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Each printed service with what we decoded for it and its destinations, in ipvsadm's order. */
+function pairs(l: Listed) {
+  t.equal(l.blocks.length, l.services.length, 'as many services as ipvsadm printed');
+  return l.blocks.map((b) => {
+    const key = keyOf(b.service);
+    const service = l.services.find((s) => sameKey(keyOf(serviceWords(s)), key));
+    const dests = l.destinations.find((d) => sameKey(d.service, key))?.destinations ?? [];
+    if (!service) throw new Error(`no decoded service for ${b.service.join(' ')}`);
+    t.equal(dests.length, b.destinations.length, `${b.service.slice(0, 2).join(' ')}: as many destinations as ipvsadm printed`);
+    // ipvsadm prints destinations sorted by address and port.
+    const printed = b.destinations.map((w) => ({ words: w, dest: dests.find((d) => hostPort(d) === w[0]) }));
+    for (const p of printed) if (!p.dest) throw new Error(`no decoded destination for ${p.words.join(' ')}`);
+    return { words: b.service, service, destinations: printed as Array<{ words: string[]; dest: Destination }> };
+  });
+}
+
+function hostPort(d: { address: string; port: number }): string {
+  return d.address.includes(':') ? `[${d.address}]:${d.port}` : `${d.address}:${d.port}`;
+}
+
+/** A decoded service's identity in ipvsadm's words. */
+function serviceWords(s: Service): string[] {
+  if ('fwmark' in s) return ['FWM', String(s.fwmark), ...(s.family === 'inet6' ? ['IPv6'] : [])];
+  return [s.protocol.toUpperCase(), hostPort(s)];
+}
+
+/** "rr persistent 60 mask 64 ops ..." as ipvsadm prints a service's scheduler and flags. */
+function schedulerWords(s: Service): string[] {
+  const w = [s.scheduler];
+  if (s.persistent) {
+    w.push('persistent', String(s.persistent.timeout));
+    const full = s.family === 'inet6' ? 128 : '255.255.255.255';
+    if (s.persistent.netmask !== full) w.push('mask', String(s.persistent.netmask));
+  }
+  if (s.flags.onePacket) w.push('ops');
+  return w;
+}
+
+const FORWARD_WORD: Record<string, string> = { masq: 'Masq', local: 'Local', tunnel: 'Tunnel', route: 'Route' };
+
+t.test('IPv6 and fwmark: every field ipvsadm -Ln printed', async (t) => {
+  const l = listed('list-fwmark-ipv6');
+  t.same(l.blocks.map((b) => b.service.join(' ')), ['TCP [fd00::1]:443 rr persistent 60', 'FWM 42 rr'], 'the capture is the one set up');
+  for (const p of pairs(l)) {
+    t.same([...serviceWords(p.service), ...schedulerWords(p.service)], p.words, p.words.join(' '));
+    for (const { words, dest } of p.destinations)
+      t.same([hostPort(dest), FORWARD_WORD[dest.forward], String(dest.weight), String(dest.activeConns), String(dest.inactiveConns)], words, words.join(' '));
+  }
+  const [v6, fw] = pairs(l).map((p) => p.service);
+  t.match(v6, { protocol: 'tcp', address: 'fd00::1', port: 443, family: 'inet6', scheduler: 'rr', persistent: { timeout: 60, netmask: 128 }, flags: { onePacket: false, sched1: false, sched2: false, sched3: false } });
+  t.match(fw, { fwmark: 42, family: 'inet', scheduler: 'rr' });
+  t.notOk('persistent' in fw);
+  const dests = l.destinations.flatMap((d) => d.destinations);
+  t.match(dests.find((d) => d.family === 'inet6'), { address: 'fd00:1::2', port: 443, forward: 'masq', weight: 1 });
+  t.match(dests.find((d) => d.family === 'inet'), { address: '10.0.1.2', port: 0, forward: 'route', weight: 1 });
+});
+
+/** The five numbers of a `--stats --exact` / `--rate` line. */
+const statWords = (s: Stats, which: 'stats' | 'rate') =>
+  (which === 'stats' ? [s.conns, s.inPackets, s.outPackets, s.inBytes, s.outBytes] : [s.cps, s.inPps, s.outPps, s.inBps, s.outBps]).map(String);
+
+for (const [name, which] of [['list-stats-exact', 'stats'], ['list-rate', 'rate']] as const) {
+  t.test(`${name}: every counter equals what ipvsadm printed, services and destinations`, async (t) => {
+    const ps = pairs(listed(name));
+    let nonZero = 0;
+    for (const p of ps) {
+      t.same([...serviceWords(p.service), ...statWords(p.service.stats, which)], p.words, p.words.join(' '));
+      for (const { words, dest } of p.destinations) t.same([hostPort(dest), ...statWords(dest.stats, which)], words, words.join(' '));
+      nonZero += statWords(p.service.stats, which).filter((w) => w !== '0').length;
+    }
+    t.ok(nonZero > 0, `the capture had traffic: ${nonZero} non-zero service counters`);
+    for (const p of ps) t.equal(typeof p.service.stats.conns, 'bigint');
+  });
+}
+
+t.test('list-persistent-conn: weight, persistent, active and inactive connections', async (t) => {
+  const ps = pairs(listed('list-persistent-conn'));
+  for (const p of ps) {
+    t.same([...serviceWords(p.service), ...schedulerWords(p.service)], p.words, p.words.join(' '));
+    for (const { words, dest } of p.destinations)
+      t.same([hostPort(dest), String(dest.weight), String(dest.persistentConns), String(dest.activeConns), String(dest.inactiveConns)], words, words.join(' '));
+  }
+  t.ok(ps.some((p) => p.destinations.some((d) => d.dest.persistentConns > 0)), 'a persistence template was counted');
+});
+
+t.test('list-tun-info: the tunnel of a GUE destination', async (t) => {
+  const [p] = pairs(listed('list-tun-info'));
+  const [{ words, dest }] = p.destinations;
+  t.same(words, ['10.0.1.2:80', 'Tunnel', 'gue:6080:-c', '1', '0', '0'], 'what ipvsadm printed');
+  t.match(dest, { address: '10.0.1.2', port: 80, forward: 'tunnel', weight: 1, activeConns: 0, inactiveConns: 0, tunnel: { type: 'gue', port: 6080, flags: 'nocsum' } });
+  t.same([hostPort(dest), FORWARD_WORD[dest.forward], `${dest.tunnel!.type}:${dest.tunnel!.port}:${dest.tunnel!.flags === 'nocsum' ? '-c' : '?'}`, String(dest.weight), String(dest.activeConns), String(dest.inactiveConns)], words);
+});
+
+t.test('list-one-service: a single GET_SERVICE and its destinations', async (t) => {
+  const l = listed('list-one-service');
+  t.equal(l.services.length, 1);
+  const [p] = pairs(l);
+  t.same([...serviceWords(p.service), ...schedulerWords(p.service)], ['TCP', '10.0.0.1:80', 'rr']);
+  t.same(p.destinations.map(({ dest }) => [hostPort(dest), FORWARD_WORD[dest.forward], String(dest.weight), String(dest.activeConns), String(dest.inactiveConns)]), p.destinations.map((d) => d.words));
 });
 
 t.test('info, timeouts and daemons decode', async (t) => {

@@ -10,7 +10,7 @@ import t from 'tap';
 import { pino } from 'pino';
 import { ApiServerSource } from '../../lib/proxy/sources/apiserver-source.js';
 import { loadKubeConfig } from '../../lib/proxy/sources/kubeconfig.js';
-import type { SourceEvent } from '../../lib/proxy/sources/source.js';
+import type { RejectedObject, SourceEvent } from '../../lib/proxy/sources/source.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 
 const logger = pino({ level: 'silent' });
@@ -43,23 +43,25 @@ interface Harness {
   api: FakeApiServer;
   source: ApiServerSource;
   events: string[];
+  rejected: RejectedObject[];
   /** The source's view: key → last object, as a consumer folding the events would hold. */
   view: Map<string, unknown>;
   until(what: string, fn: () => boolean, ms?: number): Promise<void>;
 }
 
-async function harness(t: Tap.Test, seed: (api: FakeApiServer) => void = () => {}): Promise<Harness> {
+async function harness(t: Tap.Test, seed: (api: FakeApiServer) => void = () => {}, log = logger): Promise<Harness> {
   const api = new FakeApiServer();
   await api.start();
   seed(api);
   const source = new ApiServerSource({
     kubeconfig: loadKubeConfig({ master: api.url }),
     nodeName: 'node-a',
-    logger,
+    logger: log,
     backoff: { initialMs: 50, maxMs: 200 },
     initialListTimeoutMs: 3000,
   });
   const events: string[] = [];
+  const rejected: RejectedObject[] = [];
   const view = new Map<string, unknown>();
   const onEvent = (e: SourceEvent) => {
     const key = `${e.kind} ${e.object.metadata.namespace ?? ''}/${e.object.metadata.name}`;
@@ -72,7 +74,7 @@ async function harness(t: Tap.Test, seed: (api: FakeApiServer) => void = () => {
     await source.stop();
     await api.close();
   });
-  await source.start({ event: onEvent, synced: () => (synced = true) });
+  await source.start({ event: onEvent, synced: () => (synced = true), rejected: (r) => rejected.push(r) });
   t.ok(synced, 'synced after the first lists');
   const until = async (what: string, fn: () => boolean, ms = 5000) => {
     const end = Date.now() + ms;
@@ -81,7 +83,7 @@ async function harness(t: Tap.Test, seed: (api: FakeApiServer) => void = () => {
       await sleep(10);
     }
   };
-  return { api, source, events, view, until };
+  return { api, source, events, rejected, view, until };
 }
 
 t.test('initial lists, then creates, updates and deletes arrive as events', async (t) => {
@@ -126,15 +128,52 @@ t.test('a dropped watch is resumed from its resourceVersion without loss or reli
   // Changes made while no watch is open must still arrive: the resumed watch replays them from history.
   h.api.apply('services', svc('b', '10.96.0.2'));
   h.api.apply('services', svc('a', '10.96.0.1', 81));
-  h.api.bookmark();
   await h.until('b and a update', () => h.events.includes('add Service default/b') && h.events.includes('update Service default/a'));
   t.equal(h.api.count('list services'), 1, 'no relist');
   t.ok(h.api.count('watch services') >= 2, 'watch re-established');
-  h.api.bookmark();
-  h.api.apply('services', svc('c', '10.96.0.3'));
-  await h.until('c after a bookmark', () => h.view.has('Service default/c'));
-  t.pass('events after a BOOKMARK still flow');
 });
+
+/** The resourceVersion the Service informer would resume from. */
+function serviceInformerVersion(source: ApiServerSource): string {
+  const watched = (source as unknown as { watched: Array<{ kind: string; informer: { latestResourceVersion(): string } }> }).watched;
+  return watched.find((w) => w.kind === 'Service')!.informer.latestResourceVersion();
+}
+
+/**
+ * The Service informer last saw `a`; then only EndpointSlices change, so
+ * the newest resourceVersion the Service watch can know of comes from a
+ * BOOKMARK. History up to that version is compacted and the watch is cut:
+ * resuming from the bookmark's version works; resuming from `a`'s is 410.
+ */
+for (const bookmark of [true, false]) {
+  t.test(`after compaction, a cut watch resumes ${bookmark ? 'from the BOOKMARK\'s resourceVersion: no 410, no relist' : 'without a BOOKMARK: 410 and a relist (the control case)'}`, async (t) => {
+    const h = await harness(t);
+    h.api.apply('services', svc('a', '10.96.0.1'));
+    await h.until('a', () => h.view.has('Service default/a'));
+    const seenByServices = h.api.resourceVersion;
+    for (let i = 0; i < 3; i++) h.api.apply('endpointslices', eps(`s${i}`, ['10.244.1.2']));
+    await h.until('slices', () => h.view.has('EndpointSlice default/s2-abc'));
+    const head = h.api.resourceVersion;
+    t.ok(head > seenByServices, 'the history moved on without the Service watch seeing it');
+    if (bookmark) {
+      h.api.bookmark();
+      await h.until('bookmark taken', () => serviceInformerVersion(h.source) === String(head));
+    }
+    t.equal(serviceInformerVersion(h.source), String(bookmark ? head : seenByServices), 'the version the informer holds');
+    h.api.compactTo(head);
+    h.api.dropWatches();
+    h.api.apply('services', svc('b', '10.96.0.2'));
+    await h.until('b', () => h.view.has('Service default/b'));
+    if (bookmark) {
+      t.equal(h.api.count('expired services'), 0, 'no 410 Gone for the Service watch');
+      t.equal(h.api.count('list services'), 1, 'no relist: resumed from the bookmark');
+    } else {
+      t.ok(h.api.count('expired services') >= 1, '410 Gone');
+      t.equal(h.api.count('list services'), 2, 'relisted');
+    }
+    t.ok(h.view.has('Service default/a'), 'nothing lost');
+  });
+}
 
 for (const mode of ['event', 'http'] as const) {
   t.test(`410 Gone (${mode === 'event' ? 'ERROR event in the stream' : 'HTTP status'}) forces a relist that converges`, async (t) => {
@@ -159,6 +198,56 @@ for (const mode of ['event', 'http'] as const) {
     await h.until('watch after relist', () => h.view.has('Service default/after'));
   });
 }
+
+t.test('invalid objects are rejected one at a time: logged, reported, the others delivered', async (t) => {
+  const lines: Array<Record<string, unknown>> = [];
+  const capture = pino({ level: 'warn' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const badPort = { ...svc('bad', '10.96.0.66'), spec: { ...svc('bad', '10.96.0.66').spec, ports: [{ name: 'http', protocol: 'TCP', port: 99999 }] } };
+  const badSlice = { ...eps('web', []), metadata: { name: 'web-bad', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } }, endpoints: [{ addresses: ['not-an-ip'] }] };
+  const h = await harness(
+    t,
+    (api) => {
+      api.apply('services', svc('web', '10.96.0.10'));
+      api.apply('services', badPort);
+      api.apply('endpointslices', eps('web', ['10.244.1.2']));
+      api.apply('endpointslices', badSlice);
+      api.apply('nodes', node('node-a', '192.168.1.10'));
+    },
+    capture,
+  );
+  t.same(h.events.sort(), ['add EndpointSlice default/web-abc', 'add Node /node-a', 'add Service default/web'], 'the good objects of the first list are delivered');
+  t.same(
+    h.rejected.map((r) => `${r.object} ${r.field} ${r.action}`).sort(),
+    ['EndpointSlice default/web-bad endpoints[0].addresses[0] skipped', 'Service default/bad spec.ports[0].port skipped'],
+    'each bad one is rejected, naming the field',
+  );
+  t.match(lines.find((l) => l.object === 'Service default/bad'), { level: 40, kind: 'Service', field: 'spec.ports[0].port', action: 'skipped', error: /must be an integer from 1 to 65535, got 99999/ }, 'a structured warning');
+
+  // A bad update of a delivered object: refused, the last good version stays (no event at all).
+  h.events.length = 0;
+  h.api.apply('services', { ...svc('web', '10.96.0.10'), spec: { ...svc('web', '10.96.0.10').spec, clusterIP: '10.96.0.999' } });
+  h.api.apply('services', svc('after', '10.96.0.11'));
+  await h.until('after', () => h.view.has('Service default/after'));
+  t.same(h.events, ['add Service default/after'], 'the bad update emitted nothing; later objects still flow');
+  t.match(h.rejected.at(-1), { object: 'Service default/web', field: 'spec.clusterIP', action: 'kept-last-good' });
+  t.equal((h.view.get('Service default/web') as { spec: { clusterIP: string } }).spec.clusterIP, '10.96.0.10', 'the last good version is in force');
+
+  // Deleting it hands back the last good version (what the controller indexed).
+  h.api.delete('services', 'default', 'web');
+  await h.until('web deleted', () => !h.view.has('Service default/web'));
+  t.equal(h.events.at(-1), 'delete Service default/web');
+  // A good update of a once-bad object is its first delivery: an add.
+  h.api.apply('services', svc('bad', '10.96.0.66'));
+  await h.until('bad fixed', () => h.view.has('Service default/bad'));
+  t.equal(h.events.at(-1), 'add Service default/bad');
+  // Deleting an object that was never delivered emits nothing.
+  const before = h.events.length;
+  h.api.delete('endpointslices', 'default', 'web-bad');
+  h.api.apply('services', svc('marker', '10.96.0.12'));
+  await h.until('marker', () => h.view.has('Service default/marker'));
+  await sleep(50);
+  t.same(h.events.slice(before), ['add Service default/marker'], 'no delete for a slice that was never delivered');
+});
 
 t.test('a failing API server is retried with backoff and recovers', async (t) => {
   const h = await harness(t);

@@ -1,7 +1,9 @@
 /**
  * The manifests source: the initial load, then per-object add/update/delete
- * events for file edits (debounced; by inotify or by the mtime poll), a
- * broken edit ignored, and a bad first load refused.
+ * events for file edits (debounced; by inotify or by the mtime poll), and
+ * bad input handled per object: an invalid object skipped, an invalid edit
+ * keeping the last good version, an unreadable file deleting nothing, each
+ * logged and reported while the other objects go through.
  */
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,18 +12,30 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import t from 'tap';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
-import { eventLabel, type SourceEvent } from '../../lib/proxy/sources/source.js';
+import { eventLabel, type RejectedObject, type SourceEvent } from '../../lib/proxy/sources/source.js';
 
 const logger = pino({ level: 'silent' });
 const svc = (name: string, port = 80) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec: {clusterIP: 10.96.0.${name.length}, ports: [{port: ${port}}]}\n`;
 
 async function start(t: Tap.Test, dir: string, pollMs = 50) {
   const events: string[] = [];
+  const objects = new Map<string, SourceEvent['object']>();
+  const rejected: RejectedObject[] = [];
+  const logs: Array<Record<string, unknown>> = [];
   let synced = 0;
-  const source = new ManifestsSource({ path: dir, logger, debounceMs: 30, pollMs });
+  const capture = pino({ level: 'warn' }, { write: (l: string) => logs.push(JSON.parse(l)) });
+  const source = new ManifestsSource({ path: dir, logger: capture, debounceMs: 30, pollMs });
   t.teardown(() => source.stop());
-  await source.start({ event: (e: SourceEvent) => events.push(`${e.type} ${eventLabel(e)}`), synced: () => synced++ });
-  return { events, synced: () => synced };
+  await source.start({
+    event: (e: SourceEvent) => {
+      events.push(`${e.type} ${eventLabel(e)}`);
+      if (e.type === 'delete') objects.delete(eventLabel(e));
+      else objects.set(eventLabel(e), e.object);
+    },
+    synced: () => synced++,
+    rejected: (r) => rejected.push(r),
+  });
+  return { events, objects, rejected, logs, synced: () => synced };
 }
 
 async function until(fn: () => boolean, ms = 3000) {
@@ -81,13 +95,59 @@ t.test('a broken edit is ignored; fixing it applies the difference from the last
   t.same(s.events, ['update Service ns/a']);
 });
 
-t.test('a first load that fails refuses to start, naming the file', async (t) => {
+const badPort = (name: string) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec: {clusterIP: 10.96.0.9, ports: [{port: 99999}]}\n`;
+
+t.test('a bad object at start is skipped and reported; the others are delivered', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
-  writeFileSync(join(dir, 'bad.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec: {ports: [{port: 99999}]}\n');
-  const source = new ManifestsSource({ path: dir, logger });
-  await t.rejects(source.start({ event: () => {}, synced: () => {} }), /bad\.yaml: Service default\/x/);
-  await source.stop();
+  writeFileSync(join(dir, 'a.yaml'), svc('a') + '---\n' + badPort('x') + '---\n' + svc('bb'));
+  writeFileSync(join(dir, 'z.yaml'), svc('ccc'));
+  const s = await start(t, dir);
+  t.same(s.events, ['add Service ns/a', 'add Service ns/bb', 'add Service ns/ccc'], 'every good object, before and after the bad one, and in other files');
+  t.equal(s.synced(), 1);
+  t.same(s.rejected, [{ kind: 'Service', object: 'Service ns/x', field: 'spec.ports[0].port', problem: 'spec.ports[0].port must be an integer from 1 to 65535, got 99999', action: 'skipped' }]);
+  t.match(s.logs, [{ level: 40, file: join(dir, 'a.yaml'), object: 'Service ns/x', field: 'spec.ports[0].port', action: 'skipped' }], 'one structured warning naming file, object and field');
   const missing = new ManifestsSource({ path: join(dir, 'nope'), logger });
-  await t.rejects(missing.start({ event: () => {}, synced: () => {} }), /ENOENT/);
+  await t.rejects(missing.start({ event: () => {}, synced: () => {} }), /ENOENT/, 'a path that does not exist still fails start-up');
   await missing.stop();
+});
+
+t.test('a bad edit keeps the last good version of that object; good edits in the same reload apply', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  writeFileSync(join(dir, 'a.yaml'), svc('a') + '---\n' + svc('bb'));
+  const s = await start(t, dir);
+  s.events.length = 0;
+  // One reload: a broken, a changed and a new object in the same file.
+  writeFileSync(join(dir, 'a.yaml'), badPort('a') + '---\n' + svc('bb', 8443) + '---\n' + svc('new'));
+  await until(() => s.events.length >= 2);
+  await sleep(100);
+  t.same(s.events.sort(), ['add Service ns/new', 'update Service ns/bb'], 'no event for the broken one: neither update nor delete');
+  t.same((s.objects.get('Service ns/a') as { spec: { ports: Array<{ port: number }> } }).spec.ports[0].port, 80, 'ns/a stays at its last good version');
+  t.match(s.rejected, [{ object: 'Service ns/a', field: 'spec.ports[0].port', action: 'kept-last-good' }]);
+  t.match(s.logs.at(-1), { object: 'Service ns/a', action: 'kept-last-good', msg: /last good version/ });
+  // Removing the broken object deletes it; fixing it instead would update it.
+  s.events.length = 0;
+  writeFileSync(join(dir, 'a.yaml'), svc('bb', 8443) + '---\n' + svc('new'));
+  await until(() => s.events.length >= 1);
+  t.same(s.events, ['delete Service ns/a']);
+});
+
+t.test('an unreadable document deletes nothing from its file; other files still apply', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  writeFileSync(join(dir, 'a.yaml'), svc('a') + '---\n' + svc('bb'));
+  writeFileSync(join(dir, 'c.yaml'), svc('ccc'));
+  const s = await start(t, dir);
+  s.events.length = 0;
+  // A half-written a.yaml (a YAML error in its second document) and a real edit of c.yaml.
+  writeFileSync(join(dir, 'a.yaml'), svc('a', 81) + '---\nkind: Service\nmetadata: {name: [\n');
+  writeFileSync(join(dir, 'c.yaml'), svc('ccc', 9090));
+  await until(() => s.events.includes('update Service ns/ccc'));
+  await sleep(100);
+  t.same(s.events.sort(), ['update Service ns/a', 'update Service ns/ccc'], 'what could be read applies; bb, hidden by the broken document, is not deleted');
+  t.ok(s.objects.has('Service ns/bb'));
+  t.match(s.rejected, [{ kind: 'document', object: '(unparsable document)', action: 'kept-last-good', problem: /^document 2: / }]);
+  t.match(s.logs.at(-1), { level: 40, file: join(dir, 'a.yaml') });
+  s.events.length = 0;
+  writeFileSync(join(dir, 'a.yaml'), svc('a', 81));
+  await until(() => s.events.length >= 1);
+  t.same(s.events, ['delete Service ns/bb'], 'once the file reads cleanly, what it no longer holds is deleted');
 });

@@ -4,7 +4,7 @@
  * health check node ports, manifest edits reaching the controller, and
  * start-up failures that explain themselves.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,8 +12,9 @@ import { pino } from 'pino';
 import t from 'tap';
 import { NetlinkError } from '../../lib/netlink/errors.js';
 import { defaultOptions, type ProxyOptions } from '../../lib/proxy/options.js';
+import { checkPrivileges } from '../../lib/proxy/preflight.js';
 import { ProxyHealth } from '../../lib/proxy/proxy-health.js';
-import { Proxy } from '../../lib/proxy/proxy.js';
+import { healthCheckHosts, Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { fakeFactory } from '../support/fake-controller.js';
@@ -164,6 +165,51 @@ t.test('manifest edits: updates, deletes; a broken file keeps the last good stat
   t.same(controller.calls, [], 'a broken file changes nothing');
 });
 
+t.test('invalid objects are counted by kind and action, and do not stop the others', async (t) => {
+  const { dir, controller, metrics } = await started(t);
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'extra.yaml'), `apiVersion: v1
+kind: Service
+metadata: {name: broken, namespace: demo}
+spec: {clusterIP: 10.96.100.99, ports: [{port: 0}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: fine, namespace: demo}
+spec: {clusterIP: 10.96.100.98, ports: [{port: 80}]}
+`);
+  await until('fine', () => controller.calls.includes('upsertService fine'));
+  t.notOk(controller.calls.includes('upsertService broken'), 'the invalid one never reaches the controller');
+  const text = await (await fetch(`${metrics}/metrics`)).text();
+  t.match(text, /^kubeproxy_invalid_objects_total\{kind="Service",action="skipped"\} 1$/m);
+});
+
+t.test('--netns target deleted: one error, healthz and livez 503, no more syncs', async (t) => {
+  const nsFile = join(mkdtempSync(join(tmpdir(), 'kp-ns-')), 'target');
+  writeFileSync(nsFile, '');
+  const lines: Array<Record<string, unknown>> = [];
+  const capture = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const dir = manifestsDir();
+  const factory = fakeFactory();
+  const proxy = new Proxy(options(dir, { netns: nsFile, ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 200 } }), {
+    source: new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 }),
+    controllerFactory: factory,
+    logger: capture,
+    defaultMetrics: false,
+  });
+  t.teardown(() => proxy.stop());
+  const addrs = await proxy.start();
+  await proxy.waitForSync(5000);
+  t.equal((await fetch(`http://${addrs.healthz}/healthz`)).status, 200);
+  rmSync(nsFile);
+  await until('503', async () => (await fetch(`http://${addrs.healthz}/healthz`)).status === 503, 5000);
+  t.equal((await fetch(`http://${addrs.healthz}/livez`)).status, 503, 'livez too: only a restart helps');
+  t.match(lines.filter((l) => l.level === 50), [{ netns: nsFile, reason: /no longer exists/, msg: /target network namespace is gone/ }], 'one structured error');
+  const calls = factory.last!.calls.length;
+  await sleep(700); // more than three sync periods
+  t.equal(factory.last!.calls.length, calls, 'no sync or resync after that');
+});
+
 t.test('health check node ports for externalTrafficPolicy: Local', async (t) => {
   const { dir } = await started(t);
   const hcPort = 30000 + Math.floor(Math.random() * 2000);
@@ -198,6 +244,46 @@ ${local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10
   writeFileSync(join(dir, 'lb.yaml'), '');
   await until('closed', async () => (await fetch(url).catch(() => undefined)) === undefined);
   t.pass('the port closes with the service');
+});
+
+t.test('a Node change (addresses, zone label) reaches the controller; other nodes do not', async (t) => {
+  const { dir, controller } = await started(t);
+  controller.calls.length = 0;
+  const nodeYaml = (addresses: string[], zone: string, name = 'node-a') => `apiVersion: v1
+kind: Node
+metadata: {name: ${name}, labels: {topology.kubernetes.io/zone: ${zone}}}
+status: {addresses: [${addresses.map((a) => `{type: InternalIP, address: ${a}}`).join(', ')}]}
+`;
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-a'));
+  await until('setNode', () => controller.calls.some((c) => c.startsWith('setNode')));
+  t.same(controller.calls.filter((c) => c.startsWith('setNode')), ['setNode 192.168.56.10,192.168.56.11'], 'a new address');
+  await until('the sync after it', () => controller.calls.at(-1) === 'sync');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b'));
+  await until('setNode for the label', () => controller.calls.some((c) => c.startsWith('setNode')));
+  t.same(controller.node?.labels, { 'topology.kubernetes.io/zone': 'zone-b' }, 'a zone label change (topology hints) reaches it too');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'other-node.yaml'), nodeYaml(['192.168.56.99'], 'zone-c', 'node-b'));
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b') + '# touched\n');
+  await sleep(300);
+  t.same(controller.calls.filter((c) => c.startsWith('setNode')), [], 'another node\'s object, or no real change, is not a node change');
+});
+
+t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
+  const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${capEff}\n`;
+  t.doesNotThrow(() => checkPrivileges({}, status('000001ffffffffff')), 'root: all capabilities');
+  t.doesNotThrow(() => checkPrivileges({}, status('0000000000001000')), 'CAP_NET_ADMIN (bit 12) alone is enough');
+  t.throws(() => checkPrivileges({}, status('000001ffffffefff')), /needs CAP_NET_ADMIN .* NET_ADMIN and NET_RAW/, 'everything but bit 12: refused');
+  t.doesNotThrow(() => checkPrivileges({}, 'no CapEff line'), 'unreadable: let the kernel answer');
+  t.throws(() => checkPrivileges({ netns: '/run/netns/does-not-exist' }, status('000001ffffffffff')), /--netns \/run\/netns\/does-not-exist: no such network namespace/);
+});
+
+t.test('health check node ports listen where NodePorts are served', async (t) => {
+  const node = { name: 'node-a', addresses: ['192.168.56.10', '10.0.0.5'] };
+  t.same(healthCheckHosts(options('x'), node), ['0.0.0.0'], 'every address by default');
+  t.same(healthCheckHosts(options('x'), { ...node, addresses: [...node.addresses, 'fd00::10'] }), ['::'], 'a dual-stack socket when the node has IPv6');
+  t.same(healthCheckHosts(options('x', { nodePortAddresses: ['192.168.56.0/24'] }), node), ['192.168.56.10'], '--nodeport-addresses narrows them');
+  t.same(healthCheckHosts(options('x', { nodePortAddresses: ['primary'] }), node), ['192.168.56.10'], 'primary: the first address');
 });
 
 t.test('start-up failures explain themselves', async (t) => {

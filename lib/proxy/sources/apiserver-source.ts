@@ -10,10 +10,14 @@
  * delay resetting once it has stayed up for a minute. A watch the server
  * simply closes is resumed by the informer itself, from the last
  * resourceVersion, so nothing is missed.
+ *
+ * Every object passes through an ObjectGate (object-gate.ts): one that
+ * fails validation is logged and skipped (or, for an update, the last good
+ * version stays), and the others carry on.
  */
 import { CoreV1Api, DiscoveryV1Api, type KubeConfig, type KubernetesObject, type KubernetesListObject, ListWatch, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { EndpointSlice, Node, Service } from '../../controller/model.js';
+import { ObjectGate } from './object-gate.js';
 import type { Source, SourceEvent, SourceHandlers } from './source.js';
 
 export interface ApiServerSourceOptions {
@@ -45,10 +49,12 @@ export class ApiServerSource implements Source {
   private stopped = false;
   private handlers?: SourceHandlers;
   private readonly backoff: { initialMs: number; maxMs: number };
+  private readonly gate: ObjectGate;
 
   constructor(private readonly options: ApiServerSourceOptions) {
     this.description = `API server ${options.kubeconfig.getCurrentCluster()?.server ?? '?'}`;
     this.backoff = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+    this.gate = new ObjectGate(() => this.handlers, options.logger);
   }
 
   async start(handlers: SourceHandlers): Promise<void> {
@@ -87,9 +93,7 @@ export class ApiServerSource implements Source {
       return result;
     };
     w.informer = new ListWatch<KubernetesObject>(path, new Watch(this.options.kubeconfig), tracked, false, labelSelector, fieldSelector);
-    const emit = (type: SourceEvent['type']) => (obj: KubernetesObject) => {
-      this.handlers?.event({ kind, type, object: obj as unknown as Service & EndpointSlice & Node } as SourceEvent);
-    };
+    const emit = (type: SourceEvent['type']) => (obj: KubernetesObject) => this.gate.offer(kind, type, obj);
     w.informer.on('add', emit('add'));
     w.informer.on('update', emit('update'));
     w.informer.on('delete', emit('delete'));

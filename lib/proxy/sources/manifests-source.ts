@@ -2,16 +2,28 @@
  * Services, EndpointSlices and Nodes from a YAML file or folder, watched.
  * A change (inotify, with a poll of the files' mtimes as the safety net:
  * inotify misses edits made from outside a UML guest or through some bind
- * mounts) is debounced, the whole set is reloaded and diffed against the
- * last good load, and only the objects that changed are emitted. A load
- * that fails (a half-written file, a typo) is logged and ignored: the last
- * good state stays programmed rather than being torn down.
+ * mounts) is debounced, the whole set is read again and diffed against what
+ * was delivered, and only the objects that changed are emitted.
+ *
+ * Bad input is handled per object, never per load:
+ *  - an object that fails validation but says who it is (kind, namespace,
+ *    name) is refused: a new one is skipped, a bad edit of one delivered
+ *    before keeps the last good version in force (a typo must not take a
+ *    working Service down; the next good edit applies);
+ *  - a document that cannot be parsed (a half-written file, broken YAML) or
+ *    an object without a usable name hides which objects its file holds,
+ *    so nothing is taken to be deleted from that file: its objects keep
+ *    their last good versions until it reads cleanly again.
+ * Each is logged as a structured warning (file, object, field) and
+ * reported to the handlers (a metric). At start there is no last good
+ * version: a bad object is skipped and the others are programmed.
  */
 import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import { loadManifests, type Manifests } from '../../controller/manifests.js';
-import type { Source, SourceEvent, SourceHandlers } from './source.js';
+import { type ManifestError, type ManifestObject, type ObjectIdentity, readManifests } from '../../controller/manifests.js';
+import { logRejected } from './object-gate.js';
+import type { RejectedObject, Source, SourceEvent, SourceHandlers } from './source.js';
 
 export interface ManifestsSourceOptions {
   path: string;
@@ -22,13 +34,26 @@ export interface ManifestsSourceOptions {
   pollMs?: number;
 }
 
-type Kind = SourceEvent['kind'];
+interface Delivered {
+  kind: SourceEvent['kind'];
+  file: string;
+  json: string;
+  object: SourceEvent['object'];
+}
+
+function keyOf(kind: string, namespace: string | undefined, name: string): string {
+  return `${kind}/${kind === 'Node' ? '' : namespace || 'default'}/${name}`;
+}
+
+function identityKey(id: ObjectIdentity): string {
+  return keyOf(id.kind, id.namespace, id.name);
+}
 
 export class ManifestsSource implements Source {
   readonly description: string;
   private readonly debounceMs: number;
   private readonly pollMs: number;
-  private current = new Map<string, { kind: Kind; json: string; object: SourceEvent['object'] }>();
+  private current = new Map<string, Delivered>();
   private signature = '';
   private handlers?: SourceHandlers;
   private watcher?: FSWatcher;
@@ -44,9 +69,9 @@ export class ManifestsSource implements Source {
 
   async start(handlers: SourceHandlers): Promise<void> {
     this.handlers = handlers;
-    // The first load must work: starting with nothing would program nothing, silently.
     this.signature = this.fileSignature();
-    this.apply(loadManifests(this.options.path));
+    // Only a path that cannot be read at all fails start-up; bad objects are skipped and reported.
+    this.load();
     handlers.synced();
     this.watchFiles();
     this.pollTimer = setInterval(() => {
@@ -85,27 +110,57 @@ export class ManifestsSource implements Source {
     const signature = this.fileSignature();
     if (signature === this.signature) return;
     this.signature = signature;
-    let manifests: Manifests;
+    let n: number;
     try {
-      manifests = loadManifests(this.options.path);
+      n = this.load();
     } catch (err) {
-      this.options.logger.error({ err: (err as Error).message }, 'manifests could not be loaded; keeping the last good state until they are fixed');
+      // The path itself is gone or unreadable: keep everything as it is until it comes back.
+      this.options.logger.error({ path: this.options.path, err: (err as Error).message }, 'manifests could not be read; keeping the last good state until they are back');
       return;
     }
-    const n = this.apply(manifests);
     this.options.logger.info({ path: this.options.path, changes: n }, 'manifests reloaded');
   }
 
-  /** Diffs against the last good load and emits the differences; returns how many. */
-  private apply(m: Manifests): number {
-    const next = new Map<string, { kind: Kind; json: string; object: SourceEvent['object'] }>();
-    const put = (kind: Kind, object: SourceEvent['object']) => {
-      const key = `${kind}/${kind === 'Node' ? '' : (object.metadata.namespace ?? 'default')}/${object.metadata.name}`;
-      next.set(key, { kind, json: JSON.stringify(object), object });
+  /** Reads the manifests, decides per object, emits the differences; returns how many. Throws only when the path cannot be listed. */
+  private load(): number {
+    const read = readManifests(this.options.path);
+    const next = new Map<string, Delivered>();
+    for (const o of read.objects) next.set(keyOf(o.kind, o.object.metadata.namespace, o.object.metadata.name), delivered(o));
+    const unreadableFiles = new Set<string>();
+    for (const err of read.errors) {
+      if (!err.identity) {
+        unreadableFiles.add(err.file);
+        const held = [...this.current.values()].some((d) => d.file === err.file);
+        this.reject(err, held ? 'kept-last-good' : 'skipped');
+        continue;
+      }
+      const key = identityKey(err.identity);
+      const last = this.current.get(key);
+      // A good object of the same name elsewhere wins; otherwise the last good version stays.
+      if (last && !next.has(key)) next.set(key, last);
+      this.reject(err, last && next.get(key) === last ? 'kept-last-good' : 'skipped');
+    }
+    // What a file we could not read fully held is unknown: nothing from it is deleted.
+    for (const [key, last] of this.current) {
+      if (unreadableFiles.has(last.file) && !next.has(key)) next.set(key, last);
+    }
+    return this.emitDifferences(next);
+  }
+
+  private reject(err: ManifestError, action: RejectedObject['action']): void {
+    const r: RejectedObject = {
+      kind: err.identity?.kind ?? err.object?.split(' ')[0] ?? 'document',
+      object: err.object ?? '(unparsable document)',
+      field: err.field,
+      problem: err.problem,
+      action,
     };
-    m.nodes.forEach((o) => put('Node', o));
-    m.endpointSlices.forEach((o) => put('EndpointSlice', o));
-    m.services.forEach((o) => put('Service', o));
+    logRejected(this.options.logger, r, { file: err.file });
+    this.handlers?.rejected?.(r);
+  }
+
+  /** Diffs against what was delivered and emits the differences; returns how many. */
+  private emitDifferences(next: Map<string, Delivered>): number {
     const events: SourceEvent[] = [];
     for (const [key, old] of this.current) {
       if (!next.has(key)) events.push({ kind: old.kind, type: 'delete', object: old.object } as SourceEvent);
@@ -138,4 +193,8 @@ export class ManifestsSource implements Source {
     visit(this.options.path);
     return parts.join('\n');
   }
+}
+
+function delivered(o: ManifestObject): Delivered {
+  return { kind: o.kind, file: o.file, json: JSON.stringify(o.object), object: o.object };
 }

@@ -18,6 +18,26 @@ export interface SourceHandlers {
   event(e: SourceEvent): void;
   /** Called once, after the initial objects of every kind were delivered. */
   synced(): void;
+  /** An object failed validation and was not delivered (the source has logged it already). */
+  rejected?(r: RejectedObject): void;
+}
+
+/**
+ * What a source does with an object that fails validation: a new object is
+ * skipped; a bad update of an object it delivered before is refused and the
+ * last good version stays in force (no event at all), so a typo cannot take
+ * down a working Service.
+ */
+export type RejectAction = 'skipped' | 'kept-last-good';
+
+export interface RejectedObject {
+  kind: string;
+  /** "Service demo/web", or where it is when it has no usable name ("Service (document 2)"). */
+  object: string;
+  /** The offending field (spec.ports[0].port), when one is to blame. */
+  field?: string;
+  problem: string;
+  action: RejectAction;
 }
 
 export interface Source {

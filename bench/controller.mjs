@@ -1,0 +1,345 @@
+/**
+ * Controller benchmarks 4-6 (issue 6), run where IPVS exists:
+ *
+ *   bash scripts/with-kernel.sh node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs \
+ *     bench/controller.mjs --services N [--runs R] [--changes C] [--manifest-changes M] --out FILE
+ *
+ * (the TypeScript loader is for the test API server, test/support/fake-apiserver.ts).
+ *
+ * 4. Cold start: the kube-proxy-ipvs binary started with --manifests DIR
+ *    (N Services x 10 endpoints in YAML) on an empty network namespace,
+ *    timed from spawn to the end of its first sync, against the floor in
+ *    the same kernel: the same IPVS requests through bench/floor-probe (big
+ *    batches, one ack each), Ipset.addMany of the same entries
+ *    (bench/ipset-floor.mjs), the same address binds through
+ *    bench/address-probe, and one iptables-restore of the same rules. The
+ *    same cold start from the test API server (--master) is timed too. The
+ *    kernel is checked with ipvsadm -Sn, ipset list -t and ip addr.
+ * 5. Incremental: with the N services programmed, the proxy fed by the
+ *    test API server, C changes of one endpoint (added to a service, then
+ *    removed again), each timed from the API server's watch event to the
+ *    end of the sync that programs it (the kernel has acked every request
+ *    by then; each change is also read back with listDestinations), with
+ *    the netlink messages and sendmsg calls of that sync from the
+ *    controller's socket counters. M changes are also made through the
+ *    manifests folder, to show what that path adds.
+ * 6. Memory: the proxy's VmRSS and VmHWM (peak) after its first periodic
+ *    resync.
+ *
+ * Progress on stderr; the figures as JSON in --out.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { Ipvs } from '../dist/lib/index.js';
+import { clusterIP, endpointIP, ENDPOINTS_PER_SERVICE, node, NODE_NAME, rewriteManifest, service, slice, writeManifests } from './controller-objects.mjs';
+import { coldStartPlan, ipvsMessages } from './controller-plan.mjs';
+import { msBetween, now, ProxyProcess } from './controller-proxy.mjs';
+import { expectKernel, freshNetns, kernelCounts, timed } from './netns-util.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { values: a } = parseArgs({
+  options: {
+    services: { type: 'string', default: '200' },
+    runs: { type: 'string', default: '3' },
+    changes: { type: 'string', default: '200' },
+    'manifest-changes': { type: 'string', default: '4' },
+    'sync-period': { type: 'string', default: '30s' },
+    probe: { type: 'string', default: path.join(here, '.build', 'floor-probe') },
+    'address-probe': { type: 'string', default: path.join(here, '.build', 'address-probe') },
+    out: { type: 'string', default: path.join(here, 'results', 'controller.json') },
+    'skip-apiserver': { type: 'boolean', default: false },
+    // Profiling aids (the sandbox passes no environment variables of ours through):
+    // node flags for the proxy, e.g. "--cpu-prof --cpu-prof-dir=bench/.build/prof"; a folder for a
+    // heap snapshot of the proxy taken after the memory measurement.
+    'proxy-node-flags': { type: 'string' },
+    'heap-dir': { type: 'string' },
+  },
+});
+if (a['proxy-node-flags']) process.env.BENCH_PROXY_NODE_FLAGS = a['proxy-node-flags'];
+if (a['heap-dir']) process.env.BENCH_PROXY_HEAP_DIR = path.resolve(a['heap-dir']);
+const N = Number(a.services);
+const RUNS = Number(a.runs);
+const CHANGES = Number(a.changes);
+const MANIFEST_CHANGES = Number(a['manifest-changes']);
+const T0 = Date.now();
+const say = (s) => process.stderr.write(`bench controller [${((Date.now() - T0) / 1000).toFixed(0)}s]: ${s}\n`);
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+if (!existsSync('/proc/net/ip_vs')) throw new Error('no IPVS here: run through scripts/with-kernel.sh');
+for (const p of [a.probe, a['address-probe']]) if (!existsSync(p)) throw new Error(`${p} missing: bench/run.mjs compiles it`);
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'controller-bench-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+
+// --- the cluster and what it must become in the kernel ---
+say(`${N} services x ${ENDPOINTS_PER_SERVICE} endpoints: writing manifests, planning`);
+const manifests = path.join(work, 'manifests');
+writeManifests(manifests, N);
+const planned = coldStartPlan(N);
+const files = { msgs: path.join(work, 'ipvs.nlmsg'), addresses: path.join(work, 'addresses.txt'), sets: path.join(work, 'sets.json') };
+writeFileSync(files.msgs, ipvsMessages(planned.ipvs));
+writeFileSync(files.addresses, planned.addresses.join('\n') + '\n');
+writeFileSync(files.sets, JSON.stringify(planned.sets));
+const iptablesInput = planned.iptables.find((x) => x.family === 'inet').restore;
+say(`plan: ${JSON.stringify(planned.counts)}`);
+planned.ipvs.length = 0; // the messages file has them; the rest of the run does not need the objects
+
+/** The iptables-restore the proxy would pick here (the nf_tables one unless it does not work, as lib/proxy/iptables-mode.ts). */
+function iptablesRestore(ns) {
+  return spawnSync('ip', ['netns', 'exec', ns, 'iptables-save', '-t', 'nat']).status === 0 ? 'iptables-restore' : 'iptables-legacy-restore';
+}
+
+// --- the floor ---
+function floorRun() {
+  const ns = freshNetns('ctlfloor');
+  try {
+    execFileSync('ip', ['-n', ns.name, 'link', 'add', 'kube-ipvs0', 'type', 'dummy']);
+    execFileSync('ip', ['-n', ns.name, 'link', 'set', 'kube-ipvs0', 'up']);
+    const ifindex = execFileSync('ip', ['-n', ns.name, '-o', 'link', 'show', 'kube-ipvs0']).toString().split(':')[0].trim();
+    const parse = (who, out, want) => {
+      const m = /ok (\d+) errors (\d+) sendmsg (\d+) recv (\d+)/.exec(out);
+      if (!m || Number(m[1]) !== want || Number(m[2]) !== 0) throw new Error(`${who}: ${out}`);
+      return { sendmsg: Number(m[3]), recv: Number(m[4]) };
+    };
+    const ipvs = timed(ns.name, [a.probe, files.msgs]);
+    Object.assign(ipvs, parse('floor-probe', ipvs.stdout, planned.counts.virtualServers + planned.counts.realServers));
+    const r = spawnSync(process.execPath, [path.join(here, 'ipset-floor.mjs'), '--netns', ns.path, '--sets', files.sets], { maxBuffer: 1 << 26, env: cleanEnv() });
+    if (r.status !== 0) throw new Error(`ipset-floor exited ${r.status}: ${String(r.stderr).slice(0, 2000)}`);
+    const ipset = JSON.parse(String(r.stdout).trim().split('\n').pop());
+    const addresses = timed(ns.name, [a['address-probe'], ifindex, files.addresses]);
+    Object.assign(addresses, parse('address-probe', addresses.stdout, planned.counts.addresses));
+    const iptables = timed(ns.name, [iptablesRestore(ns.name), '-w', '--noflush', '--counters'], iptablesInput);
+    expectKernel(ns.name, planned.counts, 'the floor');
+    for (const x of [ipvs, addresses, iptables]) delete x.stdout;
+    return { ipvs, ipset, addresses, iptables, wallMs: ipvs.wallMs + ipset.wallMs + addresses.wallMs + iptables.wallMs };
+  } finally {
+    ns.remove();
+  }
+}
+
+function cleanEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('TAP') && !k.startsWith('_TAPJS')));
+}
+
+// --- cold start of the binary, and what it took ---
+/** Phases of a start, from the instrument's events, in ms since spawn. */
+function coldStartOf(p) {
+  const at = (ev) => p.events.find((e) => e.ev === ev);
+  const since = (ev) => (at(ev) ? msBetween(p.startedAt, at(ev).t) : undefined);
+  const end = at('sync-end');
+  const start = at('start-end');
+  const sum = (x, y) => Object.fromEntries(Object.keys({ ...x, ...y }).map((s) => [s, Object.fromEntries(Object.keys({ ...x?.[s], ...y?.[s] }).map((k) => [k, (x?.[s]?.[k] ?? 0) + (y?.[s]?.[k] ?? 0)]))]));
+  return {
+    totalMs: since('sync-end'),
+    phases: {
+      nodeStartMs: since('loaded'),
+      sourceBeginMs: since('source-begin'),
+      sourceEndMs: since('source-end'),
+      controllerStartBeginMs: since('start-begin'),
+      controllerStartEndMs: since('start-end'),
+      firstSyncBeginMs: since('sync-begin'),
+    },
+    controllerStartMs: msBetween(at('start-begin').t, start.t),
+    firstSyncMs: msBetween(at('sync-begin').t, end.t),
+    userUs: end.userUs,
+    systemUs: end.systemUs,
+    rssAtFirstSync: end.rss,
+    heapUsedAtFirstSync: end.heapUsed,
+    maxRssAtFirstSync: end.maxRssKb * 1024,
+    firstSync: { planned: end.planned, applied: end.applied, failed: end.failed, netlink: end.netlink },
+    startNetlink: start.netlink,
+    netlink: sum(start.netlink, end.netlink),
+  };
+}
+
+/** Spawns the binary on a fresh namespace and waits for its first sync. */
+async function coldStart(args, label) {
+  const ns = freshNetns('ctlproxy');
+  const p = new ProxyProcess({ netns: ns.path, node: NODE_NAME, args });
+  try {
+    const end = await p.waitFor('the first sync', (e) => e.ev === 'sync-end');
+    if (end.error || end.failed) throw new Error(`${label}: the first sync failed: ${end.error ?? `${end.failed} operations refused`}`);
+    const result = coldStartOf(p);
+    say(`  ${label}: first sync done ${result.totalMs.toFixed(0)} ms after spawn (sync itself ${result.firstSyncMs.toFixed(0)} ms); checking the kernel`);
+    result.kernel = expectKernel(ns.name, planned.counts, label);
+    return { p, ns, result };
+  } catch (err) {
+    await p.stop();
+    ns.remove();
+    throw err;
+  }
+}
+
+/** After the first periodic resync: the resident set, settled for a second. */
+async function memoryAfterResync(p) {
+  const e = await p.waitFor('the first periodic resync', (x) => x.ev === 'resync-end');
+  if (e.error) throw new Error(`the resync failed: ${e.error}`);
+  const begin = p.events.find((x) => x.ev === 'resync-begin');
+  await sleep(1000);
+  const m = p.memory();
+  return {
+    rss: m.rss,
+    peak: m.peak,
+    // V8's view at the end of the resync (no forced GC): live + not yet collected.
+    heap: { used: e.heapUsed, total: e.heapTotal, external: e.external, arrayBuffers: e.arrayBuffers },
+    resyncMs: msBetween(begin.t, e.t),
+    resyncPlanned: e.planned,
+    resyncNetlink: e.netlink,
+  };
+}
+
+/** One endpoint change, timed from `change()` to the end of the sync that programs it, then read back from the kernel. */
+async function timedChange(p, ipvs, i, add, change, label) {
+  const from = p.events.length;
+  const t0 = now();
+  change();
+  let end, syncs = 0, idx = from;
+  for (;;) {
+    // A periodic resync that starts first programs the change as well.
+    end = await p.waitFor(`the sync of ${label}`, (e) => e.ev === 'sync-end' || e.ev === 'resync-end', { from: idx, timeoutMs: 300_000 });
+    syncs++;
+    if (end.error) throw new Error(`${label}: sync failed: ${end.error}`);
+    if (end.planned > 0) break;
+    // A sync with nothing to do (it ran before the change arrived): the next one programs it.
+    idx = p.events.indexOf(end) + 1;
+  }
+  const endIdx = p.events.indexOf(end);
+  const begin = p.events.slice(from, endIdx).reverse().find((e) => e.ev === (end.ev === 'sync-end' ? 'sync-begin' : 'resync-begin'));
+  const reloadBegin = p.events.slice(from, endIdx).find((e) => e.ev === 'reload-begin');
+  const reloadEnd = p.events.slice(from, endIdx).reverse().find((e) => e.ev === 'reload-end');
+  const resyncs = p.events.slice(from, endIdx + 1).filter((e) => e.ev === 'resync-end').length;
+  // The graceful-termination pass (every minute) also runs between syncs; a change may wait for it.
+  const drains = p.events.slice(from, endIdx).filter((e) => e.ev === 'drain-begin').length;
+  // Read back: the extra endpoint is there (or gone), the ten others too.
+  const dests = await ipvs.listDestinations({ protocol: 'tcp', address: clusterIP(i), port: 80 });
+  const extra = endpointIP(i, ENDPOINTS_PER_SERVICE);
+  const has = dests.some((d) => d.address === extra);
+  if (has !== add || dests.length !== ENDPOINTS_PER_SERVICE + (add ? 1 : 0)) {
+    throw new Error(`${label}: the kernel holds ${dests.length} destinations for ${clusterIP(i)}:80 (extra ${has ? 'present' : 'absent'}) after the sync`);
+  }
+  return {
+    add,
+    latencyMs: msBetween(t0, end.t),
+    toSyncStartMs: msBetween(t0, begin.t),
+    syncMs: msBetween(begin.t, end.t),
+    reloadMs: reloadBegin && reloadEnd ? msBetween(reloadBegin.t, reloadEnd.t) : undefined,
+    toReloadMs: reloadBegin ? msBetween(t0, reloadBegin.t) : undefined,
+    planned: end.planned,
+    syncs,
+    /** Programmed by a periodic resync rather than a sync (it started first), or waited for one. */
+    resyncs,
+    by: end.ev === 'sync-end' ? 'sync' : 'resync',
+    drains,
+    netlink: end.netlink,
+  };
+}
+
+/** Which service change c touches: pairs (add, then remove) on services spread over the cluster. */
+const serviceOfChange = (c) => ((c >> 1) * 7919 + 13) % N;
+
+const result = { date: new Date().toISOString(), kernel: execFileSync('uname', ['-r']).toString().trim(), services: N, endpointsPerService: ENDPOINTS_PER_SERVICE, plan: planned.counts, runs: RUNS };
+const started = Date.now();
+
+// 4a. floor, RUNS times
+result.floor = [];
+for (let r = 0; r < RUNS; r++) {
+  say(`floor ${r + 1}/${RUNS}: probe + ipset addMany + address probe + iptables-restore`);
+  const f = floorRun();
+  say(`  floor ${f.wallMs.toFixed(0)} ms (IPVS ${f.ipvs.wallMs.toFixed(0)}, ipset ${f.ipset.wallMs.toFixed(0)}, addresses ${f.addresses.wallMs.toFixed(0)}, iptables ${f.iptables.wallMs.toFixed(0)})`);
+  result.floor.push(f);
+}
+
+// 4b + 6: cold start from manifests, RUNS times; memory after the first resync; manifest-path changes on the last run
+result.manifests = [];
+for (let r = 0; r < RUNS; r++) {
+  say(`cold start ${r + 1}/${RUNS}: kube-proxy-ipvs --manifests (${N} services), --ipvs-sync-period ${a['sync-period']}`);
+  const { p, ns, result: run } = await coldStart(['--manifests', manifests, '--ipvs-sync-period', a['sync-period']], 'kube-proxy-ipvs --manifests');
+  try {
+    say(`  waiting for the first periodic resync (memory)`);
+    run.memory = await memoryAfterResync(p);
+    say(`  after the resync (${run.memory.resyncMs.toFixed(0)} ms): RSS ${(run.memory.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memory.peak / 2 ** 20).toFixed(1)} MiB`);
+    if (a['heap-dir']) {
+      const from = p.events.length;
+      p.child.kill('SIGUSR2');
+      say(`  heap snapshot: ${(await p.waitFor('the heap snapshot', (e) => e.ev === 'heap-snapshot', { from })).file}`);
+    }
+    if (r === RUNS - 1 && MANIFEST_CHANGES > 0) {
+      const ipvs = await Ipvs.open({ netns: ns.path });
+      try {
+        run.manifestChanges = [];
+        for (let c = 0; c < MANIFEST_CHANGES; c++) {
+          const i = serviceOfChange(c);
+          const add = c % 2 === 0;
+          const x = await timedChange(p, ipvs, i, add, () => rewriteManifest(manifests, N, i, add, renameSync), `manifest change ${c}`);
+          say(`  manifest change ${c + 1}/${MANIFEST_CHANGES} (${add ? 'add' : 'remove'} an endpoint of svc-${i}): ${x.latencyMs.toFixed(0)} ms (reload ${x.reloadMs?.toFixed(0)} ms, sync ${x.syncMs.toFixed(1)} ms)`);
+          run.manifestChanges.push(x);
+        }
+      } finally {
+        ipvs.close();
+      }
+    }
+    run.exitCode = await p.stop();
+    if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
+    // Profiling runs keep the raw timeline, to cut the CPU profile into phases (bench/profile-summary.mjs --from/--to).
+    if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
+  } finally {
+    await p.stop();
+    ns.remove();
+  }
+  result.manifests.push(run);
+}
+
+// 4c + 5: the test API server; one cold start, then the endpoint changes
+if (!a['skip-apiserver']) {
+  const { FakeApiServer } = await import('../test/support/fake-apiserver.js');
+  const api = new FakeApiServer();
+  await api.start();
+  try {
+    api.apply('nodes', node());
+    for (let i = 0; i < N; i++) {
+      api.apply('services', service(i));
+      api.apply('endpointslices', slice(i));
+    }
+    say(`cold start: kube-proxy-ipvs --master (test API server, ${N} services), --ipvs-sync-period 1h (no resync among the changes)`);
+    const { p, ns, result: run } = await coldStart(['--master', api.url, '--ipvs-sync-period', '1h'], 'kube-proxy-ipvs --master');
+    try {
+      const ipvs = await Ipvs.open({ netns: ns.path });
+      try {
+        run.changes = [];
+        for (let c = 0; c < CHANGES; c++) {
+          const i = serviceOfChange(c);
+          const add = c % 2 === 0;
+          run.changes.push(await timedChange(p, ipvs, i, add, () => api.apply('endpointslices', slice(i, add ? ENDPOINTS_PER_SERVICE + 1 : ENDPOINTS_PER_SERVICE)), `API change ${c}`));
+          if ((c + 1) % 20 === 0 || c + 1 === CHANGES) {
+            const l = run.changes.map((x) => x.latencyMs);
+            say(`  ${c + 1}/${CHANGES} changes: median ${median(l).toFixed(1)} ms, max ${Math.max(...l).toFixed(1)} ms`);
+          }
+        }
+      } finally {
+        ipvs.close();
+      }
+      run.memoryAfterChanges = p.memory();
+      run.exitCode = await p.stop();
+      if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
+      if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
+      run.kernelAfter = kernelCounts(ns.name);
+    } finally {
+      await p.stop();
+      ns.remove();
+    }
+    result.apiserver = run;
+  } finally {
+    await api.close();
+  }
+}
+
+result.elapsedS = (Date.now() - started) / 1000;
+mkdirSync(path.dirname(a.out), { recursive: true });
+writeFileSync(a.out, JSON.stringify(result, (k, v) => (typeof v === 'bigint' ? String(v) : v), 2) + '\n');
+say(`wrote ${a.out} (${result.elapsedS.toFixed(0)} s)`);

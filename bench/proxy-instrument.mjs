@@ -1,0 +1,107 @@
+/**
+ * Loaded into the real kube-proxy-ipvs binary by the controller benchmarks
+ * (`node --import ./bench/proxy-instrument.mjs dist/lib/cli/main.js ...`):
+ * reports, as JSON lines on the file descriptor BENCH_PROXY_EVENTS_FD,
+ * when the controller starts and when each sync, resync and drain begins
+ * and ends, with the netlink traffic of each (messages and system calls
+ * per socket, from the clients' own counters), the process's CPU time and
+ * its memory. Nothing else changes: it wraps the methods of the very
+ * module instances the binary loads (ES modules are cached by URL).
+ *
+ * Times are process.hrtime (CLOCK_MONOTONIC, shared by every process of the
+ * machine), so the benchmark driver can subtract its own timestamps.
+ *
+ * Why a preload and not /metrics: the proxy exports operation counts, but
+ * not messages or sendmsg calls per sync, nor when a sync ends to better
+ * than a millisecond.
+ */
+import { writeSync } from 'node:fs';
+
+const fd = Number(process.env.BENCH_PROXY_EVENTS_FD);
+if (Number.isInteger(fd) && fd > 2) {
+  const { Controller } = await import('../dist/lib/controller/controller.js');
+  const { ManifestsSource } = await import('../dist/lib/proxy/sources/manifests-source.js');
+
+  const emit = (ev, extra = {}) => {
+    const cpu = process.cpuUsage();
+    const mem = process.memoryUsage();
+    const line = {
+      ev,
+      t: String(process.hrtime.bigint()),
+      userUs: cpu.user,
+      systemUs: cpu.system,
+      rss: mem.rss,
+      maxRssKb: process.resourceUsage().maxRSS,
+      heapUsed: mem.heapUsed,
+      heapTotal: mem.heapTotal,
+      external: mem.external,
+      arrayBuffers: mem.arrayBuffers,
+      ...extra,
+    };
+    writeSync(fd, JSON.stringify(line) + '\n');
+  };
+  emit('loaded');
+
+  // Profiling aid (not used by the benchmark's figures): SIGUSR2 writes a heap snapshot into BENCH_PROXY_HEAP_DIR.
+  if (process.env.BENCH_PROXY_HEAP_DIR) {
+    const { writeHeapSnapshot } = await import('node:v8');
+    const { join } = await import('node:path');
+    process.on('SIGUSR2', () => {
+      const file = writeHeapSnapshot(join(process.env.BENCH_PROXY_HEAP_DIR, `proxy-${process.pid}-${Date.now()}.heapsnapshot`));
+      emit('heap-snapshot', { file });
+    });
+  }
+
+  /** Per-socket counters; the clients are private to the Controller, read here without the O(services) walk counters() makes. */
+  const netlink = (controller) => {
+    const c = controller.clients;
+    if (!c) return {};
+    return { ipvs: c.ipvs.counters(), ipset: c.ipset.counters(), rtnl: c.rtnl.counters() };
+  };
+  const delta = (a, b) => {
+    const out = {};
+    for (const [sock, after] of Object.entries(b)) {
+      const before = a[sock] ?? {};
+      out[sock] = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]));
+    }
+    return out;
+  };
+
+  const wrap = (proto, method, name) => {
+    const original = proto[method];
+    if (typeof original !== 'function') throw new Error(`proxy-instrument: ${name} is not a method any more; update bench/proxy-instrument.mjs`);
+    proto[method] = async function (...args) {
+      const before = netlink(this);
+      emit(`${name}-begin`);
+      let result, error;
+      try {
+        result = await original.apply(this, args);
+        return result;
+      } catch (err) {
+        error = err;
+        throw err;
+      } finally {
+        const summary = result && typeof result === 'object' ? { kind: result.kind, planned: result.planned, applied: result.applied, failed: result.failed } : {};
+        // The end time is taken before the counters are read, so reading them does not count.
+        const t = String(process.hrtime.bigint());
+        emit(`${name}-end`, { t, ...summary, netlink: delta(before, netlink(this)), ...(error ? { error: String(error?.message ?? error) } : {}) });
+      }
+    };
+  };
+  wrap(Controller.prototype, 'start', 'start');
+  wrap(Controller.prototype, 'sync', 'sync');
+  wrap(Controller.prototype, 'resync', 'resync');
+  wrap(Controller.prototype, 'removeDrainedRealServers', 'drain');
+  wrap(ManifestsSource.prototype, 'start', 'source');
+  // reload() is synchronous: the whole load and diff of the manifests.
+  const reload = ManifestsSource.prototype.reload;
+  if (typeof reload !== 'function') throw new Error('proxy-instrument: ManifestsSource.reload is not a method any more; update bench/proxy-instrument.mjs');
+  ManifestsSource.prototype.reload = function (...args) {
+    emit('reload-begin');
+    try {
+      return reload.apply(this, args);
+    } finally {
+      emit('reload-end');
+    }
+  };
+}
