@@ -153,6 +153,8 @@ done
 # --- fuzz ---
 run_target() {
 	local t=$1 corpus=$WORK/corpus/$1 crashes=$WORK/crashes/$1
+	# Only this run's failing inputs count: an earlier, interrupted run's stay out.
+	rm -rf "$crashes"
 	mkdir -p "$corpus" "$crashes"
 	local keep_going=()
 	[ -n "${FUZZ_KEEP_GOING:-}" ] && keep_going=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
