@@ -1,82 +1,136 @@
 #!/usr/bin/env bash
-# scripts/asan-test.sh [unit|host-ipset|kernel|all]...   (default: unit)
-# scripts/asan-test.sh --exec CMD [ARGS...]
+# scripts/asan-test.sh [unit|host-ipset|kernel|kernel-ubsan|all]...   (default: unit)
+# scripts/asan-test.sh --exec asan|ubsan CMD [ARGS...]
+# Env: ASAN_TEST_REPORTER (tap reporter, default base), IPVS_NETLINK_ASAN_OPTIONS.
 #
-# Runs the tests against an AddressSanitizer + LeakSanitizer build of the
-# addon. The build goes to .sandbox/asan/ (a copy of binding.gyp + native/),
-# never to build/Release, which others keep using; tests load it through
+# Runs the tests against sanitizer builds of the addon. Builds go to
+# .sandbox/asan/ and .sandbox/ubsan/ (a copy of binding.gyp + native/), never
+# to build/Release, which others keep using; tests load them through
 # IPVS_NETLINK_ADDON (lib/netlink/binding.ts).
-#   unit        tap test/unit
-#   host-ipset  tap test/kernel/ipset-*.test.ts on this host (root)
-#   kernel      tap test/kernel where IPVS exists (scripts/with-kernel.sh);
-#               inside the sandbox this script runs again with --exec, since
-#               run.sh passes only IPVS_NETLINK_* into the guest
+#   unit          tap test/unit, ASan + LSan + UBSan
+#   host-ipset    tap test/kernel/ipset-*.test.ts on this host (root), ASan + LSan + UBSan
+#   kernel        tap test/kernel, ASan + LSan + UBSan, where IPVS exists on
+#                 the host kernel. In the user-mode-linux sandbox ASan and
+#                 LSan cannot start (see below): exits 125 saying so.
+#   kernel-ubsan  tap test/kernel in the sandbox (or on the host) with UBSan,
+#                 the sanitizer that does run there
+#   all           unit host-ipset kernel-ubsan, and kernel when the host has IPVS
+# Inside the sandbox this script runs again with --exec, since run.sh
+# passes only IPVS_NETLINK_* into the guest.
 # --exec sets up the sanitizer environment and runs CMD: LD_PRELOAD of the
-# compiler's libasan (node is not instrumented, so the runtime must load
-# first), leak checking on, Node's own leaks suppressed (scripts/asan-lsan.supp).
+# compiler's runtime (node is not instrumented, so the runtime must load
+# first), errors fatal with exit code 23, leak checking on for asan with
+# scripts/asan-lsan.supp.
+#
+# Why not ASan/LSan in the sandbox: UML 6.1 on x86_64 is built with
+# CONFIG_3_LEVEL_PGTABLES, so a guest process has 512 GiB of address space
+# (TASK_SIZE 0x7fc0000000: the stack ends there, the vdso sits just
+# below). The sanitizer runtimes hard-code x86_64 Linux's 47-bit layout:
+# ASan's shadow must be [0x7fff8000, 0x10007fff8000) (16 TiB, and the
+# guest maps programs at 0x5500000000, inside it) and both ASan's and
+# standalone LSan's allocator reserve 4 TiB at 0x600000000000. Both abort
+# at start ("Shadow memory range interleaves", "CHECK failed:
+# sanitizer_allocator_primary64.h ... 0xfffffffffffffff4" = ENOMEM), for
+# gcc's runtimes and clang's alike; -asan-mapping-offset changes only the
+# instrumentation, not the prebuilt runtime. UBSan keeps no shadow and no
+# allocator of its own, so it runs there.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-ASAN_DIR=$ROOT/.sandbox/asan
-ADDON=$ASAN_DIR/build/Release/ipvs_netlink.node
 TAP=$ROOT/node_modules/.bin/tap
+REPORTER=${ASAN_TEST_REPORTER:-base}  # tap for scripts/test.sh (it counts the summary)
+CXX_BIN=${CXX:-g++}
+
+addon_of() { echo "$ROOT/.sandbox/$1/build/Release/ipvs_netlink.node"; }
+in_sandbox() { [ "${IPVS_NETLINK_KERNEL:-}" = sandbox ] && [ "$(hostname)" = sandbox ]; }
 
 if [ "${1:-}" = --exec ]; then
-	shift
-	LIBASAN=$(${CXX:-g++} -print-file-name=libasan.so)
-	[ -f "$LIBASAN" ] || { echo "asan-test: libasan not found (apt-get install -y libasan8)" >&2; exit 1; }
-	# UML gives processes a user address space below ASan's fixed shadow
-	# range (0x7fff8000..0x10007fff8000): every instrumented process aborts
-	# with "Shadow memory range interleaves". Say so instead of that dump.
-	if [ "${IPVS_NETLINK_KERNEL:-}" = sandbox ] && [ "$(hostname)" = sandbox ]; then
-		echo "asan-test: ASan cannot run inside the user-mode-linux sandbox (address space too small for its shadow); kernel tests under ASan need a host kernel with IPVS" >&2
-		exit 125
-	fi
-	export IPVS_NETLINK_ADDON=${IPVS_NETLINK_ADDON:-$ADDON}
-	# halt_on_error: the first error fails the process (and so the test).
-	# exitcode 23 marks sanitizer failures apart from ordinary ones.
-	export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:exitcode=23:abort_on_error=0:detect_odr_violation=0:${IPVS_NETLINK_ASAN_OPTIONS:-}
-	export LSAN_OPTIONS=suppressions=$ROOT/scripts/asan-lsan.supp:print_suppressions=0:exitcode=23
-	export LD_PRELOAD=$LIBASAN
+	kind=${2:-}
+	shift 2
+	case "$kind" in
+	asan)
+		if in_sandbox; then
+			echo "asan-test: ASan/LSan cannot start in the user-mode-linux sandbox: its processes have 512 GiB of address space (TASK_SIZE 0x7fc0000000) and the runtimes need fixed ranges far above it (shadow up to 0x10007fff8000, allocator at 0x600000000000). Use kernel-ubsan here, or a host kernel with IPVS for ASan." >&2
+			exit 125
+		fi
+		runtime=$($CXX_BIN -print-file-name=libasan.so)
+		# halt_on_error: the first error fails the process (and so the test).
+		# exitcode 23 marks sanitizer failures apart from ordinary ones.
+		export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:exitcode=23:abort_on_error=0:detect_odr_violation=0:${IPVS_NETLINK_ASAN_OPTIONS:-}
+		export LSAN_OPTIONS=suppressions=$ROOT/scripts/asan-lsan.supp:print_suppressions=0:exitcode=23
+		;;
+	ubsan)
+		runtime=$($CXX_BIN -print-file-name=libubsan.so)
+		;;
+	*) echo "usage: $0 --exec asan|ubsan CMD [ARGS...]" >&2; exit 2 ;;
+	esac
+	[ -f "$runtime" ] || { echo "asan-test: $runtime not found (apt-get install -y libasan8 libubsan1)" >&2; exit 1; }
+	# The build has the UBSan checks compiled as non-recoverable: the first
+	# report aborts; these make it print where.
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=23:report_error_type=1
+	export IPVS_NETLINK_ADDON=${IPVS_NETLINK_ADDON:-$(addon_of "$kind")}
+	export LD_PRELOAD=$runtime
 	exec "$@"
 fi
 
-build() {
-	# Rebuild when any native source or binding.gyp is newer than the addon.
-	if [ -f "$ADDON" ] && [ -z "$(find native binding.gyp -newer "$ADDON" -print -quit)" ]; then return; fi
-	echo "asan-test: building the ASan addon in $ASAN_DIR" >&2
-	rm -rf "$ASAN_DIR/native"
-	mkdir -p "$ASAN_DIR"
-	cp -r native binding.gyp "$ASAN_DIR/"
-	rm -rf "$ASAN_DIR/native/fuzz"
+build() { # asan|ubsan
+	local kind=$1 dir=$ROOT/.sandbox/$1 addon flags
+	addon=$(addon_of "$kind")
+	case "$kind" in
+	# vptr needs RTTI, which node-gyp's flags turn off; everything else of
+	# -fsanitize=undefined is on, and not recoverable (the first report aborts).
+	asan) flags="-fsanitize=address,undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined" ;;
+	ubsan) flags="-fsanitize=undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined" ;;
+	esac
+	# Rebuild when an addon source (not the fuzz targets), binding.gyp or this
+	# script is newer than the addon.
+	if [ -f "$addon" ] && [ -z "$(find native binding.gyp scripts/asan-test.sh -path native/fuzz -prune -o -newer "$addon" -print -quit)" ]; then return; fi
+	echo "asan-test: building the $kind addon in $dir" >&2
+	rm -rf "$dir/native"
+	mkdir -p "$dir"
+	cp -r native binding.gyp "$dir/"
+	rm -rf "$dir/native/fuzz"
 	# Use the headers next to this node when it has them (no download).
 	local nodedir=() prefix
 	prefix=$(dirname "$(dirname "$(node -p process.execPath)")")
 	[ -f "$prefix/include/node/node_api.h" ] && nodedir=(--nodedir="$prefix")
 	# node-addon-api resolves from the parent folders (the project's node_modules).
-	(cd "$ASAN_DIR" &&
-		CXXFLAGS="-fsanitize=address -fno-omit-frame-pointer -g -O1" LDFLAGS="-fsanitize=address" \
+	(cd "$dir" &&
+		CXXFLAGS="$flags -fno-omit-frame-pointer -g -O1" LDFLAGS="$flags" \
 			node "$ROOT/node_modules/node-gyp/bin/node-gyp.js" rebuild "${nodedir[@]}" -j 2 >build.log 2>&1) ||
-		{ tail -n 30 "$ASAN_DIR/build.log" >&2; echo "asan-test: build failed" >&2; exit 1; }
+		{ tail -n 30 "$dir/build.log" >&2; echo "asan-test: $kind build failed" >&2; exit 1; }
 	# The build must really be instrumented, or the run proves nothing.
-	nm -D "$ADDON" | grep -q __asan_report_ || { echo "asan-test: $ADDON is not instrumented" >&2; exit 1; }
+	# (nm's output is read whole: grep -q closing the pipe early would fail
+	# the pipeline under pipefail.)
+	local syms
+	syms=$(nm -D "$addon")
+	grep -q __ubsan_handle_ <<<"$syms" || { echo "asan-test: $addon has no UBSan checks" >&2; exit 1; }
+	if [ "$kind" = asan ]; then
+		grep -q __asan_report_ <<<"$syms" || { echo "asan-test: $addon is not ASan-instrumented" >&2; exit 1; }
+	fi
 }
 
-# Kernel test files minus the RSS leak tests: ASan's allocator keeps freed
-# memory in quarantine, so RSS says nothing there (LSan checks leaks instead).
-kernel_tests() { ls test/kernel/${1:-}*.test.ts | grep -v leak; }
+# Kernel test files minus the RSS leak tests under ASan: its allocator keeps
+# freed memory in quarantine, so RSS says nothing there (LSan checks leaks
+# instead). UBSan leaves the allocator alone: they run in kernel-ubsan.
+kernel_tests() { ls test/kernel/${1:-}*.test.ts | { if [ "${2:-}" = no-leak ]; then grep -v leak; else cat; fi; }; }
+host_has_ipvs() { [ -e /proc/net/ip_vs ] || { modprobe -q ip_vs 2>/dev/null && [ -e /proc/net/ip_vs ]; }; }
 
-build
 status=0
 for what in "${@:-unit}"; do
 	case "$what" in
-	unit) cmd=("$0" --exec "$TAP" --reporter=base test/unit) ;;
-	host-ipset) cmd=("$0" --exec "$TAP" --reporter=base $(kernel_tests ipset-)) ;;
-	kernel) cmd=(bash scripts/with-kernel.sh "$0" --exec "$TAP" --reporter=base --jobs=1 $(kernel_tests)) ;;
-	all) "$0" unit host-ipset kernel || status=1; continue ;;
-	*) echo "usage: $0 [unit|host-ipset|kernel|all]... | --exec CMD" >&2; exit 2 ;;
+	unit) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" test/unit) ;;
+	host-ipset) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests ipset- no-leak)) ;;
+	kernel) build asan; cmd=(bash scripts/with-kernel.sh "$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests "" no-leak)) ;;
+	kernel-ubsan) build ubsan; cmd=(bash scripts/with-kernel.sh "$0" --exec ubsan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests)) ;;
+	all)
+		parts=(unit host-ipset kernel-ubsan)
+		host_has_ipvs && parts+=(kernel)
+		"$0" "${parts[@]}" || status=1
+		continue ;;
+	*) echo "usage: $0 [unit|host-ipset|kernel|kernel-ubsan|all]... | --exec asan|ubsan CMD" >&2; exit 2 ;;
 	esac
-	echo "== asan: $what ==" >&2
+	echo "== sanitizers: $what ==" >&2
 	"${cmd[@]}" || { echo "asan-test: $what FAILED" >&2; status=1; }
 done
 exit $status

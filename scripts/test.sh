@@ -5,10 +5,15 @@
 #  2. the addon and the TypeScript build
 #  3. unit tests (no privileges)
 #  4. ipset kernel tests on this host's kernel (ipset is built in; needs root)
-#  5. every kernel test (IPVS, and ipset again on 6.1) where IPVS exists:
+#  5. sanitizers: the unit tests and the host's ipset kernel tests again,
+#     against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
+#  6. fuzzing: every decoder for 15 s, every saved failing input replayed
+#  7. every kernel test (IPVS, and ipset again on 6.1) where IPVS exists:
 #     directly when the running kernel has it, else in the user-mode-linux
 #     sandbox (scripts/with-kernel.sh). Never skipped: if they cannot run,
-#     this fails.
+#     this fails. Then the addon under valgrind's memcheck on the real
+#     kernel paths (there ASan cannot start; see scripts/asan-test.sh).
+#  8. the benchmarks at their small size (they must run, not be fast)
 # The last line is "N passed, N failed" over all stages.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -55,6 +60,22 @@ run_tap() {
 	fi
 }
 
+# A step that is one result: passes or fails as a whole, its output kept
+# in a log and shown (the end of it) on failure.
+run_one() {
+	local name=$1
+	shift
+	if "$@" >"$logdir/$name.log" 2>&1; then
+		echo "ok - $*"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $*"
+		tail -n 60 "$logdir/$name.log"
+		failed=$((failed + 1))
+		status=1
+	fi
+}
+
 step "system packages"
 if ! bash scripts/sandbox/ensure-deps.sh; then
 	echo "0 passed, 1 failed"
@@ -80,22 +101,28 @@ elif compgen -G 'test/kernel/ipset-*.test.ts' >/dev/null; then
 	run_tap host-ipset npx --no-install tap --reporter=tap test/kernel/ipset-*.test.ts
 fi
 
+step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon"
+export ASAN_TEST_REPORTER=tap
+run_tap asan-unit bash scripts/asan-test.sh unit
+[ "$(id -u)" -eq 0 ] && run_tap asan-host-ipset bash scripts/asan-test.sh host-ipset
+unset ASAN_TEST_REPORTER
+
+# Every decoder under libFuzzer + ASan + UBSan for 15 s each, after
+# replaying every input that ever failed (native/fuzz/corpus/regressions).
+step "fuzzing, 15 s per target"
+run_one fuzz bash scripts/fuzz.sh --ci
+
 step "kernel tests where IPVS exists"
 run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=tap --jobs=1 test/kernel
 
 # The benchmarks are scripts, not tests: CI runs their small size so they
 # cannot rot (they must run and read back what they programmed; their
 # targets are judged at full size, in BENCHMARKS.md). One result.
+step "valgrind memcheck on the real kernel paths"
+run_one valgrind bash scripts/valgrind-kernel.sh
+
 step "benchmarks, small size"
-if node bench/run.mjs --size small --results bench/.build/ci >"$logdir/bench.log" 2>&1; then
-	echo "ok - bench/run.mjs --size small"
-	passed=$((passed + 1))
-else
-	echo "not ok - bench/run.mjs --size small"
-	tail -n 60 "$logdir/bench.log"
-	failed=$((failed + 1))
-	status=1
-fi
+run_one bench node bench/run.mjs --size small --results bench/.build/ci
 
 echo
 echo "$passed passed, $failed failed"

@@ -1,6 +1,8 @@
 // ipset replies as the session and the jobs decode them: PROTOCOL and TYPE
 // answers, LIST/SAVE dumps merged per set with every element formatted to
-// `ipset save` text, and the LINENO read back from an error's echo.
+// `ipset save` text, and the LINENO read back from an error's echo. The
+// input is a fake-kernel script (fake_kernel.h): the datagrams reach the
+// decoders through the real socket (replies.h).
 #include <string>
 
 #include "../ipset/codec.h"
@@ -10,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ipset::ListDecoder list;
   bool list_ok = true;
   fuzz::ForEachReply(
-      data, size,
+      data, size, NETLINK_NETFILTER, (NFNL_SUBSYS_IPSET << 8) | IPSET_CMD_LIST,
       [&](const nl::Bytes& msg) {
         nlmsghdr h;
         std::memcpy(&h, msg.data(), sizeof h);

@@ -1,5 +1,7 @@
 // rtnetlink replies (link and address dumps, acks, errors) as RtnlHandle
-// decodes them: only RTM_NEWLINK and RTM_NEWADDR carry data it reads.
+// decodes them: only RTM_NEWLINK and RTM_NEWADDR carry data it reads. The
+// input is a fake-kernel script (fake_kernel.h): the datagrams reach the
+// decoders through the real socket (replies.h).
 #include <string>
 
 #include "../rtnl/codec.h"
@@ -7,7 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::ForEachReply(
-      data, size,
+      data, size, NETLINK_ROUTE, RTM_GETLINK,
       [](const nl::Bytes& msg) {
         nlmsghdr h;
         std::memcpy(&h, msg.data(), sizeof h);

@@ -40,7 +40,7 @@ void RecordBatch::OnRestart(size_t i) {
   const size_t at = Map(i);
   if (writing_ == at) out_.Truncate(mark_);
   if (malformed_ == at) malformed_ = SIZE_MAX;
-  OnRestarted(at);
+  OnDropped(at);
 }
 
 void RecordBatch::OnDone(size_t i, const nl::Outcome& o) {
@@ -52,6 +52,9 @@ void RecordBatch::OnDone(size_t i, const nl::Outcome& o) {
   } else if (malformed_ == at) {
     failures_.push_back({ResultIndex(at), EBADMSG, malformed_why_, ""});
   }
+  // A failed request keeps nothing: its records are gone, and so must be
+  // what a subclass kept from them (it may be sent again, after a reload).
+  if (o.error || malformed_ == at) OnDropped(at);
   if (malformed_ == at) malformed_ = SIZE_MAX;
   if (writing_ == at) writing_ = SIZE_MAX;
 }

@@ -52,8 +52,9 @@ class RecordBatch : public nl::Batch {
   virtual uint16_t DefaultAf(size_t i) const = 0;
   // A reply decoded for request i; the default writes it as records.
   virtual void OnReply(size_t i, const Reply& r) { out_.Add(ResultIndex(i), r, DefaultAf(i)); }
-  // The dump of request i starts over (its records are already dropped).
-  virtual void OnRestarted(size_t i) {}
+  // Request i's records were dropped: its dump starts over, or it failed
+  // (and may be sent again). Drop whatever was kept from them.
+  virtual void OnDropped(size_t i) {}
   uint32_t ResultIndex(size_t i) const { return first_result_ + static_cast<uint32_t>(i); }
 
   rec::ReplyWriter& out_;

@@ -161,7 +161,7 @@ class ServiceDump : public RecordBatch {
       out_.AddService(ResultIndex(i), s);
     }
   }
-  void OnRestarted(size_t) override { keys.clear(); }
+  void OnDropped(size_t) override { keys.clear(); }
 };
 
 // Step 2: the destinations of each service (request i + 1 for service i).

@@ -67,6 +67,14 @@ bool ReadRequest(const uint8_t* data, size_t index, const std::vector<std::strin
   }
   const uint8_t flags = r[req::kFlags];
   out.dump = flags & kDump;
+  // A destination, timeouts and a daemon share the record's second half
+  // (bytes 48..95): a record claiming two of them would read one set of
+  // bytes twice and send values nobody wrote.
+  const int parts = !!(flags & kHasDest) + !!(flags & kHasTimeouts) + !!(flags & kHasDaemon);
+  if (parts > 1) {
+    error = "a record with more than one of destination, timeouts and daemon";
+    return false;
+  }
   if (flags & kHasService) {
     Service& s = out.service;
     out.has_service = true;
