@@ -1,8 +1,10 @@
 /**
  * Graceful termination as kube-proxy's GracefulDeleteRS, with real
- * connections through the controller's services: a leaving real server is
- * deleted at once when it is UDP or has no connection; a TCP one with an
- * established connection goes to weight 0, keeps serving it while new
+ * connections through the controller's services: a leaving UDP real server
+ * is deleted at once; a TCP one goes to weight 0 first, its connections are
+ * read in the same batch, and it is deleted at once when it has none (read
+ * at weight 0, the count cannot be overtaken by a new connection). One with
+ * an established connection stays at weight 0, keeps serving it while new
  * connections go elsewhere, comes back to weight 1 if its endpoint
  * returns, and is deleted by the drain pass once the connection is gone.
  */
@@ -44,7 +46,7 @@ t.test('graceful termination with real connections', async (t) => {
   await startUdpServer(t, pods.be2, 'be2');
   const c = await startController(t, nodeNs, { config: defaultProxyConfig(), node });
 
-  await t.test('an idle TCP real server is deleted at once; one with (inactive) connections goes to weight 0', async (t) => {
+  await t.test('an idle TCP real server is quiesced and deleted in the same sync; one with (inactive) connections stays at weight 0', async (t) => {
     const vip = '10.96.100.31';
     c.onServiceChange(clusterIP('idle', vip));
     c.onEndpointSliceChange(endpointsOf('idle', ['be1']));
@@ -57,14 +59,14 @@ t.test('graceful termination with real connections', async (t) => {
 
     let before = ipvsSent(c);
     c.onEndpointSliceChange(endpointsOf('idle', ['be1']));
-    t.match(await c.sync(), { kind: 'incremental', planned: 1, applied: 1, failed: 0 });
-    t.equal(ipvsSent(c) - before, 3, 'one destination dump of that virtual server (2 messages), then one delete');
+    t.match(await c.sync(), { kind: 'incremental', planned: 2, applied: 2, failed: 0 }, 'weight 0, then the delete');
+    t.equal(ipvsSent(c) - before, 4, 'the weight change with a read of that virtual server behind it (GET_SERVICE + GET_DEST dump), then one delete');
     t.notOk((await ipvsadmSave(nodeNs)).some((l) => l.includes(`${vip}:80 -r ${PODS.be2}`)), 'be2 is deleted at once, not left at weight 0');
 
     before = ipvsSent(c);
     c.onEndpointSliceChange(endpointsOf('idle', []));
     t.match(await c.sync(), { planned: 1, applied: 1, failed: 0 });
-    t.equal(ipvsSent(c) - before, 3, 'the same read, then one weight change');
+    t.equal(ipvsSent(c) - before, 3, 'the weight change and the same read; no delete');
     t.ok((await ipvsadmSave(nodeNs)).includes(`-a -t ${vip}:80 -r ${PODS.be1}:8080 -m -w 0`), 'be1, with connections, stays at weight 0');
   });
 
