@@ -152,7 +152,9 @@ t.test('sets ipset restore made with every option: header() and list() return ev
   // forceadd on every hash set: the tool takes it but never prints it.
   const script = cases.map((c) => `create ${c.name} ${c.tool ?? c.line.replace(' initval 0x~', '')}${c.type.startsWith('hash:') ? ' forceadd' : ''}`);
   await ns.exec('ipset', ['restore'], script.join('\n') + '\n');
-  await ns.exec('ipset', ['add', 'list', 'ip4']); // a member: references and an element
+  // A member: references and an element. timeout 0 keeps it: the set's default (5 s) could expire it
+  // before the loop below reaches this set on a slow machine.
+  await ns.exec('ipset', ['add', 'list', 'ip4', 'timeout', '0']);
   const saved = await createLines(ns);
   const ipset = await open(t, ns);
   for (const c of cases) {
