@@ -132,7 +132,7 @@ export function controllerTables(r, { f1, ratio, target }) {
     md.push(`| of which the sync, median (ms) | ${f1(median(adds.map((c) => c.syncMs)))} | ${f1(median(dels.map((c) => c.syncMs)))} | ${f1(median(ch.map((c) => c.syncMs)))} |`);
     md.push('');
     md.push(
-      'Until the sync starts: the watch event over HTTP, client-node\'s informer, the proxy handing the slice to the controller (which recomputes that one service) and the sync runner starting at once. The sync: planning the touched keys against the mirror and the netlink round trips; adding is one IPVS request (IPVS_CMD_NEW_DEST) in one sendmsg; removing a TCP endpoint first reads that virtual server\'s destinations for their connection counts (graceful termination: GET_SERVICE + GET_DEST dump, one sendmsg), then deletes it at once because it has none (IPVS_CMD_DEL_DEST).',
+      'Until the sync starts: the watch event over HTTP, client-node\'s informer, the proxy handing the slice to the controller (which recomputes that one service) and the sync runner starting at once. The sync: planning the touched keys against the mirror and the netlink round trips; adding is one IPVS request (IPVS_CMD_NEW_DEST) in one sendmsg; removing a TCP endpoint sets it to weight 0 with a read of that virtual server\'s destinations behind it in the same sendmsg (graceful termination: IPVS_CMD_SET_DEST, then GET_SERVICE + GET_DEST dump for the connection counts, taken once nothing new can be scheduled to it), then deletes it at once because it has none (IPVS_CMD_DEL_DEST).',
     );
     const mc = m.flatMap((x) => x.manifestChanges ?? []);
     if (mc.length) {
@@ -140,7 +140,7 @@ export function controllerTables(r, { f1, ratio, target }) {
       md.push('');
       const each = mc.map((c) => `${f1(c.latencyMs)} ms = ${f1(c.toReloadMs)} to the reload (the watch and the 250 ms debounce) + ${f1(c.reloadMs)} reloading and diffing every manifest + ${f1(c.latencyMs - c.toReloadMs - c.reloadMs)} to the end of the ${c.by}`);
       md.push(
-        `Through the manifests folder instead (the file holding the service rewritten and renamed into place; ${mc.length} changes, ${mc.filter((c) => c.add).length} of them adding an endpoint): ${each.join('; ')}. ManifestsSource reloads the whole folder on any change${bySync.length < mc.length ? `; ${mc.length - bySync.length} of the changes were programmed by a periodic resync that became due during the reload` : ''}.`,
+        `Through the manifests folder instead (the file holding the service rewritten and renamed into place; ${mc.length} changes, ${mc.filter((c) => c.add).length} of them adding an endpoint): ${each.join('; ')}. ManifestsSource looks at every file on any change, and re-reads and re-parses only the files (and, within them, the documents) that changed${bySync.length < mc.length ? `; ${mc.length - bySync.length} of the changes were programmed by a periodic resync that became due during the reload` : ''}.`,
       );
     }
     md.push('');
