@@ -6,7 +6,8 @@
  */
 import type { AddressServiceKey, BatchOp, DestinationKey, ServiceSpec } from '../ipvs/types.js';
 import type { IpsetType, SetCreateOptions } from './ipsets.js';
-import { ipv4Value, naturalCompare, type AddressFamily } from './net.js';
+import { dottedQuadValue } from '../util/address.js';
+import { naturalCompare, type AddressFamily } from './net.js';
 
 /** The dummy device kube-proxy binds service addresses to. */
 export const DUMMY_DEVICE = 'kube-ipvs0';
@@ -116,8 +117,8 @@ export function destinationKey(d: DestinationKey): string {
  * dotted quads, where it is the order of the address's value, then port.
  */
 export function compareDestinations(a: DestinationKey, b: DestinationKey): number {
-  const x = ipv4Value(a.address);
-  const y = ipv4Value(b.address);
+  const x = dottedQuadValue(a.address);
+  const y = dottedQuadValue(b.address);
   if (x >= 0 && y >= 0) return x - y || a.port - b.port;
   return a.address === b.address ? a.port - b.port : naturalCompare(destinationKey(a), destinationKey(b));
 }

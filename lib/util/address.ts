@@ -43,37 +43,50 @@ export function writeAddress(value: unknown, out: Uint8Array, offset: number, fi
 }
 
 /**
- * A strict dotted quad ("10.0.0.1": four decimal parts, no leading zeros,
- * each at most 255; what ipaddr.js's isValidFourPartDecimal accepts),
- * written as four bytes. This is the hot path of a large IPVS batch, where
- * ipaddr.js's regular expressions cost ~1.5 us per address, more than the
- * kernel spends on the whole operation; anything that is not a plain dotted
- * quad returns false and goes to ipaddr.js.
+ * The value of a strict dotted quad ("10.0.0.1": four decimal parts, no
+ * leading zeros, each at most 255; what ipaddr.js's isValidFourPartDecimal
+ * accepts), or -1 for anything else. The hot path of a large IPVS batch and
+ * of the controller's address handling, where ipaddr.js's regular
+ * expressions cost ~1.5 us per address, more than the kernel spends on the
+ * whole operation; anything that is not a plain dotted quad goes to
+ * ipaddr.js.
  */
-function writeDottedQuad(s: string, out: Uint8Array, at: number): boolean {
+export function dottedQuadValue(s: string): number {
   const n = s.length;
-  if (n < 7 || n > 15) return false;
+  if (n < 7 || n > 15) return -1;
+  let result = 0;
   let part = 0;
   let value = 0;
   let digits = 0;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c === 0x2e) {
-      if (digits === 0 || part === 3) return false;
-      out[at + part++] = value;
+      if (digits === 0 || part === 3) return -1;
+      result = result * 256 + value;
+      part++;
       value = 0;
       digits = 0;
     } else if (c >= 0x30 && c <= 0x39) {
-      if (digits > 0 && value === 0) return false; // a leading zero
+      if (digits > 0 && value === 0) return -1; // a leading zero
       value = value * 10 + (c - 0x30);
-      if (value > 255) return false;
+      if (value > 255) return -1;
       digits++;
     } else {
-      return false;
+      return -1;
     }
   }
-  if (part !== 3 || digits === 0) return false;
-  out[at + 3] = value;
+  if (part !== 3 || digits === 0) return -1;
+  return result * 256 + value;
+}
+
+/** A strict dotted quad written as four bytes (network order); false for anything else. */
+function writeDottedQuad(s: string, out: Uint8Array, at: number): boolean {
+  const v = dottedQuadValue(s);
+  if (v < 0) return false;
+  out[at] = v >>> 24;
+  out[at + 1] = (v >>> 16) & 255;
+  out[at + 2] = (v >>> 8) & 255;
+  out[at + 3] = v & 255;
   return true;
 }
 

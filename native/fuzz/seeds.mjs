@@ -246,20 +246,26 @@ for (const c of fixtures('native/fuzz/fixtures/rtnl')) seed('rtnl_reply', c.name
 // their string tables; [0 (raw half), count, #strings, strings..., records]
 // in the FuzzedDataProvider layout the target reads (integers from the
 // end, strings and bytes from the front).
-try {
-	const { RequestWriter } = await import(path.join(root, 'dist/lib/ipvs/request-writer.js'));
-	const { CMD } = await import(path.join(root, 'dist/lib/ipvs/constants.js'));
+const built = await Promise.all([
+	import(path.join(root, 'dist/lib/ipvs/request-writer.js')),
+	import(path.join(root, 'dist/lib/ipvs/constants.js')),
+]).catch((e) => {
+	console.log(`seeds: ipvs_records: no TypeScript build (${e.code || e.message}); the target starts from nothing`);
+	return undefined;
+});
+if (built) {
+	const [{ RequestWriter }, { CMD }] = built;
 	const cases = [
 		(w) => { w.begin(CMD.NEW_SERVICE); w.serviceSpec({ protocol: 'tcp', address: '10.0.0.1', port: 80, scheduler: 'rr' }, 's'); },
 		(w) => { w.begin(CMD.NEW_SERVICE); w.serviceSpec({ fwmark: 7, family: 'inet6', scheduler: 'sh', flags: { sched1: true }, persistent: { timeout: 300, netmask: 64 }, peName: 'sip' }, 's'); },
 		(w) => { w.begin(CMD.NEW_DEST); const af = w.serviceKeyOnly({ protocol: 'udp', address: 'fd00::1', port: 53 }, 's'); w.destinationSpec({ address: 'fd00::2', port: 53, weight: 5, forward: 'tunnel', tunnel: { type: 'gue', port: 6080, flags: 'remcsum' } }, af, 'd'); },
 		(w) => { w.begin(CMD.DEL_DEST); w.serviceKeyOnly({ protocol: 'sctp', address: '10.0.0.1', port: 9 }, 's'); w.destinationKey({ address: '10.0.0.2', port: 9 }, 'd'); },
 		(w) => { w.begin(CMD.SET_CONFIG); w.timeouts({ tcp: 900, tcpFin: 120, udp: 300 }); },
-		(w) => { w.begin(CMD.NEW_DAEMON); w.daemonConfig({ state: 'master', interface: 'eth0', syncId: 3, group: '224.0.0.81', port: 8848, ttl: 1, maxlen: 1472 }); },
+		(w) => { w.begin(CMD.NEW_DAEMON); w.daemonConfig({ state: 'master', interface: 'eth0', syncId: 3, group: '224.0.0.81', port: 8848, ttl: 1, maxLen: 1472 }); },
 	];
 	for (const [i, write] of cases.entries()) {
 		const w = new RequestWriter();
-		try { write(w); } catch { continue; } // an option this writer spells otherwise: skip the seed
+		write(w); // a seed the writer refuses is a broken seed: fail loudly
 		const strings = w.strings();
 		// FuzzedDataProvider: ConsumeRandomLengthString reads up to a
 		// backslash not followed by another; integers come off the end.
@@ -267,8 +273,6 @@ try {
 		const back = Buffer.from([strings.length, w.count]); // read last-first: count, then #strings
 		seed('ipvs_records', `writer${i}`, Buffer.concat([Buffer.from([0]), front, back]));
 	}
-} catch (e) {
-	console.log(`seeds: ipvs_records: no TypeScript build (${e.code || e.message}); the target starts from nothing`);
 }
 
 // Entry parser seeds: [type index, flags, text...]; flags bit 0 = inet6,

@@ -66,6 +66,12 @@ bool SplitMessages(const uint8_t* data, size_t len, std::vector<Message>& out,
   return true;
 }
 
+bool ErrnoOf(int32_t field, int& out) {
+  if (field == INT_MIN) return false;
+  out = field < 0 ? -field : field;
+  return true;
+}
+
 bool ParseError(const Message& m, ErrorReply& out, std::string& error) {
   if (m.payload_len < sizeof(nlmsgerr)) {
     error = "NLMSG_ERROR too short";
@@ -73,13 +79,10 @@ bool ParseError(const Message& m, ErrorReply& out, std::string& error) {
   }
   nlmsgerr e;
   std::memcpy(&e, m.payload, sizeof e);
-  // INT_MIN has no positive counterpart (negating it is undefined); no
-  // kernel sends it, so call the message malformed.
-  if (e.error == INT_MIN) {
+  if (!ErrnoOf(e.error, out.error)) {
     error = "NLMSG_ERROR with errno INT_MIN";
     return false;
   }
-  out.error = e.error < 0 ? -e.error : e.error;
   out.request_seq = e.msg.nlmsg_seq;
   // The echoed request follows: only its header when NLM_F_CAPPED, else all
   // of it. Extended-ack attributes come after the echo.

@@ -70,4 +70,9 @@ struct ErrorReply {
 
 bool ParseError(const Message& m, ErrorReply& out, std::string& error);
 
+// The positive errno in the error field of NLMSG_ERROR and NLMSG_DONE (the
+// kernel sends it negated). False for INT_MIN, which has no positive
+// counterpart: no kernel sends it, so the message is malformed.
+bool ErrnoOf(int32_t field, int& out);
+
 }  // namespace nl

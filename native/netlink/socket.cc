@@ -310,13 +310,9 @@ void NetlinkSocket::Dispatch(Batch& batch, const Message& m) {
       return;
     }
     Outcome o;
-    if (err == INT_MIN) {
-      // No positive counterpart (negating it is undefined): a malformed DONE,
-      // as ParseError treats the same errno in NLMSG_ERROR.
+    if (!ErrnoOf(err, o.error)) {
       o.error = EBADMSG;
       o.message = "NLMSG_DONE with errno INT_MIN";
-    } else {
-      o.error = err < 0 ? -err : err;
     }
     if (dump) {
       o.dump_retries = dump_retries_;
