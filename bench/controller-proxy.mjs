@@ -98,6 +98,32 @@ export class ProxyProcess {
     return { rss: kb('VmRSS'), peak: kb('VmHWM') };
   }
 
+  /**
+   * Where the resident set is (/proc/PID/smaps), in bytes: the node binary,
+   * the addon, other shared libraries and files, malloc's main heap
+   * ([heap]), and anonymous mappings (V8's heap, malloc's thread arenas and
+   * large blocks, thread stacks).
+   */
+  residentByMapping() {
+    const out = { node: 0, addon: 0, files: 0, heap: 0, anonymous: 0 };
+    let into = 'anonymous';
+    for (const line of readFileSync(`/proc/${this.pid}/smaps`, 'utf8').split('\n')) {
+      const m = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+      if (m) {
+        const file = m[1];
+        into = file === '' || file.startsWith('[anon') || file === '[stack]' ? 'anonymous'
+          : file === '[heap]' ? 'heap'
+          : file.endsWith('.node') ? 'addon'
+          : path.basename(file) === 'node' ? 'node'
+          : 'files';
+        continue;
+      }
+      const rss = /^Rss:\s+(\d+) kB/.exec(line);
+      if (rss) out[into] += Number(rss[1]) * 1024;
+    }
+    return out;
+  }
+
   /** User and system CPU of the process so far, from /proc (clock ticks of 10 ms). */
   cpu() {
     const f = readFileSync(`/proc/${this.pid}/stat`, 'utf8');

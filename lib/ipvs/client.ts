@@ -76,8 +76,12 @@ function destinationOp(w: RequestWriter, cmd: number, service: unknown, destinat
 /** Every successful batch op shares this result. */
 const OK: BatchResult = Object.freeze({ ok: true as const });
 
-/** The largest request buffer a handle keeps for its next batch (~170,000 ops). */
-const MAX_SPARE_BYTES = 16 << 20;
+/**
+ * The largest request buffer a handle keeps for its next batch (~21,000
+ * ops): enough for an incremental sync's batches, while the buffer of a
+ * cold start's 100,000 ops is not held for the life of the process.
+ */
+const MAX_SPARE_BYTES = 2 << 20;
 
 export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   /** The request buffer of the last batch, written into by the next one: its pages are already in memory. */
@@ -99,8 +103,17 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    */
   private run<R>(w: RequestWriter, operation: string, read: (r: NativeReplies) => R): Promise<R> {
     return this.exclusive(operation, async () =>
-      read(await this.native(operation, undefined, () => this.handle.execute(w.records(), w.count, w.strings()) as Promise<NativeReplies>)),
+      this.reading(await this.native(operation, undefined, () => this.handle.execute(w.records(), w.count, w.strings()) as Promise<NativeReplies>), read),
     );
+  }
+
+  /** `read` the records, then hand them back: a big reply's memory goes now, not at the handle's next call. */
+  private reading<R>(replies: NativeReplies, read: (r: NativeReplies) => R): R {
+    try {
+      return read(replies);
+    } finally {
+      this.handle.releaseReplies();
+    }
   }
 
   /** Sends the requests and returns what came back for each; the first failure throws. */
@@ -196,7 +209,9 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
     if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new TypeError('options.stats must be a boolean');
     const withStats = options.stats !== false;
-    return this.exclusive('dump', async () => readDump(await this.native('dump', undefined, () => this.handle.dump() as Promise<NativeReplies>), withStats));
+    return this.exclusive('dump', async () =>
+      this.reading(await this.native('dump', undefined, () => this.handle.dump() as Promise<NativeReplies>), (r) => readDump(r, withStats)),
+    );
   }
 
 

@@ -192,9 +192,10 @@ export class ReplyRecords {
     return af === AF_INET6 ? this.string(this.view.getUint32(at + REP.AddrText, LE)) : this.dottedQuad(at + REP.Addr);
   }
 
+  /** join() makes one flat string; a template literal makes a tree of string pieces, twice the memory until flattened (by the first comparison or lookup, which copies it). */
   private dottedQuad(at: number): string {
     const b = this.bytes;
-    return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
+    return [b[at], b[at + 1], b[at + 2], b[at + 3]].join('.');
   }
 
   private string(id: number): string {

@@ -13,26 +13,24 @@
 
 namespace ipvs {
 
-// The reply arena a handle lends to one call at a time, so that large
-// replies (a dump of 100,000 destinations) are written into pages that are
-// already in memory. The records reach JavaScript as a view of the arena,
-// which is detached before the arena is written again: JavaScript can never
-// see it change. Only the JavaScript thread touches the slot.
+// The reply arena a handle lends to one call at a time, so that the replies
+// of the next call are written into pages that are already in memory. The
+// records reach JavaScript as a view of the arena, which is detached before
+// the arena is written again (or as soon as the caller says it has read
+// them): JavaScript can never see it change. An arena that one call filled
+// past kKeepAtMost (a dump of a big table) is not kept for the next: held
+// from one periodic read-back to the next, it would be tens of megabytes of
+// a long-running process's resident set for nothing. Only the JavaScript
+// thread touches the slot.
 class ArenaSlot {
  public:
   // An arena for a new call: the slot's own, or a fresh one while another
-  // call still holds it. The view lent to the previous call is detached.
+  // call still holds it.
   rec::Arena Lease(bool* owned) {
-    if (!lent_.IsEmpty()) {
-      Napi::ArrayBuffer view = lent_.Value();
-      if (!view.IsDetached()) view.Detach();
-      lent_.Reset();
-    }
+    TakeBack();
     *owned = !busy_;
     if (busy_) return std::make_shared<std::vector<uint8_t>>();
     busy_ = true;
-    // Past this size, give the memory back rather than keep it for later.
-    if (arena_->capacity() > kKeepAtMost) arena_ = std::make_shared<std::vector<uint8_t>>();
     return arena_;
   }
   // The call that holds the slot's arena lent `view` to JavaScript.
@@ -41,8 +39,22 @@ class ArenaSlot {
   }
   void Release() { busy_ = false; }
 
+  // The view lent last is detached (the memory behind a detached external
+  // ArrayBuffer is given back at once, not at some later GC); an arena
+  // filled past kKeepAtMost is let go.
+  void TakeBack() {
+    if (!lent_.IsEmpty()) {
+      Napi::ArrayBuffer view = lent_.Value();
+      if (!view.IsDetached()) view.Detach();
+      lent_.Reset();
+    }
+    if (!busy_ && arena_->size() > kKeepAtMost) arena_ = std::make_shared<std::vector<uint8_t>>();
+  }
+
  private:
-  static constexpr size_t kKeepAtMost = 64u << 20;
+  // 4 MiB: about 26,000 reply records (an incremental sync's reads, a dump
+  // of a few thousand services).
+  static constexpr size_t kKeepAtMost = 4u << 20;
   rec::Arena arena_ = std::make_shared<std::vector<uint8_t>>();
   bool busy_ = false;
   Napi::Reference<Napi::ArrayBuffer> lent_;
@@ -285,6 +297,7 @@ void IpvsHandle::Init(Napi::Env env, Napi::Object exports) {
                                   InstanceMethod("execute", &IpvsHandle::Execute),
                                   InstanceMethod("dump", &IpvsHandle::Dump),
                                   InstanceMethod("close", &IpvsHandle::Close),
+                                  InstanceMethod("releaseReplies", &IpvsHandle::ReleaseReplies),
                                   InstanceMethod("counters", &IpvsHandle::Counters),
                                   InstanceMethod("familyId", &IpvsHandle::FamilyId)});
   exports.Set("IpvsHandle", f);
@@ -319,6 +332,11 @@ Napi::Value IpvsHandle::Execute(const Napi::CallbackInfo& info) {
 
 Napi::Value IpvsHandle::Dump(const Napi::CallbackInfo& info) {
   return addon::Schedule(info.Env(), std::make_unique<DumpJob>(channel_, family_id_, arena_));
+}
+
+Napi::Value IpvsHandle::ReleaseReplies(const Napi::CallbackInfo& info) {
+  arena_->TakeBack();
+  return info.Env().Undefined();
 }
 
 Napi::Value IpvsHandle::Close(const Napi::CallbackInfo& info) {

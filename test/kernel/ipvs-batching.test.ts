@@ -116,12 +116,17 @@ t.test('reply records are lent, and taken back before the next call writes them'
   t.ok((await env.ipvs.apply(table(20, 3).ops)).every((r) => r.ok));
   // The addon's own handle, as the client drives it: dump() lends a view
   // of the handle's reply arena; the next call detaches it first.
-  const handle = (env.ipvs as unknown as { handle: { dump(): Promise<{ records: ArrayBuffer }> } }).handle;
+  const handle = (env.ipvs as unknown as { handle: { dump(): Promise<{ records: ArrayBuffer }>; releaseReplies(): void } }).handle;
   const first = await handle.dump();
   t.equal(first.records.byteLength, (20 + 60) * 160, 'the first dump lends 80 records');
   const second = handle.dump();
   t.equal(first.records.byteLength, 0, 'the next call detached the first view before writing');
-  t.equal((await second).records.byteLength, (20 + 60) * 160, 'the second dump has its own view');
+  const view = (await second).records;
+  t.equal(view.byteLength, (20 + 60) * 160, 'the second dump has its own view');
+  // The client hands the records back as soon as it has read them (a big dump's memory is not held until the next call).
+  handle.releaseReplies();
+  t.equal(view.byteLength, 0, 'releaseReplies() detached the view at once');
+  handle.releaseReplies(); // nothing lent: a no-op
   // And through the client, results are plain objects that outlive later calls.
   const a = await env.ipvs.dump();
   await env.ipvs.dump();
