@@ -66,6 +66,11 @@ const N = Number(a.services);
 const RUNS = Number(a.runs);
 const CHANGES = Number(a.changes);
 const MANIFEST_CHANGES = Number(a['manifest-changes']);
+const SYNC_PERIOD_MS = (() => {
+  const m = /^(\d+)(ms|s|m)$/.exec(a['sync-period']);
+  if (!m) throw new Error(`--sync-period ${a['sync-period']}: give a number with ms, s or m`);
+  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[m[2]];
+})();
 const T0 = Date.now();
 const say = (s) => process.stderr.write(`bench controller [${((Date.now() - T0) / 1000).toFixed(0)}s]: ${s}\n`);
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
@@ -181,14 +186,26 @@ async function memoryAfterResync(p) {
   const e = await p.waitFor('the first periodic resync', (x) => x.ev === 'resync-end');
   if (e.error) throw new Error(`the resync failed: ${e.error}`);
   const begin = p.events.find((x) => x.ev === 'resync-begin');
+  // The proxy collects the resync's garbage as soon as the resync ends (lib/proxy/heap.ts).
+  const gc = await p.waitFor('the collection after the resync', (x) => x.ev === 'gc-end', { from: p.events.indexOf(e) });
+  const gcBegin = p.events.slice(0, p.events.indexOf(gc)).reverse().find((x) => x.ev === 'gc-begin');
   await sleep(1000);
   const m = p.memory();
+  const byMapping = p.residentByMapping();
+  // Settled: the idle stretch before the next resync, where the proxy spends most of its time
+  // (V8 gives back the young generation's pages only once the process has been idle a while).
+  await sleep(Math.max(0, SYNC_PERIOD_MS - 2000 - msBetween(begin.t, now())));
+  const settled = { ...p.memory(), byMapping: p.residentByMapping() };
   return {
     rss: m.rss,
     peak: m.peak,
-    byMapping: p.residentByMapping(),
+    byMapping,
+    settled,
+    syncPeriod: a['sync-period'],
     // V8's view at the end of the resync (no forced GC): live + not yet collected.
     heap: { used: e.heapUsed, total: e.heapTotal, external: e.external, arrayBuffers: e.arrayBuffers },
+    // Right after the collection: what the live objects need.
+    afterCollection: { rss: gc.rss, heapUsed: gc.heapUsed, heapTotal: gc.heapTotal, external: gc.external, ms: msBetween(gcBegin.t, gc.t) },
     resyncMs: msBetween(begin.t, e.t),
     resyncPlanned: e.planned,
     resyncNetlink: e.netlink,
@@ -264,7 +281,8 @@ for (let r = 0; r < RUNS; r++) {
   try {
     say(`  waiting for the first periodic resync (memory)`);
     run.memory = await memoryAfterResync(p);
-    say(`  after the resync (${run.memory.resyncMs.toFixed(0)} ms): RSS ${(run.memory.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memory.peak / 2 ** 20).toFixed(1)} MiB; resident in ${Object.entries(run.memory.byMapping).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`).join(', ')} MiB; V8 heap ${(run.memory.heap.used / 2 ** 20).toFixed(1)} used of ${(run.memory.heap.total / 2 ** 20).toFixed(1)}, external ${(run.memory.heap.external / 2 ** 20).toFixed(1)}`);
+    say(`  after the resync (${run.memory.resyncMs.toFixed(0)} ms): RSS ${(run.memory.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memory.peak / 2 ** 20).toFixed(1)} MiB; resident in ${Object.entries(run.memory.byMapping).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`).join(', ')} MiB; V8 heap at the end of the resync ${(run.memory.heap.used / 2 ** 20).toFixed(1)} used of ${(run.memory.heap.total / 2 ** 20).toFixed(1)}, after the collection (${run.memory.afterCollection.ms.toFixed(0)} ms) ${(run.memory.afterCollection.heapUsed / 2 ** 20).toFixed(1)} of ${(run.memory.afterCollection.heapTotal / 2 ** 20).toFixed(1)}, RSS then ${(run.memory.afterCollection.rss / 2 ** 20).toFixed(1)}`);
+    say(`  settled, before the next resync: RSS ${(run.memory.settled.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memory.settled.peak / 2 ** 20).toFixed(1)} MiB; resident in ${Object.entries(run.memory.settled.byMapping).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`).join(', ')} MiB`);
     if (a['heap-dir']) {
       const from = p.events.length;
       p.child.kill('SIGUSR2');

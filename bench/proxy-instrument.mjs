@@ -22,6 +22,7 @@ const fd = Number(process.env.BENCH_PROXY_EVENTS_FD);
 if (Number.isInteger(fd) && fd > 2) {
   const { Controller } = await import('../dist/lib/controller/controller.js');
   const { ManifestsSource } = await import('../dist/lib/proxy/sources/manifests-source.js');
+  const { Proxy } = await import('../dist/lib/proxy/proxy.js');
 
   const emit = (ev, extra = {}) => {
     const cpu = process.cpuUsage();
@@ -96,6 +97,17 @@ if (Number.isInteger(fd) && fd > 2) {
   wrap(Controller.prototype, 'resync', 'resync');
   wrap(Controller.prototype, 'removeDrainedRealServers', 'drain');
   wrap(ManifestsSource.prototype, 'start', 'source');
+  // The collection after bulk work (lib/proxy/heap.ts), synchronous: its memory readings are after it.
+  const collect = Proxy.prototype.collectAfterBulk;
+  if (typeof collect !== 'function') throw new Error('proxy-instrument: Proxy.collectAfterBulk is not a method any more; update bench/proxy-instrument.mjs');
+  Proxy.prototype.collectAfterBulk = function (...args) {
+    emit('gc-begin');
+    try {
+      return collect.apply(this, args);
+    } finally {
+      emit('gc-end');
+    }
+  };
   // reload() is synchronous: the whole load and diff of the manifests.
   const reload = ManifestsSource.prototype.reload;
   if (typeof reload !== 'function') throw new Error('proxy-instrument: ManifestsSource.reload is not a method any more; update bench/proxy-instrument.mjs');

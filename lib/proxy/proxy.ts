@@ -16,6 +16,7 @@ import { familyOf } from '../controller/net.js';
 import { nodeContext } from '../controller/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort } from './controller-port.js';
+import { BULK_MESSAGES, collectGarbage, messagesOf } from './heap.js';
 import { HealthServer } from './health-server.js';
 import { LocalEndpoints } from './local-endpoints.js';
 import { ProxyMetrics } from './metrics.js';
@@ -39,6 +40,8 @@ export interface ProxyDeps {
   clock?: Clock;
   /** Default: process metrics (CPU, memory) too. */
   defaultMetrics?: boolean;
+  /** Called after a sync or resync that was bulk work (heap.ts); default: a full garbage collection. */
+  collectGarbage?: () => void;
 }
 
 export interface ProxyAddresses {
@@ -72,6 +75,8 @@ export class Proxy {
   private triggers: number[] = [];
   private stopping = false;
   private firstSyncLogged = false;
+  /** The run under way moved enough netlink messages to leave garbage worth collecting at its end. */
+  private bulkRun = false;
   /** --netns: the target namespace, checked every second (netns-watch.ts). */
   private netnsTimer?: NodeJS.Timeout;
 
@@ -144,8 +149,8 @@ export class Proxy {
     this.runner = new SyncRunner({
       minSyncPeriodMs: o.ipvs.minSyncPeriodMs,
       syncPeriodMs: o.ipvs.syncPeriodMs,
-      sync: () => controller.sync(),
-      resync: () => controller.resync(),
+      sync: async () => this.noteWork(await controller.sync()),
+      resync: async () => this.noteWork(await controller.resync()),
       drain: () => controller.drain(),
       onRun: (r) => this.afterRun(r),
       clock: this.clock,
@@ -277,6 +282,7 @@ export class Proxy {
       return;
     }
     if (r.error !== undefined) {
+      this.bulkRun = false;
       this.metrics.syncErrorsTotal.inc({ kind: r.kind });
       this.log.error({ kind: r.kind, err: (r.error as Error)?.message ?? String(r.error), durationMs: ms }, 'sync failed; retrying with a resync');
       return;
@@ -303,6 +309,22 @@ export class Proxy {
       this.firstSyncLogged = true;
       this.log.info(fields, 'first sync done');
     } else this.log.debug(fields, 'synced');
+    if (this.bulkRun) this.collectAfterBulk(r.kind);
+  }
+
+  private noteWork<R extends { netlink?: Parameters<typeof messagesOf>[0] }>(report: R): R {
+    this.bulkRun = messagesOf(report.netlink) >= BULK_MESSAGES;
+    return report;
+  }
+
+  /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit. */
+  private collectAfterBulk(kind: RunOutcome['kind']): void {
+    this.bulkRun = false;
+    const heapBefore = process.memoryUsage().heapTotal;
+    const t0 = performance.now();
+    (this.deps.collectGarbage ?? collectGarbage)();
+    const mib = (b: number) => Math.round(b / 2 ** 17) / 8;
+    this.log.debug({ kind, gcMs: Math.round((performance.now() - t0) * 10) / 10, heapMiBBefore: mib(heapBefore), heapMiBAfter: mib(process.memoryUsage().heapTotal) }, 'garbage collected after bulk work');
   }
 }
 

@@ -15,6 +15,8 @@ export class FakeController implements ControllerPort {
   ops = { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } };
   /** Like the real controller's socket counters: every sync sends 2 IPVS messages and 1 ipset message, one sendmsg each. */
   netlink = { ipvs: traffic(0, 0), ipset: traffic(0, 0), rtnl: traffic(0, 0) };
+  /** IPVS messages each sync and resync sends (a big cluster's cold start or resync: tens of thousands). */
+  ipvsMessages = 2;
   syncs = { full: 0, incremental: 0, resync: 0, drain: 0 };
   lastSync?: ControllerCounters['lastSync'];
 
@@ -55,7 +57,7 @@ export class FakeController implements ControllerPort {
     }
     this.ops.ipvs.ok += 2;
     this.ops.ipset.ok += 1;
-    const cost = { ipvs: traffic(2, 1), ipset: traffic(1, 1), rtnl: traffic(0, 0) };
+    const cost = { ipvs: traffic(this.ipvsMessages, 1), ipset: traffic(1, 1), rtnl: traffic(0, 0) };
     for (const k of ['ipvs', 'ipset', 'rtnl'] as const) this.netlink[k] = add(this.netlink[k], cost[k]);
     const syncKind = kind === 'sync' ? (this.syncs.full === 0 ? 'full' : 'incremental') : (kind as 'resync' | 'drain');
     this.syncs[syncKind]++;

@@ -317,3 +317,45 @@ t.test('start-up failures explain themselves', async (t) => {
   await clash.stop();
   await first.stop();
 });
+
+t.test('a full garbage collection after bulk work (a cold start, a big resync), never after a small sync', async (t) => {
+  let collections = 0;
+  const dir = manifestsDir();
+  const factory = fakeFactory((c) => {
+    c.ipvsMessages = 30_000; // the first sync of a big cluster
+  });
+  const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
+  const o = options(dir, { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 3_600_000 } });
+  const proxy = new Proxy(o, { source, controllerFactory: factory, logger, defaultMetrics: false, collectGarbage: () => collections++ });
+  t.teardown(() => proxy.stop());
+  await proxy.start();
+  await proxy.waitForSync(5000);
+  await until('the collection after the first sync', () => collections === 1);
+  const controller = factory.last!;
+  controller.ipvsMessages = 2; // an incremental sync
+  const syncs = controller.syncs.incremental;
+  writeFileSync(join(dir, 'extra.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra, namespace: demo}\nspec: {clusterIP: 10.96.100.99, ports: [{port: 80}]}\n');
+  await until('the incremental sync', () => controller.syncs.incremental > syncs);
+  await sleep(50);
+  t.equal(collections, 1, 'no collection after a sync of a few messages');
+  controller.failSyncs = 1;
+  controller.ipvsMessages = 30_000;
+  writeFileSync(join(dir, 'extra2.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra2, namespace: demo}\nspec: {clusterIP: 10.96.100.98, ports: [{port: 80}]}\n');
+  // The failed sync is retried as a resync (after 1 s), which moves 60,000 messages.
+  await until('the resync after the failure', () => controller.syncs.resync > 0, 8000);
+  await until('the collection after the resync', () => collections === 2);
+  t.pass('collected once after the bulk resync, not after the failed sync');
+});
+
+t.test('collectGarbage() runs a full collection without --expose-gc', async (t) => {
+  const { collectGarbage } = await import('../../lib/proxy/heap.js');
+  t.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined', 'tap runs without --expose-gc');
+  let garbage: unknown[] | undefined = Array.from({ length: 400_000 }, (_, i) => ({ i, s: `item ${i}` }));
+  const before = process.memoryUsage().heapUsed;
+  t.equal(garbage.length, 400_000);
+  garbage = undefined;
+  collectGarbage();
+  const after = process.memoryUsage().heapUsed;
+  t.ok(before - after > 10 * 2 ** 20, `the heap shrank by more than 10 MiB (${((before - after) / 2 ** 20).toFixed(1)} MiB)`);
+  t.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined', 'nothing added to the global scope');
+});
