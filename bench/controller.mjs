@@ -205,7 +205,7 @@ async function memoryAfterResync(p) {
     // V8's view at the end of the resync (no forced GC): live + not yet collected.
     heap: { used: e.heapUsed, total: e.heapTotal, external: e.external, arrayBuffers: e.arrayBuffers },
     // Right after the collection: what the live objects need.
-    afterCollection: { rss: gc.rss, heapUsed: gc.heapUsed, heapTotal: gc.heapTotal, external: gc.external, ms: msBetween(gcBegin.t, gc.t) },
+    afterCollection: { rss: gc.rss, heapUsed: gc.heapUsed, heapTotal: gc.heapTotal, external: gc.external, ms: msBetween(gcBegin.t, gc.t), compacted: gc.compacted },
     resyncMs: msBetween(begin.t, e.t),
     resyncPlanned: e.planned,
     resyncNetlink: e.netlink,
@@ -281,7 +281,7 @@ for (let r = 0; r < RUNS; r++) {
   try {
     say(`  waiting for the first periodic resync (memory)`);
     run.memory = await memoryAfterResync(p);
-    say(`  after the resync (${run.memory.resyncMs.toFixed(0)} ms): RSS ${(run.memory.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memory.peak / 2 ** 20).toFixed(1)} MiB; resident in ${Object.entries(run.memory.byMapping).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`).join(', ')} MiB; V8 heap at the end of the resync ${(run.memory.heap.used / 2 ** 20).toFixed(1)} used of ${(run.memory.heap.total / 2 ** 20).toFixed(1)}, after the collection (${run.memory.afterCollection.ms.toFixed(0)} ms) ${(run.memory.afterCollection.heapUsed / 2 ** 20).toFixed(1)} of ${(run.memory.afterCollection.heapTotal / 2 ** 20).toFixed(1)}, RSS then ${(run.memory.afterCollection.rss / 2 ** 20).toFixed(1)}`);
+    say(`  after the resync (${run.memory.resyncMs.toFixed(0)} ms): RSS ${(run.memory.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memory.peak / 2 ** 20).toFixed(1)} MiB; resident in ${Object.entries(run.memory.byMapping).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`).join(', ')} MiB; V8 heap at the end of the resync ${(run.memory.heap.used / 2 ** 20).toFixed(1)} used of ${(run.memory.heap.total / 2 ** 20).toFixed(1)}, after the collection (${run.memory.afterCollection.ms.toFixed(0)} ms${run.memory.afterCollection.compacted ? ', compacting' : ''}) ${(run.memory.afterCollection.heapUsed / 2 ** 20).toFixed(1)} of ${(run.memory.afterCollection.heapTotal / 2 ** 20).toFixed(1)}, RSS then ${(run.memory.afterCollection.rss / 2 ** 20).toFixed(1)}`);
     say(`  settled, before the next resync: RSS ${(run.memory.settled.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memory.settled.peak / 2 ** 20).toFixed(1)} MiB; resident in ${Object.entries(run.memory.settled.byMapping).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`).join(', ')} MiB`);
     if (a['heap-dir']) {
       const from = p.events.length;

@@ -102,11 +102,9 @@ if (Number.isInteger(fd) && fd > 2) {
   if (typeof collect !== 'function') throw new Error('proxy-instrument: Proxy.collectAfterBulk is not a method any more; update bench/proxy-instrument.mjs');
   Proxy.prototype.collectAfterBulk = function (...args) {
     emit('gc-begin');
-    try {
-      return collect.apply(this, args);
-    } finally {
-      emit('gc-end');
-    }
+    const c = collect.apply(this, args);
+    emit('gc-end', { compacted: c?.compacted });
+    return c;
   };
   // reload() is synchronous: the whole load and diff of the manifests.
   const reload = ManifestsSource.prototype.reload;

@@ -16,7 +16,7 @@ import { familyOf } from '../controller/net.js';
 import { nodeContext } from '../controller/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort } from './controller-port.js';
-import { BULK_MESSAGES, collectGarbage, messagesOf } from './heap.js';
+import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
 import { HealthServer } from './health-server.js';
 import { LocalEndpoints } from './local-endpoints.js';
 import { ProxyMetrics } from './metrics.js';
@@ -41,7 +41,7 @@ export interface ProxyDeps {
   /** Default: process metrics (CPU, memory) too. */
   defaultMetrics?: boolean;
   /** Called after a sync or resync that was bulk work (heap.ts); default: a full garbage collection. */
-  collectGarbage?: () => void;
+  collectGarbage?: () => Collection | void;
 }
 
 export interface ProxyAddresses {
@@ -318,13 +318,17 @@ export class Proxy {
   }
 
   /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit. */
-  private collectAfterBulk(kind: RunOutcome['kind']): void {
+  private collectAfterBulk(kind: RunOutcome['kind']): Collection | undefined {
     this.bulkRun = false;
     const heapBefore = process.memoryUsage().heapTotal;
     const t0 = performance.now();
-    (this.deps.collectGarbage ?? collectGarbage)();
+    const c = (this.deps.collectGarbage ?? collectGarbage)();
     const mib = (b: number) => Math.round(b / 2 ** 17) / 8;
-    this.log.debug({ kind, gcMs: Math.round((performance.now() - t0) * 10) / 10, heapMiBBefore: mib(heapBefore), heapMiBAfter: mib(process.memoryUsage().heapTotal) }, 'garbage collected after bulk work');
+    this.log.debug(
+      { kind, gcMs: Math.round((performance.now() - t0) * 10) / 10, compacted: c?.compacted, heapMiBBefore: mib(heapBefore), heapMiBAfter: mib(process.memoryUsage().heapTotal) },
+      'garbage collected after bulk work',
+    );
+    return c ?? undefined;
   }
 }
 
