@@ -86,6 +86,8 @@ const MAX_SPARE_BYTES = 2 << 20;
 export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   /** The request buffer of the last batch, written into by the next one: its pages are already in memory. */
   private spare?: Uint8Array;
+  /** Hands the last reply records back to the addon when no call follows at once. */
+  private release?: NodeJS.Immediate;
 
   private constructor(handle: NativeIpvsHandle) {
     super(handle, 'Ipvs');
@@ -103,17 +105,36 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    */
   private run<R>(w: RequestWriter, operation: string, read: (r: NativeReplies) => R): Promise<R> {
     return this.exclusive(operation, async () =>
-      this.reading(await this.native(operation, undefined, () => this.handle.execute(w.records(), w.count, w.strings()) as Promise<NativeReplies>), read),
+      this.reading(await this.native(operation, undefined, () => this.calling(() => this.handle.execute(w.records(), w.count, w.strings()))), read),
     );
   }
 
-  /** `read` the records, then hand them back: a big reply's memory goes now, not at the handle's next call. */
+  /**
+   * `read` the records, then hand them back once the caller is idle: a
+   * call made at once (a loop of dumps) reuses the reply memory, which is
+   * already paged in; otherwise a big reply's memory goes at the next turn
+   * of the event loop, not at the handle's next call, which may be a
+   * resync period away.
+   */
   private reading<R>(replies: NativeReplies, read: (r: NativeReplies) => R): R {
     try {
       return read(replies);
     } finally {
-      this.handle.releaseReplies();
+      this.release ??= setImmediate(() => {
+        this.release = undefined;
+        this.handle.releaseReplies();
+      });
+      this.release.unref();
     }
+  }
+
+  /** Starts a native call: a release not yet made is not needed (the call reuses the memory, and its lease detaches the old view). */
+  private calling(call: () => Promise<unknown>): Promise<NativeReplies> {
+    if (this.release !== undefined) {
+      clearImmediate(this.release);
+      this.release = undefined;
+    }
+    return call() as Promise<NativeReplies>;
   }
 
   /** Sends the requests and returns what came back for each; the first failure throws. */
@@ -210,7 +231,7 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new TypeError('options.stats must be a boolean');
     const withStats = options.stats !== false;
     return this.exclusive('dump', async () =>
-      this.reading(await this.native('dump', undefined, () => this.handle.dump() as Promise<NativeReplies>), (r) => readDump(r, withStats)),
+      this.reading(await this.native('dump', undefined, () => this.calling(() => this.handle.dump())), (r) => readDump(r, withStats)),
     );
   }
 

@@ -49,7 +49,7 @@ export interface NativeIpvsHandle {
   execute(records: Uint8Array, count: number, strings: string[]): Promise<NativeIpvsReplies>;
   /** Every service, then each one's destinations, in one job. */
   dump(): Promise<NativeIpvsReplies>;
-  /** The last call's records have been read: their view is detached, and a big reply's memory given back, now. */
+  /** The last call's records have been read and no call follows at once: their view is detached, and a big reply's memory given back, now. */
   releaseReplies(): void;
   close(): void;
   counters(): SocketCounters;

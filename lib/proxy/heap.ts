@@ -32,8 +32,12 @@ export const BULK_MESSAGES = 20_000;
 
 let gc: (() => void) | undefined;
 
-/** Old space left this much above its live objects after a full collection (plus a fixed 16 MiB) is compacted. */
-const FRAGMENTATION_LIMIT = 1.5;
+/**
+ * Old space whose free part after a full collection exceeds this share of
+ * its live objects (and 16 MiB) is compacted: below it, compacting would
+ * move every survivor to give back little.
+ */
+const FRAGMENTATION_LIMIT = 0.25;
 
 export interface Collection {
   /** A second, compacting collection was made: the first left old space fragmented. */
@@ -51,7 +55,7 @@ export function collectGarbage(): Collection {
   const gc = collector();
   gc();
   const old = getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
-  if (old === undefined || old.space_size <= old.space_used_size * FRAGMENTATION_LIMIT + (16 << 20)) return { compacted: false };
+  if (old === undefined || old.space_size - old.space_used_size <= Math.max(old.space_used_size * FRAGMENTATION_LIMIT, 16 << 20)) return { compacted: false };
   setFlagsFromString('--compact-on-every-full-gc');
   try {
     gc();

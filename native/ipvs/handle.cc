@@ -16,18 +16,18 @@ namespace ipvs {
 // The reply arena a handle lends to one call at a time, so that the replies
 // of the next call are written into pages that are already in memory. The
 // records reach JavaScript as a view of the arena, which is detached before
-// the arena is written again (or as soon as the caller says it has read
-// them): JavaScript can never see it change. An arena that one call filled
-// past kKeepAtMost (a dump of a big table) is not kept for the next: held
-// from one periodic read-back to the next, it would be tens of megabytes of
-// a long-running process's resident set for nothing. Only the JavaScript
-// thread touches the slot.
+// the arena is written again: JavaScript can never see it change. An arena
+// that one call filled past kKeepAtMost (a dump of a big table) is kept
+// for a call that follows at once, and let go when the caller says it is
+// idle (releaseReplies): held from one periodic read-back to the next, it
+// would be tens of megabytes of a long-running process's resident set for
+// nothing. Only the JavaScript thread touches the slot.
 class ArenaSlot {
  public:
   // An arena for a new call: the slot's own, or a fresh one while another
   // call still holds it.
   rec::Arena Lease(bool* owned) {
-    TakeBack();
+    Detach();
     *owned = !busy_;
     if (busy_) return std::make_shared<std::vector<uint8_t>>();
     busy_ = true;
@@ -39,19 +39,22 @@ class ArenaSlot {
   }
   void Release() { busy_ = false; }
 
-  // The view lent last is detached (the memory behind a detached external
-  // ArrayBuffer is given back at once, not at some later GC); an arena
-  // filled past kKeepAtMost is let go.
+  // The view lent last is detached, and an arena filled past kKeepAtMost
+  // let go (the memory behind a detached external ArrayBuffer is given back
+  // at once, not at some later GC).
   void TakeBack() {
-    if (!lent_.IsEmpty()) {
-      Napi::ArrayBuffer view = lent_.Value();
-      if (!view.IsDetached()) view.Detach();
-      lent_.Reset();
-    }
+    Detach();
     if (!busy_ && arena_->size() > kKeepAtMost) arena_ = std::make_shared<std::vector<uint8_t>>();
   }
 
  private:
+  void Detach() {
+    if (lent_.IsEmpty()) return;
+    Napi::ArrayBuffer view = lent_.Value();
+    if (!view.IsDetached()) view.Detach();
+    lent_.Reset();
+  }
+
   // 4 MiB: about 26,000 reply records (an incremental sync's reads, a dump
   // of a few thousand services).
   static constexpr size_t kKeepAtMost = 4u << 20;

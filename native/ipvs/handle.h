@@ -25,7 +25,8 @@ class IpvsHandle : public Napi::ObjectWrap<IpvsHandle> {
   Napi::Value Execute(const Napi::CallbackInfo& info);
   Napi::Value Dump(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
-  // The caller has read the last call's records: their view is detached now.
+  // The caller has read the last call's records and has no call to make at
+  // once: their view is detached, and a big arena let go, now.
   Napi::Value ReleaseReplies(const Napi::CallbackInfo& info);
   Napi::Value Counters(const Napi::CallbackInfo& info);
   Napi::Value FamilyId(const Napi::CallbackInfo& info);
