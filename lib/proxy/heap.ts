@@ -13,10 +13,10 @@
  * at 10,000 x 10, 56 MiB of live objects held 111 MiB of heap after a
  * plain collection, and the resident set stayed there. A compacting
  * collection moves the survivors together and gives the emptied pages
- * back (RSS 188 -> 134 MiB settled). Made at the end of such a run, never
- * after an incremental sync: a plain collection (0.1-0.2 s at that size in
- * the sandbox, after a resync of 3-4 s), and a compacting one (about 1 s
- * there) only when the first left old space fragmented.
+ * back (benchmark 6: 188 -> 168 MiB resident). Made at the end of such a
+ * run, never after an incremental sync: a plain collection (0.1-0.2 s at
+ * that size in the sandbox, after a resync of 3-4 s), and a compacting one
+ * (about 1 s there) only when the first left old space fragmented.
  *
  * Node offers no collection on demand without `--expose-gc`; as jest's
  * leak detector does, the flag is set at run time and `gc` taken from a
@@ -52,13 +52,13 @@ export interface Collection {
  * its emptied pages are freed without moving anything).
  */
 export function collectGarbage(): Collection {
-  const gc = collector();
-  gc();
+  const collect = collector();
+  collect();
   const old = getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
   if (old === undefined || old.space_size - old.space_used_size <= Math.max(old.space_used_size * FRAGMENTATION_LIMIT, 16 << 20)) return { compacted: false };
   setFlagsFromString('--compact-on-every-full-gc');
   try {
-    gc();
+    collect();
   } finally {
     setFlagsFromString('--no-compact-on-every-full-gc');
   }
