@@ -15,7 +15,7 @@ import type { EndpointSlice, Node, NodeInfo, Service } from '../controller/model
 import { familyOf } from '../controller/net.js';
 import { nodeContext } from '../controller/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
-import type { ControllerFactory, ControllerPort } from './controller-port.js';
+import type { ControllerFactory, ControllerPort, SyncReport } from './controller-port.js';
 import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
 import { HealthServer } from './health-server.js';
 import { LocalEndpoints } from './local-endpoints.js';
@@ -75,8 +75,6 @@ export class Proxy {
   private triggers: number[] = [];
   private stopping = false;
   private firstSyncLogged = false;
-  /** The run under way moved enough netlink messages to leave garbage worth collecting at its end. */
-  private bulkRun = false;
   /** --netns: the target namespace, checked every second (netns-watch.ts). */
   private netnsTimer?: NodeJS.Timeout;
 
@@ -149,8 +147,8 @@ export class Proxy {
     this.runner = new SyncRunner({
       minSyncPeriodMs: o.ipvs.minSyncPeriodMs,
       syncPeriodMs: o.ipvs.syncPeriodMs,
-      sync: async () => this.noteWork(await controller.sync()),
-      resync: async () => this.noteWork(await controller.resync()),
+      sync: () => controller.sync(),
+      resync: () => controller.resync(),
       drain: () => controller.drain(),
       onRun: (r) => this.afterRun(r),
       clock: this.clock,
@@ -282,7 +280,6 @@ export class Proxy {
       return;
     }
     if (r.error !== undefined) {
-      this.bulkRun = false;
       this.metrics.syncErrorsTotal.inc({ kind: r.kind });
       this.log.error({ kind: r.kind, err: (r.error as Error)?.message ?? String(r.error), durationMs: ms }, 'sync failed; retrying with a resync');
       return;
@@ -309,17 +306,12 @@ export class Proxy {
       this.firstSyncLogged = true;
       this.log.info(fields, 'first sync done');
     } else this.log.debug(fields, 'synced');
-    if (this.bulkRun) this.collectAfterBulk(r.kind);
-  }
-
-  private noteWork<R extends { netlink?: Parameters<typeof messagesOf>[0] }>(report: R): R {
-    this.bulkRun = messagesOf(report.netlink) >= BULK_MESSAGES;
-    return report;
+    // A run that moved this many messages left garbage worth collecting now.
+    if (messagesOf((r.result as SyncReport | undefined)?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
   }
 
   /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit. */
   private collectAfterBulk(kind: RunOutcome['kind']): Collection | undefined {
-    this.bulkRun = false;
     const heapBefore = process.memoryUsage().heapTotal;
     const t0 = performance.now();
     const c = (this.deps.collectGarbage ?? collectGarbage)();

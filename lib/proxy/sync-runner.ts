@@ -23,6 +23,8 @@ export interface RunOutcome {
   startedAt: number;
   durationMs: number;
   error?: unknown;
+  /** What the run returned (its report), when it did not fail. */
+  result?: unknown;
 }
 
 export interface SyncRunnerOptions {
@@ -129,8 +131,9 @@ export class SyncRunner {
     const fn = kind === 'sync' ? this.o.sync : kind === 'resync' ? this.o.resync : this.o.drain;
     this.running = (async () => {
       let error: unknown;
+      let result: unknown;
       try {
-        await fn();
+        result = await fn();
       } catch (e) {
         error = e ?? new Error(`${kind} failed`);
       }
@@ -138,7 +141,7 @@ export class SyncRunner {
       if (kind !== 'drain') this.afterSync(error);
       this.running = undefined;
       try {
-        this.o.onRun?.({ kind, startedAt, durationMs, error });
+        this.o.onRun?.({ kind, startedAt, durationMs, error, result });
       } finally {
         this.schedule();
       }
