@@ -8,6 +8,7 @@
  * for the same manifests, and an established connection to a Service that
  * did not change keeps working on the same backend throughout.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { Ipvs } from '../../lib/index.js';
@@ -17,6 +18,32 @@ import { kernelMatchesPlan, planIpvsadm, runPlan } from '../support/proxy-plan.j
 
 /** Services in the large edit: big enough that programming them takes a while in the sandbox. */
 const N = Number(process.env.KILL_MIDSYNC_SERVICES ?? 1000);
+
+/** How long the proxy runs between two looks at the kernel: a small part of the large sync. */
+const SLICE_MS = 5;
+
+/** Resolves once every thread of `pid` is stopped, so nothing of it is still in the kernel. */
+async function untilStopped(pid: number): Promise<void> {
+  const end = Date.now() + 10_000;
+  for (;;) {
+    const states = readdirSync(`/proc/${pid}/task`).map((tid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      } catch {
+        return 'T'; // the thread ended
+      }
+    });
+    if (states.every((s) => s === 'T' || s === 't')) return;
+    if (Date.now() > end) throw new Error(`pid ${pid} did not stop within 10 s (thread states ${states.join('')})`);
+    await sleep(1);
+  }
+}
+
+async function anyExists(ipvs: Ipvs, probes: Parameters<Ipvs['getService']>[0][]): Promise<boolean> {
+  for (const probe of probes) if (await ipvs.getService(probe)) return true;
+  return false;
+}
 
 function bigManifest(n: number): string {
   const docs: string[] = [];
@@ -41,18 +68,27 @@ t.test('SIGKILL in the middle of a large sync; the restarted proxy converges to 
   const before = await ask();
   t.match(before, { body: /^web-\d/ }, 'an established connection through the unchanged ClusterIP');
 
-  // The large edit. The planner adds every virtual server, then every real server, then binds the
-  // addresses: the moment one new virtual server exists, most of the sync is still to come. A single
-  // GET is cheap enough to poll for it in a tight loop, then the proxy is killed on the spot.
+  // The large edit. The planner adds the sets' entries, then every virtual and real server, then
+  // binds the addresses. A kill can only land between two system calls: the kernel carries out each
+  // sendmsg whole (here one holds all the IPVS additions). Polling the kernel while the proxy runs is
+  // a race the proxy can win: on one CPU the poller may not be scheduled again before the whole sync
+  // is over (CI saw that). So the proxy runs in short slices and is frozen (SIGSTOP) between them;
+  // each look sees the kernel exactly as the proxy left it, and the first look that finds a new
+  // virtual server is where the kill lands: at the latest right after the IPVS additions, before the
+  // addresses are bound.
   const ipvs = await Ipvs.open({ netns: env.node.path });
   t.teardown(() => ipvs.close());
   const probes = [1, 2, 3, 5, 8].map((i) => ({ protocol: 'tcp' as const, address: `10.97.0.${i}`, port: 80 }));
+  const pid = first.child.pid!;
   writeManifest(env, 'bulk.yaml', bigManifest(N));
   const started = Date.now();
-  for (let i = 0; ; i++) {
-    if (Date.now() - started > 120_000) throw new Error('the large sync did not start within 120 s');
-    if (await ipvs.getService(probes[i % probes.length])) break;
-    if (i % 50 === 49) await sleep(1);
+  for (let slice = 0; ; slice++) {
+    if (Date.now() - started > 180_000) throw new Error('the large sync did not start within 180 s');
+    await sleep(SLICE_MS);
+    process.kill(pid, 'SIGSTOP');
+    await untilStopped(pid);
+    if (await anyExists(ipvs, probes)) break;
+    process.kill(pid, 'SIGCONT');
   }
   first.child.kill('SIGKILL');
   await new Promise((r) => first.child.once('exit', r));
