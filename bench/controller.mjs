@@ -356,6 +356,12 @@ if (!a['skip-apiserver']) {
         ipvs.close();
       }
       run.memoryAfterChanges = p.memory();
+      if (a['heap-dir']) {
+        const from = p.events.length;
+        p.child.kill('SIGUSR2');
+        const snap = await p.waitFor('the heap snapshot', (e) => e.ev === 'heap-snapshot', { from });
+        say(`  heap snapshot: ${snap.file} (RSS before ${(run.memoryAfterChanges.rss / 2 ** 20).toFixed(1)} MiB, afterwards ${(snap.rss / 2 ** 20).toFixed(1)} MiB, heap ${(snap.heapUsed / 2 ** 20).toFixed(1)} of ${(snap.heapTotal / 2 ** 20).toFixed(1)} MiB, external ${(snap.external / 2 ** 20).toFixed(1)} MiB)`);
+      }
       run.exitCode = await p.stop();
       if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
       if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));

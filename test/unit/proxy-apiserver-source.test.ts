@@ -46,6 +46,8 @@ interface Harness {
   rejected: RejectedObject[];
   /** The source's view: key → last object, as a consumer folding the events would hold. */
   view: Map<string, unknown>;
+  /** The objects delete events carried, in order. */
+  deleted: SourceEvent['object'][];
   until(what: string, fn: () => boolean, ms?: number): Promise<void>;
 }
 
@@ -63,11 +65,14 @@ async function harness(t: Tap.Test, seed: (api: FakeApiServer) => void = () => {
   const events: string[] = [];
   const rejected: RejectedObject[] = [];
   const view = new Map<string, unknown>();
+  const deleted: SourceEvent['object'][] = [];
   const onEvent = (e: SourceEvent) => {
     const key = `${e.kind} ${e.object.metadata.namespace ?? ''}/${e.object.metadata.name}`;
     events.push(`${e.type} ${key}`);
-    if (e.type === 'delete') view.delete(key);
-    else view.set(key, e.object);
+    if (e.type === 'delete') {
+      view.delete(key);
+      deleted.push(e.object);
+    } else view.set(key, e.object);
   };
   let synced = false;
   t.teardown(async () => {
@@ -83,7 +88,7 @@ async function harness(t: Tap.Test, seed: (api: FakeApiServer) => void = () => {
       await sleep(10);
     }
   };
-  return { api, source, events, rejected, view, until };
+  return { api, source, events, rejected, view, deleted, until };
 }
 
 t.test('initial lists, then creates, updates and deletes arrive as events', async (t) => {
@@ -198,6 +203,39 @@ for (const mode of ['event', 'http'] as const) {
     await h.until('watch after relist', () => h.view.has('Service default/after'));
   });
 }
+
+t.test('the informers cache identities, not objects; deletions, watched or found by a relist, name the slice\'s Service', async (t) => {
+  const h = await harness(t, (api) => {
+    api.apply('services', svc('web', '10.96.0.10'));
+    api.apply('endpointslices', eps('web', ['10.244.1.2', '10.244.1.3'], 'web-1'));
+    api.apply('endpointslices', eps('web', ['10.244.1.4'], 'web-2'));
+  });
+  h.api.apply('endpointslices', eps('web', ['10.244.1.5'], 'web-3'));
+  await h.until('the watched slice', () => h.view.has('EndpointSlice default/web-3'));
+  const cached = (h.source as unknown as { watched: { informer: { list(): object[] } }[] }).watched.flatMap((w) => w.informer.list());
+  t.equal(cached.length, 4, 'the service and its three slices are cached');
+  for (const c of cached) {
+    t.same(Object.keys((c as { metadata: object }).metadata).sort(), ['name', 'namespace', 'resourceVersion'], 'metadata: only what ListWatch reads');
+    t.equal((c as { object?: unknown }).object, undefined, 'the object itself was handed on and dropped');
+  }
+  const slice = h.view.get('EndpointSlice default/web-1') as { endpoints: unknown[] };
+  t.equal(slice.endpoints.length, 2, 'the consumer got the whole object');
+
+  h.api.delete('endpointslices', 'default', 'web-1');
+  await h.until('the watched deletion', () => h.deleted.length === 1);
+  h.api.dropWatches();
+  h.api.silently((store) => store('endpointslices').delete('default/web-2'));
+  h.api.compact();
+  await h.until('the deletion the relist finds', () => h.deleted.length === 2);
+  t.same(
+    h.deleted.map((o) => o.metadata),
+    [
+      { name: 'web-1', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+      { name: 'web-2', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+    ],
+    'each delete carries the identity the controller filed the slice under',
+  );
+});
 
 t.test('invalid objects are rejected one at a time: logged, reported, the others delivered', async (t) => {
   const lines: Array<Record<string, unknown>> = [];

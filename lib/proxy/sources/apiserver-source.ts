@@ -14,6 +14,15 @@
  * Every object passes through an ObjectGate (object-gate.ts): one that
  * fails validation is logged and skipped (or, for an update, the last good
  * version stays), and the others carry on.
+ *
+ * The informers' caches hold identities, not objects. ListWatch keeps every
+ * object it lists or watches, to tell an addition from an update (by
+ * namespace, name and resourceVersion) and to find what a relist no longer
+ * has; that is all it reads of them. Kept whole, a cluster's worth of
+ * EndpointSlices (as client-node builds them from a list) cost the proxy
+ * more than everything it derives from them. So what goes into a ListWatch
+ * is a CachedIdentity: the metadata it reads, and the object itself, handed
+ * over to the gate once and then dropped.
  */
 import { CoreV1Api, DiscoveryV1Api, type KubeConfig, type KubernetesObject, type KubernetesListObject, ListWatch, Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -30,6 +39,38 @@ export interface ApiServerSourceOptions {
 }
 
 type Kind = SourceEvent['kind'];
+
+/** What a ListWatch caches of an object; `object` rides along until the event handler takes it. */
+class CachedIdentity implements KubernetesObject {
+  readonly metadata: { name?: string; namespace?: string; resourceVersion?: string };
+  constructor(public object: KubernetesObject | undefined) {
+    const m = object?.metadata;
+    this.metadata = { name: m?.name, namespace: m?.namespace, resourceVersion: m?.resourceVersion };
+  }
+}
+
+const cachedIdentity = (o: KubernetesObject) => new CachedIdentity(o);
+
+/** A Watch whose events carry CachedIdentity objects (errors and bookmarks pass as they are). */
+function identityWatch(watch: Watch): Watch {
+  return {
+    watch: (path: string, query: Parameters<Watch['watch']>[1], callback: Parameters<Watch['watch']>[2], done: Parameters<Watch['watch']>[3]) =>
+      watch.watch(path, query, (phase, obj, raw) => callback(phase, phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED' ? cachedIdentity(obj as KubernetesObject) : obj, raw), done),
+  } as Watch;
+}
+
+/**
+ * The object of an informer event. A deletion a relist finds comes with the cached identity alone,
+ * which is all a delete needs; every other event brings its object along, taken here exactly once.
+ */
+function takeObject(type: SourceEvent['type'], cached: KubernetesObject): KubernetesObject {
+  if (!(cached instanceof CachedIdentity)) throw new Error("internal: an informer event without a CachedIdentity (has client-node's ListWatch changed?)");
+  const object = cached.object;
+  cached.object = undefined;
+  if (object !== undefined) return object;
+  if (type === 'delete') return { metadata: { ...cached.metadata } };
+  throw new Error(`internal: an informer ${type} whose object was taken already (has client-node's ListWatch changed?)`);
+}
 
 /** kube-proxy skips objects another proxy implementation claims, and headless services. */
 const SERVICE_SELECTOR = '!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless';
@@ -90,10 +131,10 @@ export class ApiServerSource implements Source {
     const tracked = async () => {
       const result = await listFn();
       w.listed = true;
-      return result;
+      return { ...result, items: result.items.map(cachedIdentity) };
     };
-    w.informer = new ListWatch<KubernetesObject>(path, new Watch(this.options.kubeconfig), tracked, false, labelSelector, fieldSelector);
-    const emit = (type: SourceEvent['type']) => (obj: KubernetesObject) => this.gate.offer(kind, type, obj);
+    w.informer = new ListWatch<KubernetesObject>(path, identityWatch(new Watch(this.options.kubeconfig)), tracked, false, labelSelector, fieldSelector);
+    const emit = (type: SourceEvent['type']) => (cached: KubernetesObject) => this.gate.offer(kind, type, takeObject(type, cached));
     w.informer.on('add', emit('add'));
     w.informer.on('update', emit('update'));
     w.informer.on('delete', emit('delete'));

@@ -27,9 +27,8 @@ import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { ManifestError, type ManifestObject, manifestFiles, type ObjectIdentity, parseManifestText, readDocuments } from '../../controller/manifests.js';
-import { SERVICE_NAME_LABEL } from '../../controller/model.js';
 import { logRejected } from './object-gate.js';
-import type { RejectedObject, Source, SourceEvent, SourceHandlers } from './source.js';
+import { type DeliveredIdentity, deletedObject, identityOfObject, type RejectedObject, type Source, type SourceEvent, type SourceHandlers } from './source.js';
 
 export interface ManifestsSourceOptions {
   path: string;
@@ -41,16 +40,11 @@ export interface ManifestsSourceOptions {
 }
 
 /** What is kept of a delivered object: who it is (for its delete event), where it came from, and its digest. */
-interface Delivered {
+interface Delivered extends DeliveredIdentity {
   /** kind/namespace/name */
   key: string;
-  kind: SourceEvent['kind'];
   file: string;
   digest: string;
-  name: string;
-  namespace?: string;
-  /** EndpointSlices: the Service they belong to (kubernetes.io/service-name). */
-  serviceName?: string;
 }
 
 /** What one file held when it was last parsed. */
@@ -300,18 +294,6 @@ export class ManifestsSource implements Source {
 }
 
 function delivered(o: ManifestObject): Delivered {
-  const m = o.object.metadata;
-  const d: Delivered = { key: keyOf(o.kind, m.namespace, m.name), kind: o.kind, file: o.file, digest: o.digest, name: m.name };
-  if (o.kind !== 'Node') d.namespace = m.namespace;
-  const serviceName = o.kind === 'EndpointSlice' ? m.labels?.[SERVICE_NAME_LABEL] : undefined;
-  if (serviceName !== undefined) d.serviceName = serviceName;
-  return d;
-}
-
-/** A delete event's object: the identity the last delivered version had (name, namespace, the slice's Service). */
-function deletedObject(d: Delivered): SourceEvent['object'] {
-  const metadata = { name: d.name, ...(d.namespace !== undefined ? { namespace: d.namespace } : {}), ...(d.serviceName !== undefined ? { labels: { [SERVICE_NAME_LABEL]: d.serviceName } } : {}) };
-  if (d.kind === 'Service') return { kind: 'Service', metadata, spec: {} };
-  if (d.kind === 'EndpointSlice') return { kind: 'EndpointSlice', metadata, addressType: 'IPv4', endpoints: [] };
-  return { kind: 'Node', metadata };
+  const id = identityOfObject(o.kind, o.object as SourceEvent['object']);
+  return { key: keyOf(id.kind, id.namespace, id.name), file: o.file, digest: o.digest, ...id };
 }

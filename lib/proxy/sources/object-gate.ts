@@ -12,8 +12,13 @@
  *   good version stays in force (nothing is emitted). Deleting instead would
  *   turn a typo into an outage of a working Service; keeping it is what the
  *   operator had a moment ago and is fixed by the next good update;
- * - a delete is passed on with the last good version (the labels the
- *   controller indexed it by), or dropped when nothing was ever delivered.
+ * - a delete is passed on with the identity of the last good version (its
+ *   name, and for a slice the Service label the controller filed it under),
+ *   or dropped when nothing was ever delivered.
+ *
+ * Only that identity is kept per object, not the object: the controller
+ * keeps what it needs of each (a slice's endpoints become its facts), and a
+ * whole object kept here would hold everything the API server sent for it.
  *
  * Every rejection is logged as a structured warning naming the object and
  * the field, and reported to the handlers (the metric).
@@ -21,7 +26,7 @@
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, Service } from '../../controller/model.js';
 import { FieldError, validateEndpointSlice, validateNode, validateService } from '../../controller/validate.js';
-import type { EventType, RejectedObject, SourceEvent, SourceHandlers } from './source.js';
+import { type DeliveredIdentity, deletedObject, type EventType, identityOfObject, type RejectedObject, type SourceEvent, type SourceHandlers } from './source.js';
 
 type Kind = SourceEvent['kind'];
 type K8sObject = Service | EndpointSlice | Node;
@@ -33,8 +38,8 @@ const VALIDATORS: Record<Kind, (o: Record<string, unknown>) => K8sObject> = {
 };
 
 export class ObjectGate {
-  /** kind/namespace/name → the last version delivered. */
-  private readonly delivered = new Map<string, K8sObject>();
+  /** kind/namespace/name → who the last version delivered was. */
+  private readonly delivered = new Map<string, DeliveredIdentity>();
 
   constructor(
     private readonly handlers: () => SourceHandlers | undefined,
@@ -56,7 +61,7 @@ export class ObjectGate {
     if (type === 'delete') {
       if (last === undefined) return; // never delivered (it was invalid): nothing to take back
       this.delivered.delete(key);
-      this.emit({ kind, type: 'delete', object: last } as SourceEvent);
+      this.emit({ kind, type: 'delete', object: deletedObject(last) } as SourceEvent);
       return;
     }
     let object: K8sObject;
@@ -67,7 +72,7 @@ export class ObjectGate {
       this.reject({ kind, object: label, field: e.field, problem: e.message, action: last === undefined ? 'skipped' : 'kept-last-good' });
       return;
     }
-    this.delivered.set(key, object);
+    this.delivered.set(key, identityOfObject(kind, object));
     this.emit({ kind, type: last === undefined ? 'add' : 'update', object } as SourceEvent);
   }
 

@@ -5,7 +5,7 @@
  * (the proxy must not sync before that, or it would remove the services it
  * has not heard about yet).
  */
-import type { EndpointSlice, Node, Service } from '../../controller/model.js';
+import { type EndpointSlice, type Node, SERVICE_NAME_LABEL, type Service } from '../../controller/model.js';
 
 export type EventType = 'add' | 'update' | 'delete';
 
@@ -52,4 +52,33 @@ export interface Source {
 export function eventLabel(e: SourceEvent): string {
   const m = e.object.metadata;
   return `${e.kind} ${m.namespace ? `${m.namespace}/` : ''}${m.name}`;
+}
+
+/**
+ * Who a delivered object is: all its delete event needs, and all a source
+ * keeps of it (the controller has what it needs from the object itself).
+ */
+export interface DeliveredIdentity {
+  kind: SourceEvent['kind'];
+  name: string;
+  namespace?: string;
+  /** EndpointSlices: the Service they belong to (kubernetes.io/service-name), which the controller files them under. */
+  serviceName?: string;
+}
+
+export function identityOfObject(kind: SourceEvent['kind'], object: SourceEvent['object']): DeliveredIdentity {
+  const m = object.metadata;
+  const id: DeliveredIdentity = { kind, name: m.name };
+  if (kind !== 'Node') id.namespace = m.namespace;
+  const serviceName = kind === 'EndpointSlice' ? m.labels?.[SERVICE_NAME_LABEL] : undefined;
+  if (serviceName !== undefined) id.serviceName = serviceName;
+  return id;
+}
+
+/** A delete event's object: the identity the last delivered version had (name, namespace, the slice's Service). */
+export function deletedObject(d: DeliveredIdentity): SourceEvent['object'] {
+  const metadata = { name: d.name, ...(d.namespace !== undefined ? { namespace: d.namespace } : {}), ...(d.serviceName !== undefined ? { labels: { [SERVICE_NAME_LABEL]: d.serviceName } } : {}) };
+  if (d.kind === 'Service') return { kind: 'Service', metadata, spec: {} };
+  if (d.kind === 'EndpointSlice') return { kind: 'EndpointSlice', metadata, addressType: 'IPv4', endpoints: [] };
+  return { kind: 'Node', metadata };
 }
