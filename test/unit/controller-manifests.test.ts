@@ -1,8 +1,10 @@
 /**
  * Reading manifests document by document (lib/controller/manifests.ts):
- * every file reads exactly as one parse of the whole file does (the same
- * objects, the same errors with the same document numbers), JSON is read
- * by JSON.parse, and a document that did not change is not parsed again.
+ * every file reads exactly as one parse of the whole file by the `yaml`
+ * package does (the same objects, in the same order: two parsers that
+ * agree), a YAML error is its own document's with its line in the file,
+ * JSON is read by JSON.parse, and a document that did not change is not
+ * parsed again.
  */
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
@@ -43,13 +45,22 @@ for (const [name, text] of cases) {
   });
 }
 
-t.test('a YAML error anywhere: the whole file is parsed, so messages and document numbers are the whole parse\'s', async (t) => {
-  const text = svc('a') + '---\nkind: Service\nmetadata: {name: [\n---\n' + svc('b');
+t.test('a YAML error is its document\'s, with its line in the file; the other documents are read', async (t) => {
+  const text = svc('a') + '---\nkind: Service\nmetadata: {name: [\n---\n' + svc('b') + '---\n' + svc('c') + 'spec:\n  x: 1\n';
   const r = parseManifestText('f.yaml', text);
   t.strictSame(r.objects.map((o) => o.object.metadata.name), ['a', 'b']);
-  t.equal(r.errors.length, 1);
-  t.match(r.errors[0].problem, /^document 2: /);
-  t.equal(r.errors[0].problem, wholeParse(text)[1]);
+  t.strictSame(
+    r.errors.map((e) => e.problem),
+    ['document 2: unexpected end of the stream within a flow collection at line 8, column 1', 'document 4: duplicated mapping key at line 18, column 1'],
+    'each error names its document as the whole parse numbers it, and its line (the end of the unclosed list; the repeated key)',
+  );
+  t.strictSame(wholeParse(svc('a') + '---\n' + svc('b')), read(svc('a') + '---\n' + svc('b')), 'the good documents read as the whole parse reads them');
+});
+
+t.test('a YAML error in a file with directives: the file is read whole, and not at all', async (t) => {
+  const r = parseManifestText('f.yaml', '%YAML 1.2\n---\n' + svc('a') + '---\nkind: [\n');
+  t.strictSame(r.objects, []);
+  t.match(r.errors.map((e) => e.problem), [/^unexpected end of the stream within a flow collection at line 9, column 1 \(a file with YAML directives is read whole/]);
 });
 
 t.test('a bad object names its document as the whole parse numbers it', async (t) => {
