@@ -217,7 +217,7 @@ function wholeFile(file: string, text: string): DocumentRead {
   } catch (e) {
     if (!(e instanceof YAMLException)) throw e;
     // js-yaml reads every document before handing any over: nothing of this file is read.
-    out.errors.push(new ManifestError(file, undefined, undefined, `${yamlProblem(e, 0)} (a file with YAML directives is read whole: none of its documents is read)`));
+    out.errors.push(new ManifestError(file, undefined, undefined, `${yamlProblem(e, 0)} (this file is read in one parse, for its directives or its documents not split by ---: none of its documents is read)`));
     return out;
   }
   for (const [i, v] of values.entries()) {
@@ -235,18 +235,20 @@ function yamlProblem(e: YAMLException, firstLine: number): string {
   return `${e.reason ?? e.message}${where}`;
 }
 
-/** Where each document of a text starts, in lines; documents are asked for in order. */
+/** Where each document of a text starts, in lines; documents are asked for in order (some may be skipped). */
 class LineCounter {
-  private at = 0;
+  private searchFrom = 0; // the end of the last document found
+  private countedTo = 0; // newlines before this offset are counted in `line`
   private line = 0;
 
   constructor(private readonly text: string) {}
 
   lineOf(chunk: string): number {
-    const start = this.text.indexOf(chunk, this.at);
+    const start = this.text.indexOf(chunk, this.searchFrom);
     if (start < 0) return 0;
-    for (let i = this.text.indexOf('\n', this.at); i >= 0 && i < start; i = this.text.indexOf('\n', i + 1)) this.line++;
-    this.at = start;
+    for (let i = this.text.indexOf('\n', this.countedTo); i >= 0 && i < start; i = this.text.indexOf('\n', i + 1)) this.line++;
+    this.countedTo = start;
+    this.searchFrom = start + chunk.length;
     return this.line;
   }
 }

@@ -60,7 +60,18 @@ t.test('a YAML error is its document\'s, with its line in the file; the other do
 t.test('a YAML error in a file with directives: the file is read whole, and not at all', async (t) => {
   const r = parseManifestText('f.yaml', '%YAML 1.2\n---\n' + svc('a') + '---\nkind: [\n');
   t.strictSame(r.objects, []);
-  t.match(r.errors.map((e) => e.problem), [/^unexpected end of the stream within a flow collection at line 9, column 1 \(a file with YAML directives is read whole/]);
+  t.match(r.errors.map((e) => e.problem), [/^unexpected end of the stream within a flow collection at line 9, column 1 \(this file is read in one parse, for its directives/]);
+});
+
+t.test('error lines count every line before the document, whatever the documents before it hold', async (t) => {
+  const bad = 'kind: Service\nkind: Service\n';
+  const r = parseManifestText('f.yaml', bad + '---\n' + bad + '---\n' + svc('a') + '---\n' + bad);
+  t.strictSame(r.objects.map((o) => o.object.metadata.name), ['a']);
+  t.strictSame(r.errors.map((e) => e.problem), [
+    'document 1: duplicated mapping key at line 2, column 1',
+    'document 2: duplicated mapping key at line 5, column 1',
+    'document 4: duplicated mapping key at line 13, column 1',
+  ], 'two identical documents in a row, and one after a good one');
 });
 
 t.test('a bad object names its document as the whole parse numbers it', async (t) => {
