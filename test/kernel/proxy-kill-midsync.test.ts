@@ -82,7 +82,7 @@ t.test('SIGKILL in the middle of a large sync; the restarted proxy converges to 
   const pid = first.child.pid!;
   writeManifest(env, 'bulk.yaml', bigManifest(N));
   const started = Date.now();
-  for (let slice = 0; ; slice++) {
+  for (;;) {
     if (Date.now() - started > 180_000) throw new Error('the large sync did not start within 180 s');
     await sleep(SLICE_MS);
     process.kill(pid, 'SIGSTOP');
