@@ -155,11 +155,10 @@ export interface DocumentRead {
  * markers turns out to hold more than one document, is parsed whole.
  */
 export function readDocuments(file: string, text: string, known: (digest: string) => boolean = () => false): DocumentRead[] {
-  const chunks = splitDocuments(text);
-  if (chunks === undefined) return [wholeFile(file, text)];
+  const docs = documentsOf(text);
+  if (docs === undefined) return [wholeFile(file, text)];
   const out: DocumentRead[] = [];
-  const lines = new LineCounter(text);
-  for (const [i, chunk] of chunks.entries()) {
+  for (const [i, { text: chunk, start }] of docs.entries()) {
     const digest = digestOf(chunk);
     if (known(digest)) {
       out.push({ digest, known: true, objects: [], errors: [] });
@@ -169,7 +168,7 @@ export function readDocuments(file: string, text: string, known: (digest: string
     if (parsed === SEVERAL) return [wholeFile(file, text)];
     const doc: DocumentRead = { digest, known: false, objects: [], errors: [] };
     if (parsed instanceof YAMLException) {
-      doc.errors.push(new ManifestError(file, undefined, undefined, `document ${i + 1}: ${yamlProblem(parsed, lines.lineOf(chunk))}`));
+      doc.errors.push(new ManifestError(file, undefined, undefined, `document ${i + 1}: ${yamlProblem(parsed, linesBefore(text, start))}`));
     } else if (parsed !== null && parsed !== undefined) {
       addObject(file, parsed, `document ${i + 1}`, doc, digest);
     }
@@ -230,27 +229,15 @@ function wholeFile(file: string, text: string): DocumentRead {
 
 /** "bad indentation of a mapping entry at line 7, column 3", lines counted in the file (`firstLine`: the document's first line, from 0). */
 function yamlProblem(e: YAMLException, firstLine: number): string {
-  const m = e.mark as { line?: number; column?: number } | undefined;
-  const where = m?.line === undefined ? '' : ` at line ${firstLine + m.line + 1}, column ${(m.column ?? 0) + 1}`;
-  return `${e.reason ?? e.message}${where}`;
+  const where = e.mark ? ` at line ${firstLine + e.mark.line + 1}, column ${e.mark.column + 1}` : '';
+  return `${e.reason || e.message}${where}`;
 }
 
-/** Where each document of a text starts, in lines; documents are asked for in order (some may be skipped). */
-class LineCounter {
-  private searchFrom = 0; // the end of the last document found
-  private countedTo = 0; // newlines before this offset are counted in `line`
-  private line = 0;
-
-  constructor(private readonly text: string) {}
-
-  lineOf(chunk: string): number {
-    const start = this.text.indexOf(chunk, this.searchFrom);
-    if (start < 0) return 0;
-    for (let i = this.text.indexOf('\n', this.countedTo); i >= 0 && i < start; i = this.text.indexOf('\n', i + 1)) this.line++;
-    this.countedTo = start;
-    this.searchFrom = start + chunk.length;
-    return this.line;
-  }
+/** How many lines of `text` end before `offset` (counted only for an error's message). */
+function linesBefore(text: string, offset: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /**
@@ -262,20 +249,25 @@ class LineCounter {
  * them: such files are parsed whole.
  */
 export function splitDocuments(text: string): string[] | undefined {
+  return documentsOf(text)?.map((d) => d.text);
+}
+
+/** splitDocuments, with where each document's text starts in the file. */
+function documentsOf(text: string): Array<{ text: string; start: number }> | undefined {
   if (/^%/m.test(text)) return undefined;
-  const chunks: string[] = [];
+  const docs: Array<{ text: string; start: number }> = [];
   let from = 0;
   // The marker, and its line break when nothing follows it on its line (so a document's text is
   // the same whether it is first in its file or not); what does follow (`--- |`, `--- !tag`) is
   // the document's.
   const marker = /^---(?:[ \t]*\r?\n|(?=[ \t])|$)/gm;
   for (let m = marker.exec(text); m !== null; m = marker.exec(text)) {
-    chunks.push(text.slice(from, m.index));
+    docs.push({ text: text.slice(from, m.index), start: from });
     from = m.index + m[0].length;
   }
-  chunks.push(text.slice(from));
-  if (chunks.length > 1 && chunks[0].split('\n').every((line) => /^\s*(#.*)?$/.test(line))) chunks.shift();
-  return chunks;
+  docs.push({ text: text.slice(from), start: from });
+  if (docs.length > 1 && docs[0].text.split('\n').every((line) => /^\s*(#.*)?$/.test(line))) docs.shift();
+  return docs;
 }
 
 const NOT_JSON = Symbol('not JSON');
