@@ -13,7 +13,7 @@
  * line on stdin before starting (so strace can attach after node's start-up,
  * which is slow to trace under user-mode-linux).
  */
-import { accessSync } from 'node:fs';
+import { accessSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { Ipvs } from '../dist/lib/index.js';
@@ -37,6 +37,11 @@ const gc = globalThis.gc ?? (() => {});
 const mem = () => { gc(); gc(); const m = process.memoryUsage(); return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }; };
 const now = () => process.hrtime.bigint();
 const msSince = (t) => Number(now() - t) / 1e6;
+/** Minor page faults of the whole process so far (every thread; field 10 of /proc/self/stat). */
+const minorFaults = () => {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
+};
 
 if (a['wait-for-go']) {
   process.stderr.write(`READY ${process.pid}\n`);
@@ -52,11 +57,13 @@ const ops = applyOps(services);
 out.ops = ops.length;
 const c0 = ipvs.counters();
 const cpu0 = process.cpuUsage();
+const f0 = minorFaults();
 marker('apply-start');
 let t = now();
 const results = await ipvs.apply(ops);
 out.applyMs = msSince(t);
 marker('apply-end');
+out.applyFaults = minorFaults() - f0; // read outside the markers: its system calls are not apply()'s
 const cpu = process.cpuUsage(cpu0);
 const c1 = ipvs.counters();
 out.applyUserUs = cpu.user;
@@ -67,16 +74,19 @@ if (out.failed) out.firstError = String(results.find((r) => !r.ok).error);
 
 out.dumpMs = [];
 out.dumpUserUs = [];
+out.dumpFaults = [];
 let dumped;
 for (let i = 0; i < Number(a.dumps); i++) {
   dumped = undefined;
   gc();
   const d0 = ipvs.counters();
   const u0 = process.cpuUsage();
+  const f1 = minorFaults();
   marker('dump-start');
   t = now();
   dumped = await ipvs.dump();
   out.dumpMs.push(msSince(t));
+  out.dumpFaults.push(minorFaults() - f1);
   marker('dump-end');
   out.dumpUserUs.push(process.cpuUsage(u0).user);
   const d1 = ipvs.counters();
@@ -84,11 +94,14 @@ for (let i = 0; i < Number(a.dumps); i++) {
 }
 // The read a proxy's resync does: rules and connection counts, no counters.
 out.rulesDumpMs = [];
+out.rulesDumpFaults = [];
 for (let i = 0; i < Number(a.dumps); i++) {
   gc();
+  const f1 = minorFaults();
   t = now();
   const rules = await ipvs.dump({ stats: false });
   out.rulesDumpMs.push(msSince(t));
+  out.rulesDumpFaults.push(minorFaults() - f1);
   if (rules.length !== dumped.length) throw new Error(`dump({ stats: false }) read ${rules.length} services, dump() ${dumped.length}`);
 }
 out.dumpedServices = dumped?.length ?? 0;

@@ -66,16 +66,16 @@ function withNetns(fn) {
   }
 }
 
-/** Runs argv inside netns under /usr/bin/time; returns wall, user and system seconds and the output. */
+/** Runs argv inside netns under /usr/bin/time; returns wall, user and system time, minor page faults and the output. */
 function timed(ns, argv, stdinFile) {
   const tf = path.join(work, `time-${process.pid}.txt`);
-  const r = spawnSync('ip', ['netns', 'exec', ns, '/usr/bin/time', '-f', '%e %U %S', '-o', tf, ...argv], {
+  const r = spawnSync('ip', ['netns', 'exec', ns, '/usr/bin/time', '-f', '%e %U %S %R', '-o', tf, ...argv], {
     input: stdinFile ? readFileSync(stdinFile) : undefined,
     maxBuffer: 1 << 30,
   });
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${String(r.stderr).slice(0, 500)}`);
-  const [wall, user, sys] = readFileSync(tf, 'utf8').trim().split('\n').pop().split(/\s+/).map(Number);
-  return { wallMs: wall * 1000, userUs: user * 1e6, systemUs: sys * 1e6, stdout: String(r.stdout) };
+  const [wall, user, sys, minorFaults] = readFileSync(tf, 'utf8').trim().split('\n').pop().split(/\s+/).map(Number);
+  return { wallMs: wall * 1000, userUs: user * 1e6, systemUs: sys * 1e6, minorFaults, stdout: String(r.stdout) };
 }
 
 function countIpvs(ns) {
@@ -111,9 +111,9 @@ function ipvsadm(n) {
       const t = timed(ns, ['ipvsadm', '-Sn']);
       const lines = t.stdout.split('\n').filter((l) => l.startsWith('-a ')).length;
       if (lines !== n * DESTS_PER_SERVICE) throw new Error(`ipvsadm -Sn printed ${lines} destinations`);
-      dumps.push({ wallMs: t.wallMs, userUs: t.userUs, systemUs: t.systemUs });
+      dumps.push({ wallMs: t.wallMs, userUs: t.userUs, systemUs: t.systemUs, minorFaults: t.minorFaults });
     }
-    return { program: { wallMs: prog.wallMs, userUs: prog.userUs, systemUs: prog.systemUs }, dumps };
+    return { program: { wallMs: prog.wallMs, userUs: prog.userUs, systemUs: prog.systemUs, minorFaults: prog.minorFaults }, dumps };
   });
 }
 
@@ -130,9 +130,9 @@ function probe(n) {
       const d = timed(ns, [a.probe, '--dump']);
       const dm = /dump services (\d+) destinations (\d+) sendmsg (\d+) recv (\d+)/.exec(d.stdout);
       if (!dm || Number(dm[1]) !== n || Number(dm[2]) !== n * DESTS_PER_SERVICE) throw new Error(`floor-probe --dump: ${d.stdout}`);
-      dumps.push({ wallMs: d.wallMs, userUs: d.userUs, systemUs: d.systemUs, sendmsg: Number(dm[3]), recv: Number(dm[4]) });
+      dumps.push({ wallMs: d.wallMs, userUs: d.userUs, systemUs: d.systemUs, minorFaults: d.minorFaults, sendmsg: Number(dm[3]), recv: Number(dm[4]) });
     }
-    return { wallMs: t.wallMs, userUs: t.userUs, systemUs: t.systemUs, sendmsg: Number(m[3]), recv: Number(m[4]), dumps };
+    return { wallMs: t.wallMs, userUs: t.userUs, systemUs: t.systemUs, minorFaults: t.minorFaults, sendmsg: Number(m[3]), recv: Number(m[4]), dumps };
   });
 }
 

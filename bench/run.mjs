@@ -188,6 +188,8 @@ if (existsSync(ipvsFile)) {
   if (sys) md.push(`| system calls per op (strace) | ${sys.ours.toFixed(3)} | ${sys.adm.toFixed(2)} | ${sys.prb.toFixed(4)} | ${ratio(sys.adm / sys.ours)} fewer | |`);
   const noClock = (x) => (x.total - (x.byName.clock_gettime ?? 0)) / so;
   if (sys) md.push(`| the same without clock_gettime (a vDSO call, no system call, on a real kernel) | ${noClock(r.strace.ours.apply).toFixed(3)} | ${noClock(r.strace.ipvsadm.program).toFixed(2)} | ${noClock(r.strace.probe.program).toFixed(4)} | | |`);
+  if (runs.every((x) => x.ours.applyFaults !== undefined && x.probe.minorFaults !== undefined))
+    md.push(`| minor page faults (pages touched for the first time; tools: process start included) | ${m((x) => x.ours.applyFaults).toLocaleString('en')} | ${m((x) => x.ipvsadm.program.minorFaults).toLocaleString('en')} | ${m((x) => x.probe.minorFaults).toLocaleString('en')} | | |`);
   md.push(`| library counters per op | sendmsg ${(c.sendmsgCalls / ops).toFixed(4)}, recvmmsg ${(c.recvCalls / ops).toFixed(4)} | | sendmsg ${(runs[0].probe.sendmsg / ops).toFixed(4)}, recv ${(runs[0].probe.recv / ops).toFixed(4)} | | |`);
   md.push('');
   md.push('Targets:');
@@ -217,6 +219,12 @@ if (existsSync(ipvsFile)) {
   md.push('|---|---:|---:|---:|---:|---:|---:|');
   md.push(`| wall time (ms) | ${f1(dOurs)} | ${dRules === undefined ? '' : f1(dRules)} | ${f1(dAdm)} | ${dFloor === undefined ? '' : f1(dFloor)} | ${ratio(dAdm / dOurs)} | ${dFloor === undefined ? '' : ratio(dOurs / dFloor)} |`);
   md.push(`| CPU (ms) | ${f1(median(runs.flatMap((x) => x.ours.dumpUserUs)) / 1000)} | | ${f1(median(runs.flatMap((x) => x.ipvsadm.dumps.map((d) => d.userUs + d.systemUs))) / 1000)} | ${dFloor === undefined ? '' : f1(median(runs.flatMap((x) => x.probe.dumps.map((d) => d.userUs + d.systemUs))) / 1000)} | | |`);
+  if (runs.every((x) => x.ours.dumpFaults && x.ours.rulesDumpFaults && x.probe.dumps?.every((d) => d.minorFaults !== undefined))) {
+    const faults = (list) => median(list).toLocaleString('en');
+    md.push(
+      `| minor page faults (pages touched for the first time; tools: process start included) | ${faults(runs.flatMap((x) => x.ours.dumpFaults))} | ${faults(runs.flatMap((x) => x.ours.rulesDumpFaults))} | ${faults(runs.flatMap((x) => x.ipvsadm.dumps.map((d) => d.minorFaults)))} | ${faults(runs.flatMap((x) => x.probe.dumps.map((d) => d.minorFaults)))} | | |`,
+    );
+  }
   if (r.strace) {
     const sv = r.straceServices;
     md.push(`| system calls per service (strace, ${sv.toLocaleString('en')} services) | ${(r.strace.ours.dump.total / sv).toFixed(2)} | | ${(r.strace.ipvsadm.dump.total / sv).toFixed(2)} | | | |`);
