@@ -86,8 +86,8 @@ for (let i = 0; i < Number(a.dumps); i++) {
   t = now();
   dumped = await ipvs.dump();
   out.dumpMs.push(msSince(t));
-  out.dumpFaults.push(minorFaults() - f1);
   marker('dump-end');
+  out.dumpFaults.push(minorFaults() - f1); // outside the markers, as for apply
   out.dumpUserUs.push(process.cpuUsage(u0).user);
   const d1 = ipvs.counters();
   out.dumpCounters = Object.fromEntries(Object.keys(d1).map((k) => [k, d1[k] - d0[k]]));
