@@ -93,7 +93,7 @@ export class ReplyRecords {
       sched3: (flags & SVC_F.SCHED3) !== 0,
     };
     if ((flags & SVC_F.PERSISTENT) !== 0) {
-      const netmask = af === AF_INET6 ? v.getUint32(at + REP.SvcNetmask, LE) : this.dottedQuad(at + REP.SvcNetmask);
+      const netmask = af === AF_INET6 ? v.getUint32(at + REP.SvcNetmask, LE) : ipv4Text(this.bytes, at + REP.SvcNetmask);
       s.persistent = { timeout: v.getUint32(at + REP.SvcTimeout, LE), netmask };
     }
     const pe = v.getUint16(at + REP.SvcPe, LE);
@@ -195,11 +195,7 @@ export class ReplyRecords {
 
   /** IPv4 is formatted here; IPv6 comes as inet_ntop's text (what ipvsadm -n prints). */
   private address(at: number, af: number): string {
-    return af === AF_INET6 ? this.string(this.view.getUint32(at + REP.AddrText, LE)) : this.dottedQuad(at + REP.Addr);
-  }
-
-  private dottedQuad(at: number): string {
-    return ipv4Text(this.bytes, at);
+    return af === AF_INET6 ? this.string(this.view.getUint32(at + REP.AddrText, LE)) : ipv4Text(this.bytes, at + REP.Addr);
   }
 
   private string(id: number): string {
