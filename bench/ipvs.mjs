@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { DESTS_PER_SERVICE, messages, restoreText } from './ipvs-rules.mjs';
+import { timed } from './netns-util.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: a } = parseArgs({
@@ -66,18 +67,6 @@ function withNetns(fn) {
   }
 }
 
-/** Runs argv inside netns under /usr/bin/time; returns wall, user and system time, minor page faults and the output. */
-function timed(ns, argv, stdinFile) {
-  const tf = path.join(work, `time-${process.pid}.txt`);
-  const r = spawnSync('ip', ['netns', 'exec', ns, '/usr/bin/time', '-f', '%e %U %S %R', '-o', tf, ...argv], {
-    input: stdinFile ? readFileSync(stdinFile) : undefined,
-    maxBuffer: 1 << 30,
-  });
-  if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${String(r.stderr).slice(0, 500)}`);
-  const [wall, user, sys, minorFaults] = readFileSync(tf, 'utf8').trim().split('\n').pop().split(/\s+/).map(Number);
-  return { wallMs: wall * 1000, userUs: user * 1e6, systemUs: sys * 1e6, minorFaults, stdout: String(r.stdout) };
-}
-
 function countIpvs(ns) {
   const out = execFileSync('ip', ['netns', 'exec', ns, 'ipvsadm', '-Sn'], { maxBuffer: 1 << 30 }).toString();
   let s = 0, d = 0;
@@ -104,7 +93,7 @@ function ours(n, extra = []) {
 function ipvsadm(n) {
   const f = prepare(n);
   return withNetns((ns) => {
-    const prog = timed(ns, ['ipvsadm', '-R'], f.restore);
+    const prog = timed(ns, ['ipvsadm', '-R'], readFileSync(f.restore));
     expectCount(ns, n, 'ipvsadm -R');
     const dumps = [];
     for (let i = 0; i < DUMPS; i++) {
