@@ -4,6 +4,13 @@
  * adds the jumps from the built-in chains only when missing (like
  * kube-proxy's EnsureRule, so they are never duplicated), and removes
  * exactly our chains and jumps on cleanup.
+ *
+ * After each write, one iptables-save records what the chains look like,
+ * for holds() to compare at resyncs. That read runs after apply() returns:
+ * the rules are in the kernel once the restore exits, and a sync should not
+ * wait another program run (about a second of a cold start under
+ * user-mode-linux) for bookkeeping. Every later call on that family waits
+ * for it first, so the calls still see one another in order.
  */
 import { execError, type Exec } from './exec.js';
 import { FILTER_CHAINS, JUMP_RULES, NAT_CHAINS } from './iptables.js';
@@ -37,6 +44,8 @@ const OWNED_CHAINS: Record<'nat' | 'filter', readonly string[]> = { nat: NAT_CHA
 export class IptablesRunner {
   /** Per family, the last payload written and how iptables-save showed our chains and jumps right after. */
   private readonly written = new Map<AddressFamily, { payload: string; view: string }>();
+  /** Per family, the read-back of the last write while it runs. */
+  private readonly reading = new Map<AddressFamily, Promise<void>>();
 
   constructor(
     private readonly exec: Exec,
@@ -47,17 +56,39 @@ export class IptablesRunner {
    * Writes the payload and, in the same restore, inserts the jumps from the
    * built-in chains that are missing (read with one iptables-save first):
    * three programs per write whatever the state (the last, a save, records
-   * what the result looks like for holds()), where kube-proxy runs
-   * `iptables -C` nine times per sync.
+   * what the result looks like for holds(), and is not waited for), where
+   * kube-proxy runs `iptables -C` nine times per sync.
    */
   async apply(family: AddressFamily, restore: string): Promise<void> {
+    await this.settled(family);
     const present = await this.rules(family);
     const missing = JUMP_RULES.filter((j) => !present.has(jumpLine(j)));
     this.written.delete(family);
     await this.restore(family, withLines(restore, missing.map((j) => ({ table: j.table, line: `-I ${j.chain} ${jumpRule(j)}` }))), ['--counters']);
-    // Written; if it cannot be read back, the next resync just writes again.
-    const view = await this.save(family).then(ourView, () => undefined);
-    if (view !== undefined) this.written.set(family, { payload: restore, view });
+    this.readBack(family, restore);
+  }
+
+  /**
+   * Records how iptables-save shows what was just written, without holding
+   * up the caller. Started at once, as when it was awaited, so the window
+   * in which someone else's edit could be taken for ours is no wider. If it
+   * cannot be read, nothing is recorded and the next resync writes again.
+   */
+  private readBack(family: AddressFamily, payload: string): void {
+    const done = this.save(family).then(
+      (saved) => void this.written.set(family, { payload, view: ourView(saved) }),
+      () => undefined,
+    );
+    this.reading.set(family, done);
+    void done.then(() => {
+      if (this.reading.get(family) === done) this.reading.delete(family);
+    });
+  }
+
+  /** Waits for the read-back of the last write to this family, if one is running. */
+  async settled(family?: AddressFamily): Promise<void> {
+    if (family !== undefined) await this.reading.get(family);
+    else await Promise.all(this.reading.values());
   }
 
   /**
@@ -67,6 +98,7 @@ export class IptablesRunner {
    * nothing, and one whose rules someone edited does.
    */
   async holds(family: AddressFamily, payload: string): Promise<boolean> {
+    await this.settled(family);
     const w = this.written.get(family);
     if (!w || w.payload !== payload) return false;
     return ourView(await this.save(family)) === w.view;
@@ -74,6 +106,7 @@ export class IptablesRunner {
 
   /** Removes our jumps (every copy), then flushes and deletes our chains that exist, in one restore. Nothing else is touched. */
   async cleanup(family: AddressFamily): Promise<void> {
+    await this.settled(family);
     this.written.delete(family);
     const saved = await this.save(family);
     const present = new Set(saved.map((l) => `${l.table} ${l.line}`));
