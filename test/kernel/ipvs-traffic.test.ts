@@ -13,19 +13,11 @@ import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { Ipvs } from '../../lib/index.js';
-import { type Netns, freshNetns } from '../support/netns.js';
+import { type Netns, freshNetns, vethLink } from '../support/netns.js';
 import { parseIpvsadmList, splitHostPort } from '../support/fixtures.js';
 import type { ServiceWithDestinations, Stats } from '../../lib/index.js';
 
 const VIP = '10.10.10.10';
-
-async function link(a: Netns, aName: string, aAddr: string, b: Netns, bName: string, bAddr: string): Promise<void> {
-  await a.exec('ip', ['link', 'add', aName, 'type', 'veth', 'peer', 'name', bName, 'netns', b.name]);
-  await a.exec('ip', ['addr', 'add', aAddr, 'dev', aName]);
-  await a.exec('ip', ['link', 'set', aName, 'up']);
-  await b.exec('ip', ['addr', 'add', bAddr, 'dev', bName]);
-  await b.exec('ip', ['link', 'set', bName, 'up']);
-}
 
 const SERVER = `
 const name = process.argv[1];
@@ -61,9 +53,9 @@ async function topology(t: { teardown(fn: () => unknown): void }) {
   const be1 = await freshNetns(t, 'be1');
   const be2 = await freshNetns(t, 'be2');
 
-  await link(router, 'rc', '192.168.10.1/24', client, 'c0', '192.168.10.2/24');
-  await link(router, 'rb1', '192.168.21.1/24', be1, 'b0', '192.168.21.2/24');
-  await link(router, 'rb2', '192.168.22.1/24', be2, 'b0', '192.168.22.2/24');
+  await vethLink(router, 'rc', '192.168.10.1/24', client, 'c0', '192.168.10.2/24');
+  await vethLink(router, 'rb1', '192.168.21.1/24', be1, 'b0', '192.168.21.2/24');
+  await vethLink(router, 'rb2', '192.168.22.1/24', be2, 'b0', '192.168.22.2/24');
   await client.exec('ip', ['route', 'add', 'default', 'via', '192.168.10.1']);
   await be1.exec('ip', ['route', 'add', 'default', 'via', '192.168.21.1']);
   await be2.exec('ip', ['route', 'add', 'default', 'via', '192.168.22.1']);

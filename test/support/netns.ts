@@ -60,3 +60,12 @@ export async function freshNetns(t: TapLike, prefix?: string): Promise<Netns> {
   t.teardown(() => deleteNetns(ns));
   return ns;
 }
+
+/** A veth pair from `a` (end `aName`, address `aAddr`) to `b` (`bName`, `bAddr`), both ends up. */
+export async function vethLink(a: Netns, aName: string, aAddr: string, b: Netns, bName: string, bAddr: string): Promise<void> {
+  await a.exec('ip', ['link', 'add', aName, 'type', 'veth', 'peer', 'name', bName, 'netns', b.name]);
+  await a.exec('ip', ['addr', 'add', aAddr, 'dev', aName]);
+  await a.exec('ip', ['link', 'set', aName, 'up']);
+  await b.exec('ip', ['addr', 'add', bAddr, 'dev', bName]);
+  await b.exec('ip', ['link', 'set', bName, 'up']);
+}

@@ -12,7 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freshNetns, type Netns } from './netns.js';
+import { freshNetns, type Netns, vethLink } from './netns.js';
 
 interface TapLike {
   teardown(fn: () => unknown): void;
@@ -20,14 +20,6 @@ interface TapLike {
 
 export const NODE_IP = '192.168.10.1';
 export const PODS = { be1: '10.244.1.10', be2: '10.244.2.11' } as const;
-
-async function link(a: Netns, aName: string, aAddr: string, b: Netns, bName: string, bAddr: string): Promise<void> {
-  await a.exec('ip', ['link', 'add', aName, 'type', 'veth', 'peer', 'name', bName, 'netns', b.name]);
-  await a.exec('ip', ['addr', 'add', aAddr, 'dev', aName]);
-  await a.exec('ip', ['link', 'set', aName, 'up']);
-  await b.exec('ip', ['addr', 'add', bAddr, 'dev', bName]);
-  await b.exec('ip', ['link', 'set', bName, 'up']);
-}
 
 export interface Cluster {
   node: Netns;
@@ -41,9 +33,9 @@ export async function nodeWithPods(t: TapLike): Promise<Cluster> {
   const client = await freshNetns(t, 'cli');
   const be1 = await freshNetns(t, 'be1');
   const be2 = await freshNetns(t, 'be2');
-  await link(node, 'eth0', `${NODE_IP}/24`, client, 'c0', '192.168.10.2/24');
-  await link(node, 'pod1', '10.244.1.1/24', be1, 'eth0', `${PODS.be1}/24`);
-  await link(node, 'pod2', '10.244.2.1/24', be2, 'eth0', `${PODS.be2}/24`);
+  await vethLink(node, 'eth0', `${NODE_IP}/24`, client, 'c0', '192.168.10.2/24');
+  await vethLink(node, 'pod1', '10.244.1.1/24', be1, 'eth0', `${PODS.be1}/24`);
+  await vethLink(node, 'pod2', '10.244.2.1/24', be2, 'eth0', `${PODS.be2}/24`);
   await client.exec('ip', ['route', 'add', 'default', 'via', NODE_IP]);
   await be1.exec('ip', ['route', 'add', 'default', 'via', '10.244.1.1']);
   await be2.exec('ip', ['route', 'add', 'default', 'via', '10.244.2.1']);
