@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { DESTS_PER_SERVICE, messages, restoreText } from './ipvs-rules.mjs';
-import { timed } from './netns-util.mjs';
+import { freshNetns, timed } from './netns-util.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: a } = parseArgs({
@@ -55,15 +55,12 @@ function prepare(n) {
   return (files[n] = f);
 }
 
-let nsSeq = 0;
 function withNetns(fn) {
-  const name = `ipvsbench-${process.pid}-${nsSeq++}`;
-  execFileSync('ip', ['netns', 'add', name]);
+  const ns = freshNetns('ipvsbench');
   try {
-    execFileSync('ip', ['netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up']);
-    return fn(name, `/run/netns/${name}`);
+    return fn(ns.name, ns.path);
   } finally {
-    spawnSync('ip', ['netns', 'delete', name]);
+    ns.remove();
   }
 }
 
@@ -201,13 +198,11 @@ async function straced(n) {
   const log = path.join(work, `strace-${process.pid}.txt`);
   const out = {};
   say(`strace: Ipvs.apply, ${n} services`);
-  const name = `ipvsbench-${process.pid}-${nsSeq++}`;
-  execFileSync('ip', ['netns', 'add', name]);
+  const ns = freshNetns('ipvsbench');
   try {
-    execFileSync('ip', ['netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up']);
-    out.ours = await straceOurs(n, name);
+    out.ours = await straceOurs(n, ns.name);
   } finally {
-    spawnSync('ip', ['netns', 'delete', name]);
+    ns.remove();
   }
   say(`strace: ipvsadm -R, ${n} services`);
   out.ipvsadm = withNetns((ns) => {

@@ -4,15 +4,18 @@
  * ip addr) — for the controller benchmarks, inside the IPVS sandbox.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-let seq = 0;
-
-/** A new namespace with lo up; returns { name, path, remove() }. */
+/**
+ * A new namespace with lo up; returns { name, path, remove() }. The name
+ * has a random part: pids repeat from one boot of the sandbox to the next,
+ * and a run killed before its cleanup leaves its names behind.
+ */
 export function freshNetns(prefix) {
-  const name = `${prefix}-${process.pid}-${seq++}`;
+  const name = `${prefix}-${process.pid}-${randomBytes(3).toString('hex')}`;
   execFileSync('ip', ['netns', 'add', name]);
   execFileSync('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
   return { name, path: `/run/netns/${name}`, remove: () => spawnSync('ip', ['netns', 'delete', name]) };

@@ -41,9 +41,13 @@ case "$PROJECT/" in /run/* | /proc/* | /sys/* | /dev/*)
 	die "project dir $PROJECT is under a path the guest mounts over" ;;
 esac
 # The guest mounts a fresh tmpfs on /tmp, unless the project or the cwd is
-# there (a CI clone often is): then the guest shares the host's /tmp.
+# there (a CI clone often is): then the guest shares the host's /tmp. It
+# always gets a fresh /run (unless the cwd is there): sharing the host's
+# left the guest's /run/netns entries on the host, where a later boot,
+# whose pids repeat, collided with those of a run killed before cleanup.
 MOUNT_TMP=1
-case "$CWD/" in /tmp/* | /run/*) MOUNT_TMP=0 ;; esac
+MOUNT_RUN=1
+case "$CWD/" in /tmp/*) MOUNT_TMP=0 ;; /run/*) MOUNT_TMP=0 MOUNT_RUN=0 ;; esac
 case "$PROJECT/" in /tmp/*) MOUNT_TMP=0 ;; esac
 
 # --- LD_PRELOAD shim that makes UML 6.1 work on hosts with big XSAVE areas ---
@@ -126,7 +130,7 @@ exec </dev/null >>$(printf '%q' "$RUN/init.log") 2>&1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 [ $MOUNT_TMP = 1 ] && mount -t tmpfs -o mode=1777 tmpfs /tmp
-[ $MOUNT_TMP = 1 ] && mount -t tmpfs -o mode=755 tmpfs /run
+[ $MOUNT_RUN = 1 ] && mount -t tmpfs -o mode=755 tmpfs /run
 mkdir -p /dev/pts /dev/shm /run/netns
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts 2>/dev/null
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
