@@ -101,7 +101,7 @@ export function controllerTables(r, { f1, ratio, target }) {
   md.push(`| sendmsg calls | ${cold.sendmsg} | ${apiCold ? apiCold.sendmsg : ''} | ${floorSendmsg} | |`);
   md.push('');
   const fs = m[m.length - 1].firstSync.netlink;
-  md.push(`First sync's sockets (last run): IPVS ${fs.ipvs.messagesSent.toLocaleString('en')} messages in ${fs.ipvs.sendmsgCalls} sendmsg; ipset ${fs.ipset.messagesSent} messages in ${fs.ipset.sendmsgCalls}; rtnetlink ${fs.rtnl.messagesSent.toLocaleString('en')} in ${fs.rtnl.sendmsgCalls}. The first sync also runs iptables-save, iptables-restore and iptables-save again (three processes), where the floor runs one iptables-restore.`);
+  md.push(`First sync's sockets (last run): IPVS ${fs.ipvs.messagesSent.toLocaleString('en')} messages in ${fs.ipvs.sendmsgCalls} sendmsg; ipset ${fs.ipset.messagesSent} messages in ${fs.ipset.sendmsgCalls}; rtnetlink ${fs.rtnl.messagesSent.toLocaleString('en')} in ${fs.rtnl.sendmsgCalls}. The first sync also runs iptables-save (which jumps are missing) before its iptables-restore, where the floor runs the restore alone; the iptables-save that records the result for later resyncs runs after the sync has ended.`);
   md.push('');
   md.push('Targets:');
   md.push(`- spawn to programmed within 1.2x of the floor: ${target('controller cold start <= 1.2x floor', cold.total <= 1.2 * floor.total, `${ratio(cold.total / floor.total)} the whole floor; ${ratio(cold.total / floor.narrow)} the floor probe + addMany alone; the first sync alone ${ratio(cold.sync / floor.total)} the floor${apiCold ? `; from the API server ${ratio(apiCold.total / floor.total)}` : ''}`)}`);
