@@ -86,9 +86,8 @@ export class IptablesRunner {
   }
 
   /** Waits for the read-back of the last write to this family, if one is running. */
-  async settled(family?: AddressFamily): Promise<void> {
-    if (family !== undefined) await this.reading.get(family);
-    else await Promise.all(this.reading.values());
+  async settled(family: AddressFamily): Promise<void> {
+    await this.reading.get(family);
   }
 
   /**

@@ -136,7 +136,7 @@ t.test('a second apply() waits for the first one\'s read-back', async (t) => {
   t.same(k.started, ['save', 'restore', 'save'], 'nothing new starts while the read-back runs');
   readBack();
   await second;
-  await runner.settled();
+  await runner.settled('inet');
   t.same(k.started, ['save', 'restore', 'save', 'save', 'restore', 'save']);
   t.equal(k.maxRunning, 1, 'never two programs at once');
   t.equal(await runner.holds('inet', OTHER), true, 'the second write is what is recorded');
