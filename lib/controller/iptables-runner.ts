@@ -44,7 +44,7 @@ const OWNED_CHAINS: Record<'nat' | 'filter', readonly string[]> = { nat: NAT_CHA
 export class IptablesRunner {
   /** Per family, the last payload written and how iptables-save showed our chains and jumps right after. */
   private readonly written = new Map<AddressFamily, { payload: string; view: string }>();
-  /** Per family, the read-back of the last write while it runs. */
+  /** Per family, the read-back of the last write (settled ones stay: awaiting them costs nothing). */
   private readonly reading = new Map<AddressFamily, Promise<void>>();
 
   constructor(
@@ -80,12 +80,9 @@ export class IptablesRunner {
       () => undefined,
     );
     this.reading.set(family, done);
-    void done.then(() => {
-      if (this.reading.get(family) === done) this.reading.delete(family);
-    });
   }
 
-  /** Waits for the read-back of the last write to this family, if one is running. */
+  /** Waits for the read-back of the last write to this family (it never rejects). */
   async settled(family: AddressFamily): Promise<void> {
     await this.reading.get(family);
   }

@@ -15,8 +15,9 @@ const OTHER = ['*nat', ':KUBE-SERVICES - [0:0]', '-A KUBE-SERVICES -m comment --
 /** Tables as iptables-save prints them: per table, chains in order with their rules. */
 class FakeTables {
   readonly tables = new Map<string, Map<string, string[]>>();
-  /** Programs started, in order ("save", "restore"), and how many run right now. */
+  /** Programs started, in order ("save", "restore"). */
   readonly started: string[] = [];
+  /** How many run right now, and the most that ever ran at once. */
   running = 0;
   maxRunning = 0;
   /** Per program, gates its next calls wait on before they answer (the test opens them). */
@@ -93,12 +94,18 @@ const ticks = async (n = 20) => {
   for (let i = 0; i < n; i++) await Promise.resolve();
 };
 
-t.test('apply() returns once the restore has run, without waiting for the read-back', async (t) => {
+/** A runner that has written PAYLOAD, with its read-back still running until `readBack()`. */
+async function writtenWithReadBackHeld(): Promise<{ k: FakeTables; runner: IptablesRunner; readBack: () => void }> {
   const k = new FakeTables();
   const runner = new IptablesRunner(k.exec);
   k.hold('save')(); // the first save, apply()'s look at the jumps, answers at once
   const readBack = k.hold('save'); // the second, the read-back, waits
   await runner.apply('inet', PAYLOAD);
+  return { k, runner, readBack };
+}
+
+t.test('apply() returns once the restore has run, without waiting for the read-back', async (t) => {
+  const { k, runner, readBack } = await writtenWithReadBackHeld();
   t.same(k.started, ['save', 'restore', 'save'], 'the read-back has started');
   t.equal(k.running, 1, 'and is still running when apply() returns');
   t.match(k.save(), /-A KUBE-SERVICES -m comment --comment "one" -j RETURN/, 'the rules are in the kernel');
@@ -126,11 +133,7 @@ t.test('holds() is false for another payload, and once someone edits our chains'
 });
 
 t.test('a second apply() waits for the first one\'s read-back', async (t) => {
-  const k = new FakeTables();
-  const runner = new IptablesRunner(k.exec);
-  k.hold('save')(); // apply()'s own look
-  const readBack = k.hold('save');
-  await runner.apply('inet', PAYLOAD);
+  const { k, runner, readBack } = await writtenWithReadBackHeld();
   const second = runner.apply('inet', OTHER);
   await ticks();
   t.same(k.started, ['save', 'restore', 'save'], 'nothing new starts while the read-back runs');
@@ -144,22 +147,14 @@ t.test('a second apply() waits for the first one\'s read-back', async (t) => {
 });
 
 t.test('a read-back that fails records nothing: the next resync writes again', async (t) => {
-  const k = new FakeTables();
-  const runner = new IptablesRunner(k.exec);
-  k.hold('save')();
-  const readBack = k.hold('save');
-  await runner.apply('inet', PAYLOAD);
+  const { k, runner, readBack } = await writtenWithReadBackHeld();
   k.failNext = 'save';
   readBack();
   t.equal(await runner.holds('inet', PAYLOAD), false);
 });
 
 t.test('cleanup() waits for the read-back, then finds the chains it has to remove', async (t) => {
-  const k = new FakeTables();
-  const runner = new IptablesRunner(k.exec);
-  k.hold('save')();
-  const readBack = k.hold('save');
-  await runner.apply('inet', PAYLOAD);
+  const { k, runner, readBack } = await writtenWithReadBackHeld();
   const cleanup = runner.cleanup('inet');
   await ticks();
   t.same(k.started, ['save', 'restore', 'save'], 'cleanup waits');
