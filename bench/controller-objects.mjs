@@ -112,6 +112,21 @@ status:
 }
 
 /**
+ * The same objects as JSON, in as many files (an array each): what the
+ * least a Node program must do to take the cluster in (bench/parse-floor.mjs)
+ * reads.
+ */
+export function writeJsonObjects(dir, services) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'node.json'), JSON.stringify([node()]));
+  for (let from = 0; from < services; from += SERVICES_PER_FILE) {
+    const docs = [];
+    for (let i = from; i < Math.min(services, from + SERVICES_PER_FILE); i++) docs.push(service(i), slice(i));
+    writeFileSync(path.join(dir, fileOf(from).replace(/\.yaml$/, '.json')), JSON.stringify(docs));
+  }
+}
+
+/**
  * Rewrites the file holding service i so that its slice has one endpoint
  * more (`extra` true) or the usual ten; written to a temporary name and
  * renamed, as an editor or a config-management tool would.

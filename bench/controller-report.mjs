@@ -102,6 +102,14 @@ export function controllerTables(r, { f1, ratio, target }) {
   md.push('');
   const fs = m[m.length - 1].firstSync.netlink;
   md.push(`First sync's sockets (last run): IPVS ${fs.ipvs.messagesSent.toLocaleString('en')} messages in ${fs.ipvs.sendmsgCalls} sendmsg; ipset ${fs.ipset.messagesSent} messages in ${fs.ipset.sendmsgCalls}; rtnetlink ${fs.rtnl.messagesSent.toLocaleString('en')} in ${fs.rtnl.sendmsgCalls}. The first sync also runs iptables-save (which jumps are missing) before its iptables-restore, where the floor runs the restore alone; the iptables-save that records the result for later resyncs runs after the sync has ended.`);
+  if (r.floor.every((x) => x.parseOnly && x.nodeStart)) {
+    const start = median(r.floor.map((x) => x.nodeStart.wallMs));
+    const parse = median(r.floor.map((x) => x.parseOnly.wallMs));
+    md.push('');
+    md.push(
+      `What any Node program pays here before it programs anything (same run, same namespace as the floor, /usr/bin/time, median of ${r.floor.length}): \`node -e ''\` ${f1(start)} ms; starting, reading the same ${(2 * r.services).toLocaleString('en')} objects as JSON (${Math.ceil(r.services / 100)} files, no YAML) and \`JSON.parse\`-ing them, nothing checked or kept (bench/parse-floor.mjs): ${f1(parse)} ms. The 1.2x target leaves ${f1(0.2 * floor.total)} ms above the floor for all of the proxy's own work; that parse alone is ${ratio(parse / (0.2 * floor.total))} of it.`,
+    );
+  }
   md.push('');
   md.push('Targets:');
   md.push(`- spawn to programmed within 1.2x of the floor: ${target('controller cold start <= 1.2x floor', cold.total <= 1.2 * floor.total, `${ratio(cold.total / floor.total)} the whole floor; ${ratio(cold.total / floor.narrow)} the floor probe + addMany alone; the first sync alone ${ratio(cold.sync / floor.total)} the floor${apiCold ? `; from the API server ${ratio(apiCold.total / floor.total)}` : ''}`)}`);

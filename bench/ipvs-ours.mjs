@@ -9,15 +9,19 @@
  * --markers: make a recognizable failing access() call just before and just
  * after apply(), so an strace of this process can count the system calls of
  * apply() alone.
+ * --capture FILE: after the measured reads, one more dump() whose replies from
+ * the addon (the records and their strings) are written to FILE and
+ * FILE.strings.json, for bench/ipvs-client-side.mjs to decode without a kernel.
  * --wait-for-go: print "READY <pid>" on stderr once loaded and wait for a
  * line on stdin before starting (so strace can attach after node's start-up,
  * which is slow to trace under user-mode-linux).
  */
-import { accessSync, readFileSync } from 'node:fs';
+import { accessSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { Ipvs } from '../dist/lib/index.js';
 import { DESTS_PER_SERVICE, applyOps } from './ipvs-rules.mjs';
+import { minorFaults } from './proc-stat.mjs';
 
 const { values: a } = parseArgs({
   options: {
@@ -26,6 +30,7 @@ const { values: a } = parseArgs({
     dumps: { type: 'string', default: '3' },
     markers: { type: 'boolean', default: false },
     'wait-for-go': { type: 'boolean', default: false },
+    capture: { type: 'string' },
   },
 });
 const services = Number(a.services);
@@ -37,11 +42,6 @@ const gc = globalThis.gc ?? (() => {});
 const mem = () => { gc(); gc(); const m = process.memoryUsage(); return { rss: m.rss, heapUsed: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers }; };
 const now = () => process.hrtime.bigint();
 const msSince = (t) => Number(now() - t) / 1e6;
-/** Minor page faults of the whole process so far (every thread; field 10 of /proc/self/stat). */
-const minorFaults = () => {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
-};
 
 if (a['wait-for-go']) {
   process.stderr.write(`READY ${process.pid}\n`);
@@ -103,6 +103,25 @@ for (let i = 0; i < Number(a.dumps); i++) {
   out.rulesDumpMs.push(msSince(t));
   out.rulesDumpFaults.push(minorFaults() - f1);
   if (rules.length !== dumped.length) throw new Error(`dump({ stats: false }) read ${rules.length} services, dump() ${dumped.length}`);
+}
+if (a.capture) {
+  // The handle is the addon's (a private field of Ipvs): its dump() is
+  // shadowed for this one call to keep a copy of what it hands back (the
+  // addon's methods are read-only on its prototype, hence defineProperty).
+  const handle = ipvs.handle;
+  const real = handle.dump.bind(handle);
+  Object.defineProperty(handle, 'dump', {
+    configurable: true,
+    value: async () => {
+      const r = await real();
+      if (r.failures.length) throw new Error(`dump failed while capturing: ${JSON.stringify(r.failures[0])}`);
+      writeFileSync(a.capture, new Uint8Array(r.records));
+      writeFileSync(`${a.capture}.strings.json`, JSON.stringify(r.strings));
+      return r;
+    },
+  });
+  await ipvs.dump();
+  delete handle.dump;
 }
 out.dumpedServices = dumped?.length ?? 0;
 out.dumpedDestinations = dumped ? dumped.reduce((n, s) => n + s.destinations.length, 0) : 0;

@@ -5,9 +5,14 @@
  * namespace: Ipvs.apply (bench/ipvs-ours.mjs, its own node process), `ipvsadm -R`
  * of the same rules, and bench/floor-probe (the same netlink messages in big
  * batches, nothing around them). Reads them back with dump() and `ipvsadm -Sn`.
- * Then, on separate runs under strace, counts system calls per operation.
+ * Then the library's side alone (bench/ipvs-client-side.mjs: apply() and the
+ * decoding of a captured dump, the kernel stubbed out), and, on separate runs
+ * under strace, system calls per operation.
  *
- *   node bench/ipvs.mjs --services N [--strace-services M] [--runs R] --probe PATH --out FILE
+ *   node bench/ipvs.mjs --services N [--strace-services M] [--runs R] --probe PATH --out FILE [--replies FILE]
+ *
+ * --replies: where the first run's captured dump replies go (for the
+ * client-side runs here and, afterwards, on the host: bench/run.mjs).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { DESTS_PER_SERVICE, messages, restoreText } from './ipvs-rules.mjs';
+import { clientSide } from './ipvs-client-side-run.mjs';
 import { freshNetns, timed } from './netns-util.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -29,6 +35,7 @@ const { values: a } = parseArgs({
     probe: { type: 'string', default: path.join(here, '.build', 'floor-probe') },
     out: { type: 'string', default: path.join(here, 'results', 'ipvs.json') },
     'no-strace': { type: 'boolean', default: false },
+    replies: { type: 'string', default: path.join(here, '.build', 'ipvs-dump-replies.bin') },
   },
 });
 const N = Number(a.services);
@@ -233,8 +240,11 @@ const runs = [];
 for (let r = 0; r < RUNS; r++) {
   const run = {};
   say(`run ${r + 1}/${RUNS}: Ipvs.apply + dump()`);
-  run.ours = ours(N);
+  run.ours = ours(N, r === 0 ? ['--capture', a.replies] : []);
   say(`  apply ${run.ours.applyMs.toFixed(0)} ms, dump ${median(run.ours.dumpMs).toFixed(0)} ms`);
+  say(`run ${r + 1}/${RUNS}: the library's side alone (kernel stubbed)`);
+  run.clientSide = clientSide(N, a.replies, DUMPS);
+  say(`  apply ${run.clientSide.applyMs.toFixed(0)} ms, dump ${median(run.clientSide.dumpMs).toFixed(0)} ms`);
   say(`run ${r + 1}/${RUNS}: ipvsadm -R + ipvsadm -Sn`);
   run.ipvsadm = ipvsadm(N);
   say(`  ipvsadm -R ${run.ipvsadm.program.wallMs.toFixed(0)} ms, -Sn ${median(run.ipvsadm.dumps.map((d) => d.wallMs)).toFixed(0)} ms`);

@@ -1,0 +1,90 @@
+/**
+ * The library's own side of apply() and dump(), with the kernel taken out:
+ * an Ipvs over a stub of the addon's handle, in its own node process, the
+ * same steps as bench/ipvs-ours.mjs. apply() checks every op, writes its
+ * request records and builds its results, and the stub answers "all done" at
+ * once (so the addon's encoding and the kernel's work are both left out);
+ * dump() decodes the replies a real dump handed back (captured by
+ * `ipvs-ours.mjs --capture`), read once beforehand, as the addon's reply
+ * memory is when dumps follow one another.
+ *
+ * What it answers: how much of apply()'s and dump()'s time against their
+ * floors is the client's work, here (run inside the sandbox) and on a real
+ * kernel's page-fault costs (run on the host).
+ *
+ *   node --expose-gc bench/ipvs-client-side.mjs --services N [--replies FILE] [--dumps 3]
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+import { Ipvs } from '../dist/lib/index.js';
+import { applyOps } from './ipvs-rules.mjs';
+import { minorFaults } from './proc-stat.mjs';
+
+const { values: a } = parseArgs({
+  options: {
+    services: { type: 'string', default: '200' },
+    replies: { type: 'string' },
+    dumps: { type: 'string', default: '3' },
+  },
+});
+const gc = globalThis.gc ?? (() => {});
+const now = () => process.hrtime.bigint();
+const msSince = (t) => Number(now() - t) / 1e6;
+
+let replies;
+if (a.replies) {
+  const b = readFileSync(a.replies);
+  replies = { failures: [], records: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), strings: JSON.parse(readFileSync(`${a.replies}.strings.json`, 'utf8')) };
+}
+const counters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0 };
+/** The addon's IpvsHandle (lib/netlink/binding.ts), answering without a kernel. */
+const stub = {
+  open: async () => 0,
+  execute: async () => ({ failures: [], records: new ArrayBuffer(0), strings: [] }),
+  dump: async () => {
+    if (!replies) throw new Error('--replies FILE is needed for dump()');
+    return replies;
+  },
+  releaseReplies() {},
+  close() {},
+  counters: () => ({ ...counters }),
+  familyId: () => 0,
+};
+// Ipvs's constructor is private to TypeScript only: Ipvs.open() would open a socket.
+const ipvs = new Ipvs(stub);
+
+const out = { services: Number(a.services) };
+const ops = applyOps(out.services);
+out.ops = ops.length;
+const cpu0 = process.cpuUsage();
+const f0 = minorFaults();
+let t = now();
+const results = await ipvs.apply(ops);
+out.applyMs = msSince(t);
+out.applyFaults = minorFaults() - f0;
+const cpu = process.cpuUsage(cpu0);
+out.applyCpuUs = cpu.user + cpu.system;
+if (results.length !== ops.length || results.some((r) => !r.ok)) throw new Error('apply over the stub: every op should succeed');
+
+if (replies) {
+  out.dumpMs = [];
+  out.dumpFaults = [];
+  out.rulesDumpMs = [];
+  out.rulesDumpFaults = [];
+  let destinations = 0;
+  for (const [ms, faults, options] of [[out.dumpMs, out.dumpFaults, undefined], [out.rulesDumpMs, out.rulesDumpFaults, { stats: false }]]) {
+    for (let i = 0; i < Number(a.dumps); i++) {
+      gc();
+      const f1 = minorFaults();
+      t = now();
+      const dumped = await ipvs.dump(options);
+      ms.push(msSince(t));
+      faults.push(minorFaults() - f1);
+      destinations = dumped.reduce((n, s) => n + s.destinations.length, 0);
+      out.dumpedServices = dumped.length;
+    }
+  }
+  out.dumpedDestinations = destinations;
+}
+console.log(JSON.stringify(out));
