@@ -37,7 +37,7 @@ if (a.replies) {
   const b = readFileSync(a.replies);
   replies = { failures: [], records: b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength), strings: JSON.parse(readFileSync(`${a.replies}.strings.json`, 'utf8')) };
 }
-const counters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0 };
+const counters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 };
 /** The addon's IpvsHandle (lib/netlink/binding.ts), answering without a kernel. */
 const stub = {
   open: async () => 0,
