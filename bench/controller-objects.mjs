@@ -88,7 +88,12 @@ endpoints:
 ${s.endpoints.map((e) => `- addresses: [${e.addresses[0]}]\n  conditions: {ready: true}\n  nodeName: ${e.nodeName}\n`).join('')}`;
 }
 
-const fileOf = (i) => `services-${String(Math.floor(i / SERVICES_PER_FILE)).padStart(4, '0')}.yaml`;
+const fileOf = (i, ext = 'yaml') => `services-${String(Math.floor(i / SERVICES_PER_FILE)).padStart(4, '0')}.${ext}`;
+
+/** The services of each file, SERVICES_PER_FILE at a time: [from, to) per file. */
+function* fileRanges(services) {
+  for (let from = 0; from < services; from += SERVICES_PER_FILE) yield [from, Math.min(services, from + SERVICES_PER_FILE)];
+}
 
 /** The YAML of one manifest file: services [from, to), service `extra` with one endpoint more. */
 function fileText(from, to, extra) {
@@ -106,9 +111,7 @@ metadata: {name: ${NODE_NAME}}
 status:
   addresses: [{type: InternalIP, address: ${NODE_IP}}]
 `);
-  for (let from = 0; from < services; from += SERVICES_PER_FILE) {
-    writeFileSync(path.join(dir, fileOf(from)), fileText(from, Math.min(services, from + SERVICES_PER_FILE)));
-  }
+  for (const [from, to] of fileRanges(services)) writeFileSync(path.join(dir, fileOf(from)), fileText(from, to));
 }
 
 /**
@@ -119,10 +122,10 @@ status:
 export function writeJsonObjects(dir, services) {
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'node.json'), JSON.stringify([node()]));
-  for (let from = 0; from < services; from += SERVICES_PER_FILE) {
+  for (const [from, to] of fileRanges(services)) {
     const docs = [];
-    for (let i = from; i < Math.min(services, from + SERVICES_PER_FILE); i++) docs.push(service(i), slice(i));
-    writeFileSync(path.join(dir, fileOf(from).replace(/\.yaml$/, '.json')), JSON.stringify(docs));
+    for (let i = from; i < to; i++) docs.push(service(i), slice(i));
+    writeFileSync(path.join(dir, fileOf(from, 'json')), JSON.stringify(docs));
   }
 }
 
