@@ -6,8 +6,8 @@
 # feeds them, built without Node from the addon's own sources (the list in
 # binding.gyp, minus the module registration) and native/fuzz/*_fuzzer.cc:
 #   ipvs_batch    IPVS jobs (execute, dump) over the real Channel/socket
-#                 against a scripted kernel: Dispatch -> RecordBatch ->
-#                 ipvs::Decode -> reply records, family lookups, ENOENT re-send
+#                 against a scripted kernel: Transaction::OnMessage ->
+#                 RecordBatch -> ipvs::Decode -> reply records, family lookups, ENOENT re-send
 #   ipvs_message  ipvs::Decode of one reply + ReplyWriter records
 #   ipvs_records  request records: ReadRequest on arbitrary bytes, and
 #                 WriteRequest -> ReadRequest -> Encode round trips
@@ -18,7 +18,7 @@
 #   rtnl_reply    rtnetlink replies through the socket: DecodeLink/Address
 #   netlink_error SplitMessages + ParseError (echo, ext-ack TLVs)
 # The "scripted kernel" (native/fuzz/fake_kernel.h) stands in for the
-# socket syscalls, so socket.cc runs unchanged on fuzzed datagrams.
+# socket syscalls, so native/netlink runs unchanged on fuzzed datagrams.
 #
 # Every run: regenerate the seeds from the recorded kernel replies, replay
 # every saved crash (native/fuzz/corpus/regressions/<target>/), then fuzz

@@ -1,12 +1,12 @@
 // A scripted netlink peer for the fuzz targets, so that fuzzed datagrams
 // go through the addon's real socket code (nl::NetlinkSocket: Open,
-// Transact, SendNext, Receive, Dispatch, Finish) and not through a copy of
-// it. The fuzz binary defines the socket syscalls that socket.cc calls
-// (socket, setsockopt, getsockopt, bind, getsockname, sendmsg, recvmmsg,
-// poll); for AF_NETLINK sockets they talk to this fake kernel, for anything
-// else they pass through to libc. Executable symbols win over libc's (and
-// over the sanitizer runtime's weak interceptors), so socket.cc is
-// compiled and linked unchanged.
+// Send, Receive; nl::Transaction: SendNext, OnMessage, Finish) and not
+// through a copy of it. The fuzz binary defines the socket syscalls that
+// native/netlink calls (socket, setsockopt, getsockopt, bind, getsockname,
+// sendmsg, recvmmsg, poll); for AF_NETLINK sockets they talk to this fake
+// kernel, for anything else they pass through to libc. Executable symbols
+// win over libc's (and over the sanitizer runtime's weak interceptors), so
+// the socket code is compiled and linked unchanged.
 //
 // The script (fuzz input) is a list of entries, each one thing recvmmsg
 // returns:

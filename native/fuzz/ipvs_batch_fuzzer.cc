@@ -2,8 +2,8 @@
 // kernel (fake_kernel.h): the production batch classes of handle.cc
 // (JsRequests, ServiceDump, DestinationDumps) run RecordBatch::Run over a
 // real addon::Channel and nl::NetlinkSocket, so fuzzed datagrams go
-// through Receive -> SplitMessages -> Dispatch -> RecordBatch::OnData ->
-// ipvs::Decode -> ReplyWriter, and the family lookup (ResolveIpvs on every
+// through Receive -> SplitMessages -> Transaction::OnMessage ->
+// RecordBatch::OnData -> ipvs::Decode -> ReplyWriter, and the family lookup (ResolveIpvs on every
 // fresh socket, and again after ENOENT) reads fuzzed CTRL replies.
 //
 // Input: a header, then the script (fake_kernel.h).

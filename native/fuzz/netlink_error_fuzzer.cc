@@ -1,6 +1,6 @@
 // NLMSG_ERROR parsing: acks and errors with or without the echoed request
 // (NLM_F_CAPPED) and extended-ack TLVs (NLM_F_ACK_TLVS). Besides memory
-// safety, checks what Dispatch relies on: the echo lies inside the message.
+// safety, checks what Transaction::OnMessage relies on: the echo lies inside the message.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (e.echo) {
       Require(e.echo >= m.payload && e.echo + e.echo_len <= m.payload + m.payload_len,
               "echo inside the message");
-      nl::Bytes copy(e.echo, e.echo + e.echo_len);  // as Dispatch keeps it
+      nl::Bytes copy(e.echo, e.echo + e.echo_len);  // as OnMessage keeps it
     }
   }
   return 0;

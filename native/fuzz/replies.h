@@ -1,12 +1,12 @@
 // Replies as a handle's Exchange-based jobs receive them (ipset's RunOne
 // and session lookups, the rtnetlink jobs): the fuzz input is a script for
 // the fake kernel (fake_kernel.h), and the datagrams go through the real
-// NetlinkSocket (Receive, SplitMessages, Dispatch, the Exchange adapter)
-// one request at a time, each collecting data until NLMSG_DONE or an
-// error, for as long as the script lasts. A broken conversation gets a
-// fresh socket, as Channel does. Each data message reaches on_data as the
-// bytes Exchange::replies holds; each error's echoed request reaches
-// on_echo.
+// NetlinkSocket and Transaction (Receive, SplitMessages, OnMessage, the
+// Exchange adapter) one request at a time, each collecting data until
+// NLMSG_DONE or an error, for as long as the script lasts. A broken
+// conversation gets a fresh socket, as Channel does. Each data message
+// reaches on_data as the bytes Exchange::replies holds; each error's
+// echoed request reaches on_echo.
 #pragma once
 
 #include <memory>
