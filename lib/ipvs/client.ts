@@ -394,18 +394,13 @@ const HINTS: Record<string, string> = {
   EAFNOSUPPORT: 'the kernel was built without IPv6 IPVS support',
 };
 
+/**
+ * One request's failure. The kernel's refusal carries its extended-ack text
+ * and IPVS's meaning of the errno; a broken conversation (`syscall` set)
+ * carries the addon's account of it instead, and no hint: the kernel never
+ * judged the request.
+ */
 function errorOf(f: NativeFailure, operation: string, subject?: unknown): NetlinkError {
-  if (f.syscall) {
-    // The conversation broke: the message is ours (what happened, and whether the request went out).
-    const about = subject === undefined ? '' : ` ${JSON.stringify(subject)}`;
-    return new NetlinkError({
-      errno: f.errno,
-      code: f.code,
-      operation,
-      subject,
-      syscall: f.syscall,
-      message: `${operation}${about} failed: ${f.syscall}: ${f.text} (${f.message})`,
-    });
-  }
+  if (f.syscall) return new NetlinkError({ errno: f.errno, code: f.code, operation, subject, syscall: f.syscall, text: f.text, detail: f.message });
   return new NetlinkError({ errno: f.errno, code: f.code, operation, subject, kernelMessage: f.message, text: f.text, hint: HINTS[f.code] });
 }

@@ -3,6 +3,8 @@
  * handle, running calls one at a time on it, turning failures of the
  * conversation into NetlinkErrors, counters, and closing.
  */
+import { constants } from 'node:os';
+
 import { type HandleOptions, type SocketCounters } from './binding.js';
 import { NetlinkError, fromNativeFailure } from './errors.js';
 import { SerialQueue } from './serial-queue.js';
@@ -67,7 +69,7 @@ export abstract class NetlinkClient<H extends NativeHandle> {
   protected exclusive<R>(operation: string, task: () => Promise<R>): Promise<R> {
     return this.queue.run(async () => {
       if (this.closed) {
-        throw new NetlinkError({ errno: 9, code: 'EBADF', operation, message: `${operation}: the ${this.kind} handle is closed` });
+        throw new NetlinkError({ errno: constants.errno.EBADF, code: 'EBADF', operation, detail: `the ${this.kind} handle is closed` });
       }
       return task();
     });

@@ -3,6 +3,8 @@
  * interface (kube-ipvs0) and the addresses bound to it — without running
  * `ip`. Same socket core and error model as Ipvs.
  */
+import { constants } from 'node:os';
+
 import { type NativeResult, type NativeRtnlHandle, native } from '../netlink/binding.js';
 import { NetlinkClient, type OpenOptions, openHandle } from '../netlink/client.js';
 import { NetlinkError } from '../netlink/errors.js';
@@ -70,7 +72,8 @@ export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
     if (up.errno) throw errorOf(up, 'ensureDummyLink', name);
     if (got.errno || !got.link) throw errorOf(got, 'ensureDummyLink', name);
     if (got.link.kind !== 'dummy') {
-      throw new NetlinkError({ errno: 17, code: 'EEXIST', operation: 'ensureDummyLink', subject: name, message: `ensureDummyLink: a link named ${name} exists and is a ${got.link.kind || 'physical'} link, not dummy` });
+      const detail = `a link named ${name} exists and is a ${got.link.kind || 'physical'} link, not dummy`;
+      throw new NetlinkError({ errno: constants.errno.EEXIST, code: 'EEXIST', operation: 'ensureDummyLink', subject: name, detail });
     }
     return got.link;
   }
@@ -137,7 +140,7 @@ export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
     const parsed = addresses.map((a, i) => parseCidr(a, `addresses[${i}]`));
     if (parsed.length === 0) return [];
     const l = await this.getLink(link);
-    if (!l) throw new NetlinkError({ errno: 19, code: 'ENODEV', operation, subject: link, message: `${operation}: there is no link named ${link}` });
+    if (!l) throw new NetlinkError({ errno: constants.errno.ENODEV, code: 'ENODEV', operation, subject: link, detail: `there is no link named ${link}` });
     const replies = await this.run(
       parsed.map((p) => ({ op, index: l.index, ...p, flags: p.family === 'inet6' ? IFA_F_NODAD : 0 })),
       operation,

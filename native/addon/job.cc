@@ -53,12 +53,16 @@ Napi::Promise Schedule(Napi::Env env, std::unique_ptr<Job> job) {
 }
 
 Napi::Error StatusError(Napi::Env env, const nl::Status& st) {
+  // The parts travel as properties: the TypeScript side builds its
+  // NetlinkError from them. The message is for callers of the raw addon.
   std::string msg = st.where + ": " + ErrnoText(st.err);
   if (!st.message.empty()) msg += " (" + st.message + ")";
   Napi::Error e = Napi::Error::New(env, msg);
   e.Set("errno", Napi::Number::New(env, st.err));
   e.Set("code", Napi::String::New(env, ErrnoName(st.err)));
   e.Set("syscall", Napi::String::New(env, st.where));
+  e.Set("text", Napi::String::New(env, ErrnoText(st.err)));
+  e.Set("detail", Napi::String::New(env, st.message));
   return e;
 }
 

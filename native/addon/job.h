@@ -45,7 +45,8 @@ class OpenJob : public Job {
 // with an Error carrying errno, code and syscall.
 Napi::Promise Schedule(Napi::Env env, std::unique_ptr<Job> job);
 
-// An Error for a failed conversation: { message, errno, code, syscall }.
+// An Error for a failed conversation: { message, errno, code, syscall,
+// text (strerror), detail (the Status's own account) }.
 Napi::Error StatusError(Napi::Env env, const nl::Status& st);
 
 // Helpers for building results.
