@@ -9,10 +9,12 @@
  */
 import { type NativeIpvsHandle, native } from '../netlink/binding.js';
 import { NetlinkClient, openHandle } from '../netlink/client.js';
-import { NetlinkError } from '../netlink/errors.js';
+import { knownFields, object, optionalBoolean, wrongType } from '../util/check.js';
+import { batchResults, listDestinationsOp, writeBatch, writeOp } from './batch.js';
 import { CMD } from './constants.js';
+import { errorOf } from './errors.js';
 import { FLAG } from './records.js';
-import { type NativeFailure, type NativeReplies, ReplyRecords, type RequestReplies } from './reply-reader.js';
+import { type NativeReplies, ReplyRecords, type RequestReplies } from './reply-reader.js';
 import { RequestWriter } from './request-writer.js';
 import type {
   AddressServiceKey,
@@ -35,46 +37,7 @@ import type {
   Timeouts,
 } from './types.js';
 
-/** How each batch op is written: the command and the parts it sends. */
-const BATCH_OPS: Record<BatchOp['op'], (w: RequestWriter, op: Record<string, unknown>) => void> = {
-  addService: (w, o) => serviceOp(w, CMD.NEW_SERVICE, o.service),
-  updateService: (w, o) => serviceOp(w, CMD.SET_SERVICE, o.service),
-  deleteService: (w, o) => {
-    w.begin(CMD.DEL_SERVICE);
-    w.serviceKeyOnly(o.service, 'service');
-  },
-  addDestination: (w, o) => destinationOp(w, CMD.NEW_DEST, o.service, o.destination, false),
-  updateDestination: (w, o) => destinationOp(w, CMD.SET_DEST, o.service, o.destination, false),
-  deleteDestination: (w, o) => destinationOp(w, CMD.DEL_DEST, o.service, o.destination, true),
-  listDestinations: (w, o) => listDestinationsOp(w, o.service),
-};
-
-/**
- * Two requests: the kernel answers a destination dump for a missing
- * service with an empty list, so the service is looked up first and a
- * missing one fails with ESRCH.
- */
-function listDestinationsOp(w: RequestWriter, service: unknown): void {
-  w.begin(CMD.GET_SERVICE);
-  w.serviceKeyOnly(service, 'service');
-  w.begin(CMD.GET_DEST, FLAG.dump);
-  w.serviceKeyOnly(service, 'service');
-}
-
-function serviceOp(w: RequestWriter, cmd: number, spec: unknown): void {
-  w.begin(cmd);
-  w.serviceSpec(spec, 'service');
-}
-
-function destinationOp(w: RequestWriter, cmd: number, service: unknown, destination: unknown, keyOnly: boolean): void {
-  w.begin(cmd);
-  const af = w.serviceKeyOnly(service, 'service');
-  if (keyOnly) w.destinationKey(destination, 'destination');
-  else w.destinationSpec(destination, af, 'destination');
-}
-
-/** Every successful batch op shares this result. */
-const OK: BatchResult = Object.freeze({ ok: true as const });
+const DUMP_OPTIONS: ReadonlySet<string> = new Set(['stats']);
 
 /**
  * The largest request buffer a handle keeps for its next batch (~21,000
@@ -83,6 +46,12 @@ const OK: BatchResult = Object.freeze({ ok: true as const });
  */
 const MAX_SPARE_BYTES = 2 << 20;
 
+/**
+ * A handle on the kernel's IPVS table, in the caller's network namespace or
+ * another. Argument errors throw before anything is sent (TypeError or
+ * RangeError naming the field, util/check.ts); the kernel's refusals and
+ * failures of the conversation reject with a NetlinkError.
+ */
 export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   /** The request buffer of the last batch, written into by the next one: its pages are already in memory. */
   private spare?: Uint8Array;
@@ -93,7 +62,10 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     super(handle, 'Ipvs');
   }
 
-  /** Opens a handle (in `netns` if given) and checks that the kernel has IPVS. */
+  /**
+   * Opens a handle (in `netns` if given) and checks that the kernel has
+   * IPVS: without it, rejects with EPROTONOSUPPORT saying how to load it.
+   */
   static async open(options: OpenOptions = {}): Promise<Ipvs> {
     return new Ipvs(await openHandle((o) => new native.IpvsHandle(o), options, 'Ipvs.open'));
   }
@@ -152,16 +124,19 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     return (await this.each(w, operation))[0];
   }
 
+  /** The IPVS version and the size of its connection table. */
   async info(): Promise<Info> {
     const r = await this.simple(CMD.GET_INFO, 'info');
     if (!r.info) throw new Error('ipvs-netlink: the kernel answered GET_INFO without info');
     return r.info;
   }
 
+  /** Every virtual service, without destinations (see dump() for both in one call). */
   async listServices(): Promise<Service[]> {
     return (await this.simple(CMD.GET_SERVICE, 'listServices', FLAG.dump)).services;
   }
 
+  /** One virtual service, or undefined when there is none with that key. */
   async getService(key: ServiceKey): Promise<Service | undefined> {
     const w = new RequestWriter();
     w.begin(CMD.GET_SERVICE);
@@ -175,14 +150,20 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     });
   }
 
+  /**
+   * Adds a virtual service; one that exists fails with EEXIST. A Service
+   * read back (listServices(), dump()) is taken as it is.
+   */
   async addService(spec: ServiceSpec): Promise<void> {
     await this.single('addService', spec);
   }
 
+  /** Changes a virtual service's scheduler, flags or persistence; a missing one fails with ESRCH. */
   async updateService(spec: ServiceSpec): Promise<void> {
     await this.single('updateService', spec);
   }
 
+  /** Deletes a virtual service and its destinations; a missing one fails with ESRCH. */
   async deleteService(key: ServiceKey): Promise<void> {
     await this.single('deleteService', key);
   }
@@ -198,14 +179,17 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     return (await this.each(w, 'listDestinations', key))[1].destinations;
   }
 
+  /** Adds a destination (real server) to a service; one that exists fails with EEXIST, a missing service with ESRCH. */
   async addDestination(key: ServiceKey, dest: DestinationSpec): Promise<void> {
     await this.single('addDestination', key, dest);
   }
 
+  /** Changes a destination's weight, forwarding or thresholds; a missing one fails with ENOENT. */
   async updateDestination(key: ServiceKey, dest: DestinationSpec): Promise<void> {
     await this.single('updateDestination', key, dest);
   }
 
+  /** Removes a destination from a service; a missing one fails with ENOENT. */
   async deleteDestination(key: ServiceKey, dest: DestinationKey): Promise<void> {
     await this.single('deleteDestination', key, dest);
   }
@@ -213,7 +197,7 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   /** One batch-style op on its own; its error throws. */
   private async single(op: BatchOp['op'], service: unknown, destination?: unknown): Promise<void> {
     const w = new RequestWriter();
-    BATCH_OPS[op](w, { service, destination });
+    writeOp(w, op, service, destination);
     await this.each(w, op, destination === undefined ? service : { service, destination });
   }
 
@@ -222,19 +206,18 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    * thread: a service dump, then one destination dump per service (the
    * kernel serves one dump at a time per socket). A service deleted between
    * the two steps is left out. `{ stats: false }` leaves out the counters.
+   * What it returns can be written back as it is (addService, apply).
    */
   async dump(): Promise<ServiceWithDestinations[]>;
   async dump(options: { stats: false }): Promise<ServiceRules[]>;
   async dump(options?: DumpOptions): Promise<ServiceWithDestinations[] | ServiceRules[]>;
   async dump(options: DumpOptions = {}): Promise<ServiceWithDestinations[] | ServiceRules[]> {
-    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-    if (options.stats !== undefined && typeof options.stats !== 'boolean') throw new TypeError('options.stats must be a boolean');
-    const withStats = options.stats !== false;
+    knownFields(object(options, 'options'), DUMP_OPTIONS, 'options');
+    const withStats = optionalBoolean(options.stats, 'options', true, 'stats');
     return this.exclusive('dump', async () =>
       this.reading(await this.native('dump', undefined, () => this.calling(() => this.handle.dump())), (r) => readDump(r, withStats)),
     );
   }
-
 
   /**
    * Many changes in one call. All ops are checked before anything is sent
@@ -243,33 +226,20 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    * read in between: each sees the ops before it applied.
    */
   async apply(ops: readonly BatchOp[]): Promise<BatchResult[]> {
-    if (!Array.isArray(ops)) throw new TypeError('ops must be an array');
+    if (!Array.isArray(ops)) throw wrongType('ops', 'an array', ops);
     if (ops.length === 0) return [];
     const w = new RequestWriter(ops.length, this.spare);
     this.spare = undefined; // one batch at a time writes into it
-    // Every op is one request, except reads (two): with reads, the first request of each op.
-    const firstRequest = ops.some((o) => (o as { op?: unknown } | null)?.op === 'listDestinations') ? new Uint32Array(ops.length) : undefined;
-    for (let i = 0; i < ops.length; i++) {
-      if (firstRequest) firstRequest[i] = w.count;
-      const o = ops[i] as unknown;
-      if (typeof o !== 'object' || o === null) throw new TypeError(`ops[${i}] must be an object`);
-      const name = (o as { op?: unknown }).op;
-      const write = typeof name === 'string' && Object.prototype.hasOwnProperty.call(BATCH_OPS, name) ? BATCH_OPS[name as BatchOp['op']] : undefined;
-      if (!write) throw new TypeError(`ops[${i}].op must be one of ${Object.keys(BATCH_OPS).join(', ')}, got ${JSON.stringify(name)}`);
-      try {
-        write(w, o as Record<string, unknown>);
-      } catch (err) {
-        throw withPrefix(err, `ops[${i}].`);
-      }
-    }
+    const firstRequest = writeBatch(w, ops);
     try {
-      return await this.run(w, 'apply', (r) => (firstRequest ? readResults(ops, firstRequest, r) : opResults(ops, r)));
+      return await this.run(w, 'apply', (r) => batchResults(ops, firstRequest, r));
     } finally {
       // The addon is done reading the records once the call settles.
       if (w.buffer().byteLength <= MAX_SPARE_BYTES) this.spare = w.buffer();
     }
   }
 
+  /** Deletes every virtual service and destination. */
   async flush(): Promise<void> {
     await this.simple(CMD.FLUSH, 'flush');
   }
@@ -282,6 +252,7 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     await this.each(w, 'zero', key);
   }
 
+  /** The TCP, TCP FIN and UDP connection timeouts, in seconds (`ipvsadm --set`'s values). */
   async getTimeouts(): Promise<Timeouts> {
     const r = await this.simple(CMD.GET_CONFIG, 'getTimeouts');
     if (!r.timeouts) throw new Error('ipvs-netlink: the kernel answered GET_CONFIG without timeouts');
@@ -296,6 +267,7 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     await this.each(w, 'setTimeouts', t);
   }
 
+  /** Starts a connection synchronisation daemon (`ipvsadm --start-daemon`). */
   async startDaemon(cfg: DaemonConfig): Promise<void> {
     const w = new RequestWriter();
     w.begin(CMD.NEW_DAEMON);
@@ -303,6 +275,7 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     await this.each(w, 'startDaemon', cfg);
   }
 
+  /** Stops the sync daemon in that state. */
   async stopDaemon(state: DaemonState): Promise<void> {
     const w = new RequestWriter();
     w.begin(CMD.DEL_DAEMON);
@@ -310,11 +283,11 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     await this.each(w, 'stopDaemon', state);
   }
 
+  /** The running sync daemons. */
   async listDaemons(): Promise<Daemon[]> {
     return (await this.simple(CMD.GET_DAEMON, 'listDaemons', FLAG.dump)).daemons;
   }
 }
-
 
 /** A dump's records: request 0 is the service dump, request i + 1 the destinations of service i. */
 function readDump(r: NativeReplies, withStats: boolean): ServiceWithDestinations[] {
@@ -339,68 +312,9 @@ function readDump(r: NativeReplies, withStats: boolean): ServiceWithDestinations
   return gone.size === 0 ? services : services.filter((_, i) => !gone.has(i));
 }
 
-/** The identity part of a service. */
+/** The identity part of a service (what getService and the destination methods take), from a key, a spec or a Service read back. */
 export function keyOf(s: ServiceKey): ServiceKey {
   if ('fwmark' in s && s.fwmark) return { fwmark: s.fwmark, family: s.family };
   const a = s as AddressServiceKey;
   return { protocol: a.protocol, address: a.address, port: a.port };
-}
-
-/** One request per op: failures map straight to their ops. */
-function opResults(ops: readonly BatchOp[], r: NativeReplies): BatchResult[] {
-  const results: BatchResult[] = new Array(ops.length).fill(OK);
-  for (const f of r.failures) results[f.index] = { ok: false, error: errorOf(f, ops[f.index].op, subjectOf(ops[f.index])) };
-  return results;
-}
-
-/** A batch with reads: op i sent requests firstRequest[i]..; a read's destinations answer its second one. */
-function readResults(ops: readonly BatchOp[], firstRequest: Uint32Array, r: NativeReplies): BatchResult[] {
-  const results: BatchResult[] = new Array(ops.length).fill(OK);
-  let op = 0;
-  for (const f of r.failures) {
-    while (op + 1 < ops.length && firstRequest[op + 1] <= f.index) op++;
-    // A read whose service lookup failed fails once, with the lookup's error.
-    if (!results[op].ok) continue;
-    results[op] = { ok: false, error: errorOf(f, ops[op].op, subjectOf(ops[op])) };
-  }
-  let replies: ReplyRecords | undefined;
-  for (let i = 0; i < ops.length; i++) {
-    if (ops[i].op !== 'listDestinations' || !results[i].ok) continue;
-    replies ??= new ReplyRecords(r.records, r.strings);
-    results[i] = { ok: true, destinations: replies.destinationsOf(firstRequest[i] + 1) };
-  }
-  return results;
-}
-
-function subjectOf(op: BatchOp): unknown {
-  return 'destination' in op ? { service: op.service, destination: op.destination } : op.service;
-}
-
-/** The same TypeError/RangeError with its field path prefixed (`ops[3].` + `service.port ...`). */
-function withPrefix(err: unknown, prefix: string): unknown {
-  if (err instanceof RangeError) return new RangeError(prefix + err.message);
-  if (err instanceof TypeError) return new TypeError(prefix + err.message);
-  return err;
-}
-
-/** What IPVS means by the errnos it answers with (ip_vs_ctl.c). */
-const HINTS: Record<string, string> = {
-  EEXIST: 'it already exists',
-  ESRCH: 'no such virtual service',
-  ENOENT: 'no such destination, or the scheduler / persistence engine module is not available',
-  ERANGE: 'weight below 0 or lower threshold above upper threshold',
-  EINVAL: 'the kernel refused the attributes (missing field, bad netmask, GUE tunnel without port, or mixed families without tunnel forwarding)',
-  EPERM: 'needs CAP_NET_ADMIN in the network namespace',
-  EAFNOSUPPORT: 'the kernel was built without IPv6 IPVS support',
-};
-
-/**
- * One request's failure. The kernel's refusal carries its extended-ack text
- * and IPVS's meaning of the errno; a broken conversation (`syscall` set)
- * carries the addon's account of it instead, and no hint: the kernel never
- * judged the request.
- */
-function errorOf(f: NativeFailure, operation: string, subject?: unknown): NetlinkError {
-  if (f.syscall) return new NetlinkError({ errno: f.errno, code: f.code, operation, subject, syscall: f.syscall, text: f.text, detail: f.message });
-  return new NetlinkError({ errno: f.errno, code: f.code, operation, subject, kernelMessage: f.message, text: f.text, hint: HINTS[f.code] });
 }

@@ -2,23 +2,26 @@
  * Validates IPVS requests and writes them as fixed-size records into one
  * buffer, the form the addon takes a batch in (native/ipvs/records.h).
  *
- * Each value is checked as it is written: a bad one throws a TypeError or
- * RangeError naming the field (`service.port must be from 0 to 65535, got
+ * Each value is checked as it is written, with the library's checking
+ * module (util/check.ts): a bad one throws its TypeError or RangeError
+ * naming the field (`service.port must be an integer from 0 to 65535, got
  * 70000`) and the buffer is dropped, so nothing is sent. No object is made
  * per operation: a 100,000-operation batch costs one buffer and a few
  * interned strings.
  */
-import { type AddressFamily, checkInteger, checkIntegerIn, writeAddress } from '../util/address.js';
+import { type AddressFamily, writeAddress } from '../util/address.js';
+import { integer, interfaceName, knownFields, object, optionalBoolean, outOfRange, port, tableValue, wrongValue } from '../util/check.js';
 import { AF_INET, AF_INET6, FORWARD, IFNAME_MAXLEN, IPPROTO, PENAME_MAXLEN, SCHEDNAME_MAXLEN, SVC_F, TUNNEL_FLAG, TUNNEL_TYPE } from './constants.js';
 import { FLAG, LITTLE_ENDIAN, REQ } from './records.js';
-import type { DaemonConfig, Timeouts } from './types.js';
-import { checkBoolean, checkFamily, checkKnownFields, checkName, daemonState, ipv4NetmaskBytes, isObject, MAX_TIMEOUT, oneOf } from './validate.js';
+import type { DaemonConfig } from './types.js';
+import { daemonState, family as checkFamily, ipv4NetmaskBytes, moduleName, timeoutSeconds } from './validate.js';
 
 const LE = LITTLE_ENDIAN;
 const SIZE = REQ.size;
 const SERVICE_FLAG_NAMES = ['onePacket', 'sched1', 'sched2', 'sched3'] as const;
 const SERVICE_FLAG_BITS = [SVC_F.ONEPACKET, SVC_F.SCHED1, SVC_F.SCHED2, SVC_F.SCHED3] as const;
-const TIMEOUT_NAMES = ['tcp', 'tcpFin', 'udp'] as const;
+const SERVICE_FLAG_FIELDS = new Set<string>(SERVICE_FLAG_NAMES);
+const TIMEOUT_FIELDS = new Set(['tcp', 'tcpFin', 'udp']);
 
 const afOf = (f: AddressFamily) => (f === 'inet' ? AF_INET : AF_INET6);
 
@@ -82,26 +85,24 @@ export class RequestWriter {
   }
 
   /** The identity of a service; returns its family code (AF_INET / AF_INET6). */
-  serviceKey(key: unknown, field: string): number {
-    if (!isObject(key)) throw new TypeError(`${field} must be an object`);
+  serviceKey(value: unknown, field: string): number {
+    const key = object(value, field);
     const at = this.at;
     this.flag(FLAG.hasService);
     let af: number;
     if (key.fwmark !== undefined) {
-      const fwmark = checkIntegerIn(key.fwmark, 1, 0xffffffff, field, 'fwmark');
-      if (key.address !== undefined) throw new TypeError(`${field} has both fwmark and address: a service is one or the other`);
-      af = afOf(checkFamily(key.family ?? 'inet', `${field}.family`));
+      const fwmark = integer(key.fwmark, field, 1, 0xffffffff, 'fwmark');
+      if (key.address !== undefined) throw wrongValue(`${field}.address`, 'left out when fwmark is given (a service is one or the other)', key.address);
+      af = afOf(key.family === undefined ? 'inet' : checkFamily(key.family, field, 'family'));
       this.view.setUint32(at + REQ.SvcFwmark, fwmark, LE);
     } else {
-      const protocol = key.protocol;
-      if (protocol !== 'tcp' && protocol !== 'udp' && protocol !== 'sctp')
-        throw new TypeError(`${field}.protocol must be 'tcp', 'udp' or 'sctp', got ${JSON.stringify(protocol)}`);
+      const protocol = tableValue(IPPROTO, key.protocol, field, 'protocol');
       const family = writeAddress(key.address, this.bytes, at + REQ.SvcAddr, field, 'address');
-      if (key.family !== undefined && checkFamily(key.family, `${field}.family`) !== family)
-        throw new TypeError(`${field}.family is ${key.family} but ${field}.address is ${family}`);
+      if (key.family !== undefined && checkFamily(key.family, field, 'family') !== family)
+        throw wrongValue(`${field}.family`, `'${family}', the family of ${field}.address`, key.family);
       af = afOf(family);
-      this.view.setUint16(at + REQ.SvcProtocol, IPPROTO[protocol], LE);
-      this.view.setUint16(at + REQ.SvcPort, checkIntegerIn(key.port, 0, 65535, field, 'port'), LE);
+      this.view.setUint16(at + REQ.SvcProtocol, protocol, LE);
+      this.view.setUint16(at + REQ.SvcPort, port(key.port, field, 'port'), LE);
     }
     this.view.setUint16(at + REQ.SvcAf, af, LE);
     return af;
@@ -117,30 +118,27 @@ export class RequestWriter {
   serviceSpec(spec: unknown, field: string): number {
     const af = this.serviceKey(spec, field);
     const o = spec as Record<string, unknown>;
-    checkKnownFields(o, SERVICE_FIELDS, field);
+    knownFields(o, SERVICE_FIELDS, field);
     const at = this.at;
     this.view.setUint16(at + REQ.SvcSched, this.moduleName(o.scheduler ?? 'wlc', field, 'scheduler', SCHEDNAME_MAXLEN - 1), LE);
     let flags = 0;
     if (o.flags !== undefined) {
-      if (!isObject(o.flags)) throw new TypeError(`${field}.flags must be an object`);
-      for (const k of Object.keys(o.flags))
-        if (!(SERVICE_FLAG_NAMES as readonly string[]).includes(k)) throw new TypeError(`${field}.flags.${k} is not a service flag`);
+      const f = object(o.flags, field, 'flags');
+      knownFields(f, SERVICE_FLAG_FIELDS, `${field}.flags`);
       for (let i = 0; i < SERVICE_FLAG_NAMES.length; i++)
-        if (checkBoolean(o.flags[SERVICE_FLAG_NAMES[i]], `${field}.flags.${SERVICE_FLAG_NAMES[i]}`)) flags |= SERVICE_FLAG_BITS[i];
+        if (optionalBoolean(f[SERVICE_FLAG_NAMES[i]], `${field}.flags`, false, SERVICE_FLAG_NAMES[i])) flags |= SERVICE_FLAG_BITS[i];
     }
     // No persistence: the kernel's defaults, as ipvsadm sends them.
     let timeout = 0;
     let netmask: number | Uint8Array = af === AF_INET6 ? 128 : FULL_IPV4_MASK;
     if (o.persistent !== undefined) {
-      const p = o.persistent;
-      if (!isObject(p)) throw new TypeError(`${field}.persistent must be an object`);
-      checkKnownFields(p, PERSISTENT_FIELDS, `${field}.persistent`);
+      const p = object(o.persistent, field, 'persistent');
+      knownFields(p, PERSISTENT_FIELDS, `${field}.persistent`);
       flags |= SVC_F.PERSISTENT;
-      timeout = checkInteger(p.timeout, `${field}.persistent.timeout`, 1, MAX_TIMEOUT);
+      timeout = timeoutSeconds(p.timeout, `${field}.persistent`, 'timeout');
       if (p.netmask !== undefined) {
-        if (af === AF_INET6 && typeof p.netmask !== 'number')
-          throw new TypeError(`${field}.persistent.netmask must be a prefix length from 1 to 128 for an IPv6 service, got ${JSON.stringify(p.netmask)}`);
-        netmask = af === AF_INET6 ? checkInteger(p.netmask, `${field}.persistent.netmask`, 1, 128) : ipv4NetmaskBytes(p.netmask, `${field}.persistent.netmask`);
+        // An IPv6 service's netmask is a prefix length only.
+        netmask = af === AF_INET6 ? integer(p.netmask, `${field}.persistent`, 1, 128, 'netmask') : ipv4NetmaskBytes(p.netmask, `${field}.persistent.netmask`);
       }
     }
     if (typeof netmask === 'number') this.view.setUint32(at + REQ.SvcNetmask, netmask, LE);
@@ -153,13 +151,13 @@ export class RequestWriter {
   }
 
   /** A destination's address and port; returns its family code. */
-  destinationKey(dest: unknown, field: string): number {
-    if (!isObject(dest)) throw new TypeError(`${field} must be an object`);
+  destinationKey(value: unknown, field: string): number {
+    const dest = object(value, field);
     const at = this.at;
     this.flag(FLAG.hasDest | FLAG.destKeyOnly | FLAG.destHasAf);
     const af = afOf(writeAddress(dest.address, this.bytes, at + REQ.DestAddr, field, 'address'));
     this.view.setUint16(at + REQ.DestAf, af, LE);
-    this.view.setUint16(at + REQ.DestPort, checkIntegerIn(dest.port, 0, 65535, field, 'port'), LE);
+    this.view.setUint16(at + REQ.DestPort, port(dest.port, field, 'port'), LE);
     return af;
   }
 
@@ -168,40 +166,39 @@ export class RequestWriter {
     const af = this.destinationKey(dest, field);
     this.bytes[this.at + REQ.Flags] &= ~FLAG.destKeyOnly;
     const o = dest as Record<string, unknown>;
-    checkKnownFields(o, DESTINATION_FIELDS, field);
+    knownFields(o, DESTINATION_FIELDS, field);
     const at = this.at;
-    const forward = o.forward === undefined ? FORWARD.masq : oneOf(FORWARD, o.forward, field, 'forward');
+    const forward = o.forward === undefined ? FORWARD.masq : tableValue(FORWARD, o.forward, field, 'forward');
     // The kernel takes a destination of the other family only for tunnels.
-    if (af !== serviceAf && forward !== FORWARD.tunnel)
-      throw new TypeError(
-        `${field}.address is ${af === AF_INET ? 'IPv4' : 'IPv6'} but the service is ${serviceAf === AF_INET ? 'IPv4' : 'IPv6'}: the kernel mixes families only with forward 'tunnel'`,
-      );
+    if (af !== serviceAf && forward !== FORWARD.tunnel) {
+      const service = serviceAf === AF_INET ? 'IPv4' : 'IPv6';
+      throw wrongValue(`${field}.address`, `an ${service} address like the service's (the kernel mixes families only with forward 'tunnel')`, o.address);
+    }
     this.view.setUint32(at + REQ.DestFwd, forward, LE);
-    this.view.setUint32(at + REQ.DestWeight, o.weight === undefined ? 1 : checkIntegerIn(o.weight, 0, 0x7fffffff, field, 'weight'), LE);
-    if (o.upperThreshold !== undefined) this.view.setUint32(at + REQ.DestUThresh, checkIntegerIn(o.upperThreshold, 0, 0xffffffff, field, 'upperThreshold'), LE);
-    if (o.lowerThreshold !== undefined) this.view.setUint32(at + REQ.DestLThresh, checkIntegerIn(o.lowerThreshold, 0, 0xffffffff, field, 'lowerThreshold'), LE);
+    this.view.setUint32(at + REQ.DestWeight, o.weight === undefined ? 1 : integer(o.weight, field, 0, 0x7fffffff, 'weight'), LE);
+    if (o.upperThreshold !== undefined) this.view.setUint32(at + REQ.DestUThresh, integer(o.upperThreshold, field, 0, 0xffffffff, 'upperThreshold'), LE);
+    if (o.lowerThreshold !== undefined) this.view.setUint32(at + REQ.DestLThresh, integer(o.lowerThreshold, field, 0, 0xffffffff, 'lowerThreshold'), LE);
     // Tunnel attributes go with every destination, as ipvsadm sends them
     // (the kernel reads them only for tunnel forwarding): type 0 is IPIP.
     if (o.tunnel !== undefined) {
-      const t = o.tunnel;
-      if (!isObject(t)) throw new TypeError(`${field}.tunnel must be an object`);
-      checkKnownFields(t, TUNNEL_FIELDS, `${field}.tunnel`);
-      if (forward !== FORWARD.tunnel) throw new TypeError(`${field}.tunnel needs forward 'tunnel'`);
-      const type = oneOf(TUNNEL_TYPE, t.type, field, 'tunnel.type');
-      const flags = t.flags === undefined ? TUNNEL_FLAG.nocsum : oneOf(TUNNEL_FLAG, t.flags, field, 'tunnel.flags');
-      const port = t.port === undefined ? 0 : checkIntegerIn(t.port, 0, 65535, field, 'tunnel.port');
-      if (type === TUNNEL_TYPE.gue && port === 0) throw new RangeError(`${field}.tunnel.port is required for a GUE tunnel`);
+      const t = object(o.tunnel, field, 'tunnel');
+      knownFields(t, TUNNEL_FIELDS, `${field}.tunnel`);
+      if (forward !== FORWARD.tunnel) throw wrongValue(`${field}.tunnel`, "left out unless forward is 'tunnel'", t);
+      const type = tableValue(TUNNEL_TYPE, t.type, field, 'tunnel.type');
+      const flags = t.flags === undefined ? TUNNEL_FLAG.nocsum : tableValue(TUNNEL_FLAG, t.flags, field, 'tunnel.flags');
+      // GUE needs its UDP port (left out: a TypeError, 0: a RangeError).
+      const udpPort = type === TUNNEL_TYPE.gue ? integer(t.port, field, 1, 65535, 'tunnel.port') : t.port === undefined ? 0 : port(t.port, field, 'tunnel.port');
       this.bytes[at + REQ.DestTunType] = type;
-      this.view.setUint16(at + REQ.DestTunPort, port, LE);
+      this.view.setUint16(at + REQ.DestTunPort, udpPort, LE);
       this.view.setUint16(at + REQ.DestTunFlags, flags, LE);
     }
   }
 
   /** Connection timeouts in seconds; one left out (0) stays as it is in the kernel. */
-  timeouts(t: unknown): void {
-    if (!isObject(t)) throw new TypeError('timeouts must be an object');
-    for (const k of Object.keys(t)) if (!(TIMEOUT_NAMES as readonly string[]).includes(k)) throw new TypeError(`timeouts.${k} is not a timeout`);
-    const one = (k: (typeof TIMEOUT_NAMES)[number]) => (t[k] === undefined ? 0 : checkInteger(t[k], `timeouts.${k}`, 1, MAX_TIMEOUT));
+  timeouts(value: unknown): void {
+    const t = object(value, 'timeouts');
+    knownFields(t, TIMEOUT_FIELDS, 'timeouts');
+    const one = (k: string) => (t[k] === undefined ? 0 : timeoutSeconds(t[k], 'timeouts', k));
     const at = this.at;
     this.flag(FLAG.hasTimeouts);
     this.view.setUint32(at + REQ.TimeoutTcp, one('tcp'), LE);
@@ -210,26 +207,27 @@ export class RequestWriter {
   }
 
   /** A sync daemon to start. */
-  daemonConfig(cfg: unknown): void {
-    if (!isObject(cfg)) throw new TypeError('daemon must be an object');
-    checkKnownFields(cfg, DAEMON_FIELDS, 'daemon');
+  daemonConfig(value: unknown): void {
+    const cfg = object(value, 'daemon');
+    knownFields(cfg, DAEMON_FIELDS, 'daemon');
     const c = cfg as unknown as DaemonConfig;
     const at = this.at;
     this.flag(FLAG.hasDaemon);
     this.view.setUint32(at + REQ.DaemonState, daemonState(c.state, 'daemon.state'), LE);
-    this.view.setUint16(at + REQ.DaemonIfn, this.string(interfaceName(c.interface)), LE);
-    this.view.setUint32(at + REQ.DaemonSyncId, c.syncId === undefined ? 0 : checkInteger(c.syncId, 'daemon.syncId', 0, 255), LE);
+    const ifname = interfaceName(c.interface, 'daemon.interface', IFNAME_MAXLEN - 1);
+    this.view.setUint16(at + REQ.DaemonIfn, this.string(ifname, 'daemon', 'interface'), LE);
+    this.view.setUint32(at + REQ.DaemonSyncId, c.syncId === undefined ? 0 : integer(c.syncId, 'daemon', 0, 255, 'syncId'), LE);
     let has = 0;
     if (c.maxLen !== undefined) {
-      this.view.setUint16(at + REQ.DaemonMaxlen, checkInteger(c.maxLen, 'daemon.maxLen', 1, 65535), LE);
+      this.view.setUint16(at + REQ.DaemonMaxlen, integer(c.maxLen, 'daemon', 1, 65535, 'maxLen'), LE);
       has |= FLAG.daemonHasMaxlen;
     }
     if (c.port !== undefined) {
-      this.view.setUint16(at + REQ.DaemonPort, checkInteger(c.port, 'daemon.port', 1, 65535), LE);
+      this.view.setUint16(at + REQ.DaemonPort, integer(c.port, 'daemon', 1, 65535, 'port'), LE);
       has |= FLAG.daemonHasPort;
     }
     if (c.ttl !== undefined) {
-      this.bytes[at + REQ.DaemonTtl] = checkInteger(c.ttl, 'daemon.ttl', 1, 255);
+      this.bytes[at + REQ.DaemonTtl] = integer(c.ttl, 'daemon', 1, 255, 'ttl');
       has |= FLAG.daemonHasTtl;
     }
     if (c.group !== undefined) {
@@ -256,16 +254,17 @@ export class RequestWriter {
    */
   private moduleName(v: unknown, field: string, name: string, maxLen: number): number {
     const known = typeof v === 'string' ? this.stringIds.get(v) : undefined;
-    return known ?? this.string(checkName(v, `${field}.${name}`, maxLen));
+    return known ?? this.string(moduleName(v, `${field}.${name}`, maxLen), field, name);
   }
 
-  /** Interns a string; returns its index + 1 (0 means none). */
-  private string(s: string): number {
+  /** Interns a string (the value of `field.name`); returns its index + 1 (0 means none). */
+  private string(s: string, field: string, name: string): number {
     let id = this.stringIds.get(s);
     if (id === undefined) {
+      // The records keep a string's index in 16 bits.
+      if (this.stringList.length === 0xffff) throw outOfRange(`${field}.${name}`, 'one of at most 65535 distinct names (schedulers, engines, interfaces) in a batch', s);
       this.stringList.push(s);
       id = this.stringList.length;
-      if (id > 0xffff) throw new RangeError('a batch may name at most 65535 distinct schedulers, engines and interfaces');
       this.stringIds.set(s, id);
     }
     return id;
@@ -280,9 +279,3 @@ export class RequestWriter {
 }
 
 const FULL_IPV4_MASK = new Uint8Array([255, 255, 255, 255]);
-
-function interfaceName(v: unknown): string {
-  if (typeof v !== 'string' || v.length === 0) throw new TypeError('daemon.interface must be a non-empty interface name');
-  if (v.length > IFNAME_MAXLEN - 1) throw new RangeError(`daemon.interface must be at most ${IFNAME_MAXLEN - 1} characters`);
-  return v;
-}

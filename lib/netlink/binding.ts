@@ -92,6 +92,8 @@ export interface NativeRtnlHandle {
 
 export interface NativeAddon {
   RtnlHandle: new (opts: HandleOptions) => NativeRtnlHandle;
+  /** Constants from <net/if.h> and <linux/if_addr.h>, as the compiler saw them. */
+  rtnlConstants: { IFNAMSIZ: number; IFA_F_NODAD: number };
   IpvsHandle: new (opts: HandleOptions) => NativeIpvsHandle;
   /** Constants from <linux/ip_vs.h> and libc, as the compiler saw them. */
   ipvsConstants: Record<string, number>;
@@ -141,6 +143,7 @@ function load(): NativeAddon {
       `ipvs-netlink: the native addon could not be loaded (${why}). ` +
         `It needs Linux and Node.js 20 or newer; build it with "npm rebuild ipvs-netlink" ` +
         `(needs python3, make and a C++ compiler).`,
+      { cause: err },
     );
   }
 }

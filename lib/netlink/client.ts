@@ -5,35 +5,43 @@
  */
 import { constants } from 'node:os';
 
+import { integer, knownFields, object, string, wrongValue } from '../util/check.js';
 import { type HandleOptions, type SocketCounters } from './binding.js';
 import { NetlinkError, fromNativeFailure } from './errors.js';
 import { SerialQueue } from './serial-queue.js';
 
+/** How a client's handle is opened. */
 export interface OpenOptions {
-  /** A network namespace path, e.g. /run/netns/NAME or /proc/PID/ns/net. */
+  /** A network namespace path, e.g. /run/netns/NAME or /proc/PID/ns/net; the caller's own namespace when left out. */
   netns?: string;
-  /** How long a request may wait for the kernel without progress (default 5000). */
+  /** How long a request may wait for the kernel without progress, in milliseconds (default 5000). */
   timeoutMs?: number;
 }
 
+/** What every native handle has. */
 export interface NativeHandle {
   open(): Promise<unknown>;
   close(): void;
   counters(): SocketCounters;
 }
 
+const OPTIONS: ReadonlySet<string> = new Set(['netns', 'timeoutMs']);
+// Tests only, see native/netlink/socket.h; not named in messages.
+const ALL_OPTIONS: ReadonlySet<string> = new Set([...OPTIONS, 'testDeafSockets', 'testRcvbuf', 'testIgnoreBudget']);
+
 function checkOpenOptions(options: unknown): HandleOptions {
-  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const o = options as OpenOptions & { testDeafSockets?: number; testRcvbuf?: number; testIgnoreBudget?: boolean };
-  for (const k of Object.keys(o))
-    if (!['netns', 'timeoutMs', 'testDeafSockets', 'testRcvbuf', 'testIgnoreBudget'].includes(k) && (o as Record<string, unknown>)[k] !== undefined)
-      throw new TypeError(`options.${k} is not an option (known: netns, timeoutMs)`);
-  if (o.netns !== undefined && (typeof o.netns !== 'string' || o.netns === ''))
-    throw new TypeError('options.netns must be a path such as /run/netns/NAME');
-  if (o.timeoutMs !== undefined && (!Number.isInteger(o.timeoutMs) || o.timeoutMs < 1 || o.timeoutMs > 86_400_000))
-    throw new RangeError('options.timeoutMs must be an integer from 1 to 86400000');
-  // test*: tests only, see native/netlink/socket.h.
-  return { netns: o.netns, timeoutMs: o.timeoutMs, testDeafSockets: o.testDeafSockets, testRcvbuf: o.testRcvbuf, testIgnoreBudget: o.testIgnoreBudget };
+  const o = object(options, 'options');
+  knownFields(o, ALL_OPTIONS, 'options', OPTIONS);
+  const out: HandleOptions = {};
+  if (o.netns !== undefined) {
+    out.netns = string(o.netns, 'options', 'netns');
+    if (out.netns === '') throw wrongValue('options.netns', 'a path such as /run/netns/NAME', out.netns);
+  }
+  if (o.timeoutMs !== undefined) out.timeoutMs = integer(o.timeoutMs, 'options', 1, 86_400_000, 'timeoutMs');
+  if (o.testDeafSockets !== undefined) out.testDeafSockets = o.testDeafSockets as number;
+  if (o.testRcvbuf !== undefined) out.testRcvbuf = o.testRcvbuf as number;
+  if (o.testIgnoreBudget !== undefined) out.testIgnoreBudget = o.testIgnoreBudget as boolean;
+  return out;
 }
 
 /** Checks the options, creates the native handle and opens its socket. */

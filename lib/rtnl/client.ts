@@ -8,40 +8,40 @@ import { constants } from 'node:os';
 import { type NativeResult, type NativeRtnlHandle, native } from '../netlink/binding.js';
 import { NetlinkClient, type OpenOptions, openHandle } from '../netlink/client.js';
 import { NetlinkError } from '../netlink/errors.js';
-import { checkInteger, parseAddress } from '../util/address.js';
-import type { InterfaceAddress, Link } from './types.js';
+import { type AddressFamily, parseAddress } from '../util/address.js';
+import { array, interfaceName, outOfRange, string, wrongValue } from '../util/check.js';
+import type { AddressResult, InterfaceAddress, Link, SplitAddresses } from './types.js';
 
-const IFNAMSIZ = 16;
-const IFA_F_NODAD = 0x02; // <linux/if_addr.h>: skip duplicate address detection
+const { IFNAMSIZ, IFA_F_NODAD } = native.rtnlConstants;
 
 type Reply = NativeResult & { link?: Link; addresses?: InterfaceAddress[] };
 
-export type AddressResult = { address: string; ok: true } | { address: string; ok: false; error: NetlinkError };
-
-function checkLinkName(name: unknown): string {
-  if (typeof name !== 'string' || name.length === 0) throw new TypeError('link name must be a non-empty string');
-  if (name.length > IFNAMSIZ - 1) throw new RangeError(`link name must be at most ${IFNAMSIZ - 1} characters, got '${name}'`);
-  if (/[\s/:]/.test(name) || name === '.' || name === '..') throw new TypeError(`link name '${name}' is not a valid interface name`);
-  return name;
+function linkName(value: unknown, field: string): string {
+  return interfaceName(value, field, IFNAMSIZ - 1);
 }
 
 /** "10.96.0.10" (host prefix) or "10.96.0.0/24". */
-function parseCidr(value: unknown, field: string): { family: 'inet' | 'inet6'; address: string; prefixLength: number } {
-  if (typeof value !== 'string') throw new TypeError(`${field} must be an address string`);
-  const [addr, len, ...rest] = value.split('/');
-  if (rest.length) throw new TypeError(`${field} has more than one '/': '${value}'`);
-  const a = parseAddress(addr, field);
+function parseCidr(value: unknown, field: string): { family: AddressFamily; address: string; prefixLength: number } {
+  const s = string(value, field);
+  const slash = s.indexOf('/');
+  const a = parseAddress(slash < 0 ? s : s.slice(0, slash), field);
   const max = a.family === 'inet' ? 32 : 128;
-  if (len !== undefined && !/^\d+$/.test(len)) throw new TypeError(`${field} prefix length must be a number, got '${len}'`);
-  const prefixLength = len === undefined ? max : checkInteger(Number(len), `${field} prefix length`, 1, max);
+  if (slash < 0) return { family: a.family, address: a.text, prefixLength: max };
+  const len = s.slice(slash + 1);
+  const expected = `an address with a prefix length from 1 to ${max}`;
+  if (!/^\d{1,3}$/.test(len)) throw wrongValue(field, expected, s);
+  const prefixLength = Number(len);
+  if (prefixLength < 1 || prefixLength > max) throw outOfRange(field, expected, s);
   return { family: a.family, address: a.text, prefixLength };
 }
 
+/** A handle on rtnetlink: links and addresses, in the caller's network namespace or another. */
 export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
   private constructor(handle: NativeRtnlHandle) {
     super(handle, 'Rtnl');
   }
 
+  /** Opens a handle (in `netns` if given). A bad option throws before anything is opened. */
   static async open(options: OpenOptions = {}): Promise<Rtnl> {
     return new Rtnl(await openHandle((o) => new native.RtnlHandle(o), options, 'Rtnl.open'));
   }
@@ -50,16 +50,20 @@ export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
     return this.exclusive(operation, () => this.native(operation, undefined, () => this.handle.execute(ops) as Promise<Reply[]>));
   }
 
+  /** The link of that name, or undefined when there is none. */
   async getLink(name: string): Promise<Link | undefined> {
-    const [r] = await this.run([{ op: 'getLink', name: checkLinkName(name) }], 'getLink');
+    const [r] = await this.run([{ op: 'getLink', name: linkName(name, 'name') }], 'getLink');
     if (r.code === 'ENODEV') return undefined;
     if (r.errno) throw errorOf(r, 'getLink', name);
     return r.link;
   }
 
-  /** Creates a dummy link if there is none of that name, brings it up, and returns it. */
+  /**
+   * Creates a dummy link if there is none of that name, brings it up, and
+   * returns it. A link of that name that is not a dummy fails with EEXIST.
+   */
   async ensureDummyLink(name: string): Promise<Link> {
-    checkLinkName(name);
+    linkName(name, 'name');
     const [created, up, got] = await this.run(
       [
         { op: 'newLink', name, kind: 'dummy', up: true },
@@ -80,14 +84,14 @@ export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
 
   /** Deletes a link; a link that is not there is not an error. */
   async deleteLink(name: string): Promise<void> {
-    const [r] = await this.run([{ op: 'delLink', name: checkLinkName(name) }], 'deleteLink');
+    const [r] = await this.run([{ op: 'delLink', name: linkName(name, 'name') }], 'deleteLink');
     if (r.errno && r.code !== 'ENODEV') throw errorOf(r, 'deleteLink', name);
   }
 
-  /** Every address, or those of one link. */
+  /** Every address, or those of one link (then each carries the link's name). */
   async listAddresses(link?: string): Promise<InterfaceAddress[]> {
     const ops: object[] = [{ op: 'dumpAddresses' }];
-    if (link !== undefined) ops.unshift({ op: 'getLink', name: checkLinkName(link) });
+    if (link !== undefined) ops.unshift({ op: 'getLink', name: linkName(link, 'link') });
     const replies = await this.run(ops, 'listAddresses');
     let index: number | undefined;
     if (link !== undefined) {
@@ -107,11 +111,9 @@ export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
    * links: kube-proxy's GetLocalAddresses(kube-ipvs0) and
    * GetAllLocalAddressesExcept(kube-ipvs0) at the cost of one dump, where a
    * dump per interface took it ~50 s with ~19,500 services (#138927).
-   * `link` is undefined when there is no link of that name (then every
-   * address is elsewhere).
    */
-  async splitAddresses(link: string): Promise<{ link?: Link; on: InterfaceAddress[]; elsewhere: InterfaceAddress[] }> {
-    const [got, dump] = await this.run([{ op: 'getLink', name: checkLinkName(link) }, { op: 'dumpAddresses' }], 'splitAddresses');
+  async splitAddresses(link: string): Promise<SplitAddresses> {
+    const [got, dump] = await this.run([{ op: 'getLink', name: linkName(link, 'link') }, { op: 'dumpAddresses' }], 'splitAddresses');
     if (got.errno && got.code !== 'ENODEV') throw errorOf(got, 'splitAddresses', link);
     if (dump.errno) throw errorOf(dump, 'splitAddresses', link);
     const found = got.errno ? undefined : got.link;
@@ -124,20 +126,23 @@ export class Rtnl extends NetlinkClient<NativeRtnlHandle> {
     return { link: found, on, elsewhere };
   }
 
-  /** Adds addresses ("10.96.0.10" means /32, "fd00::1" /128) to a link; one result each. */
+  /**
+   * Adds addresses ("10.96.0.10" means /32, "fd00::1" /128, "10.0.0.1/24")
+   * to a link, in one batch; each gets its own result. Every address is
+   * checked before anything is sent; a missing link fails with ENODEV.
+   */
   addAddresses(link: string, addresses: readonly string[]): Promise<AddressResult[]> {
     return this.changeAddresses('newAddress', link, addresses, 'addAddresses');
   }
 
-  /** Removes addresses from a link; one result each. */
+  /** Removes addresses from a link, in one batch; each gets its own result. */
   deleteAddresses(link: string, addresses: readonly string[]): Promise<AddressResult[]> {
     return this.changeAddresses('delAddress', link, addresses, 'deleteAddresses');
   }
 
   private async changeAddresses(op: string, link: string, addresses: readonly string[], operation: string): Promise<AddressResult[]> {
-    checkLinkName(link);
-    if (!Array.isArray(addresses)) throw new TypeError('addresses must be an array');
-    const parsed = addresses.map((a, i) => parseCidr(a, `addresses[${i}]`));
+    linkName(link, 'link');
+    const parsed = array(addresses, 'addresses').map((a, i) => parseCidr(a, `addresses[${i}]`));
     if (parsed.length === 0) return [];
     const l = await this.getLink(link);
     if (!l) throw new NetlinkError({ errno: constants.errno.ENODEV, code: 'ENODEV', operation, subject: link, detail: `there is no link named ${link}` });

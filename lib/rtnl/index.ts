@@ -1,3 +1,2 @@
 export { Rtnl } from './client.js';
-export type { AddressResult } from './client.js';
 export type * from './types.js';

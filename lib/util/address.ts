@@ -1,34 +1,46 @@
 /**
- * Address checks shared by every API: strict parsing with ipaddr.js, and the
- * family an address belongs to. Anything that fails throws a TypeError that
- * names the field, before a byte is sent.
+ * IP addresses as every API takes and returns them: strict parsing with
+ * ipaddr.js (a fast path for plain dotted quads), the family an address
+ * belongs to, the kernel's 16-byte form, and text for the bytes the kernel
+ * returns. A refused address throws the checking module's error naming the
+ * field (util/check.ts), before a byte is sent.
  */
 import ipaddr from 'ipaddr.js';
 
+import { wrongType, wrongValue } from './check.js';
+
+/** An address family by the names `ip` uses: IPv4 or IPv6. */
 export type AddressFamily = 'inet' | 'inet6';
 
+/** An address as parseAddress() accepted it. */
 export interface ParsedAddress {
+  /** Which family the address belongs to. */
   family: AddressFamily;
   /** Canonical text: dotted quad, or RFC 5952 compressed IPv6. */
   text: string;
 }
 
+/**
+ * A strict IPv4 dotted quad or IPv6 address (no zone, no prefix length).
+ * Not a string: TypeError ERR_INVALID_ARG_TYPE; a string that is not an
+ * address: TypeError ERR_INVALID_ARG_VALUE; both name `field`.
+ */
 export function parseAddress(value: unknown, field: string): ParsedAddress {
-  if (typeof value !== 'string') throw new TypeError(`${field} must be an IP address string, got ${typeof value}`);
+  if (typeof value !== 'string') throw wrongType(field, 'an IPv4 or IPv6 address string', value);
   if (ipaddr.IPv4.isValidFourPartDecimal(value)) {
     return { family: 'inet', text: ipaddr.IPv4.parse(value).toString() };
   }
   if (!value.includes('%') && ipaddr.IPv6.isValid(value)) {
     return { family: 'inet6', text: ipaddr.IPv6.parse(value).toRFC5952String() };
   }
-  throw new TypeError(`${field} must be an IPv4 or IPv6 address, got '${value}'`);
+  throw wrongValue(field, 'an IPv4 or IPv6 address', value);
 }
 
 /**
  * Writes an address into `out` at `offset` in the kernel's 16-byte form
  * (union nf_inet_addr: IPv4 in the first four bytes, the rest left as they
- * are) and returns its family. Same acceptance as parseAddress(); a bad
- * one throws a TypeError naming `field.name`.
+ * are) and returns its family. Same acceptance and errors as
+ * parseAddress(), naming `field.name`.
  */
 export function writeAddress(value: unknown, out: Uint8Array, offset: number, field: string, name: string): AddressFamily {
   if (typeof value === 'string') {
@@ -117,24 +129,6 @@ function writeDottedQuad(s: string, out: Uint8Array, at: number): boolean {
   out[at + 2] = (v >>> 8) & 255;
   out[at + 3] = v & 255;
   return true;
-}
-
-export function checkInteger(value: unknown, field: string, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new TypeError(`${field} must be an integer, got ${typeof value === 'number' ? value : typeof value}`);
-  }
-  if (value < min || value > max) throw new RangeError(`${field} must be from ${min} to ${max}, got ${value}`);
-  return value;
-}
-
-/** checkInteger() for hot paths: `field.name` is built only when the value is refused. */
-export function checkIntegerIn(value: unknown, min: number, max: number, field: string, name: string): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-  return checkInteger(value, `${field}.${name}`, min, max);
-}
-
-export function checkPort(value: unknown, field: string): number {
-  return checkInteger(value, field, 0, 65535);
 }
 
 /** IPv4 netmask text for a prefix length (24 -> 255.255.255.0). */

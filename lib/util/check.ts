@@ -9,32 +9,56 @@
  *   (a string where a number goes, undefined where a value is required).
  * - TypeError, code ERR_INVALID_ARG_VALUE: the kind is right but the value
  *   is not one the field takes (a malformed address, an unknown name, a
- *   field the object does not have).
+ *   field the object does not have, two fields that contradict each other).
  * - RangeError, code ERR_OUT_OF_RANGE: a number, or a length, outside what
  *   the field takes; a number that is not an integer where one is needed
  *   (1.5 for a port) is out of range too.
  *
- * Each error keeps its parts (`field`, `code`, and for the last kind the
- * allowed range) and formats its message once, here.
+ * Each error keeps its parts (`field`, `code`, `expected`, `value`) and its
+ * message is built from them once, by argumentMessage() below.
  *
  * Hot paths (a batch of a hundred thousand operations) pass the field as
  * two parts, `field` and `name`, so the full name is built only for a
- * value that is refused.
+ * value that is refused; a batch re-roots a refused op's field under
+ * `ops[i].` with prefixField() instead of building every op's path.
  */
 
+/** The three codes an argument error can carry (Node's names for them). */
 export type CheckCode = 'ERR_INVALID_ARG_TYPE' | 'ERR_INVALID_ARG_VALUE' | 'ERR_OUT_OF_RANGE';
 
-/** A bad argument: TypeError with its field and code. */
-export class ArgumentTypeError extends TypeError {
-  readonly code: Exclude<CheckCode, 'ERR_OUT_OF_RANGE'>;
+/** The two codes a TypeError carries: the wrong kind of value, or a value of the right kind the field does not take. */
+export type TypeErrorCode = Exclude<CheckCode, 'ERR_OUT_OF_RANGE'>;
+
+/** The parts every argument error keeps. */
+export interface ArgumentErrorParts {
+  /** ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE or ERR_OUT_OF_RANGE. */
+  readonly code: CheckCode;
   /** The argument's path, as the caller wrote it (`ops[3].destination.port`). */
+  readonly field: string;
+  /** What the field takes, in words (`an integer from 0 to 65535`). */
+  readonly expected: string;
+  /** The value that was refused, as it was passed. */
+  readonly value: unknown;
+}
+
+/** The one place an argument error's message is built: `<field> must be <expected>, got <value>`. */
+export function argumentMessage(field: string, expected: string, value: unknown): string {
+  return `${field} must be ${expected}, got ${describeValue(value)}`;
+}
+
+/** A bad argument of the wrong kind, or of the right kind with a value the field does not take. */
+export class ArgumentTypeError extends TypeError implements ArgumentErrorParts {
+  /** ERR_INVALID_ARG_TYPE (wrong kind) or ERR_INVALID_ARG_VALUE (right kind, value not taken). */
+  readonly code: TypeErrorCode;
+  /** The argument's path, as the caller wrote it (`ops[3].destination.address`). */
   readonly field: string;
   /** What the field takes, in words. */
   readonly expected: string;
+  /** The value that was refused. */
   readonly value: unknown;
 
-  constructor(code: Exclude<CheckCode, 'ERR_OUT_OF_RANGE'>, field: string, expected: string, value: unknown, message?: string) {
-    super(message ?? `${field} must be ${expected}, got ${describeValue(value)}`);
+  constructor(code: TypeErrorCode, field: string, expected: string, value: unknown) {
+    super(argumentMessage(field, expected, value));
     this.name = 'TypeError';
     this.code = code;
     this.field = field;
@@ -43,20 +67,42 @@ export class ArgumentTypeError extends TypeError {
   }
 }
 
-/** A number or length outside the field's range: RangeError with its field and bounds. */
-export class ArgumentRangeError extends RangeError {
+/** A number (or a length) outside what the field takes, a non-integer where an integer goes included. */
+export class ArgumentRangeError extends RangeError implements ArgumentErrorParts {
+  /** Always ERR_OUT_OF_RANGE. */
   readonly code = 'ERR_OUT_OF_RANGE' as const;
+  /** The argument's path, as the caller wrote it (`service.port`). */
   readonly field: string;
+  /** The range the field takes, in words (`an integer from 0 to 65535`). */
   readonly expected: string;
+  /** The value that was refused. */
   readonly value: unknown;
 
   constructor(field: string, expected: string, value: unknown) {
-    super(`${field} must be ${expected}, got ${describeValue(value)}`);
+    super(argumentMessage(field, expected, value));
     this.name = 'RangeError';
     this.field = field;
     this.expected = expected;
     this.value = value;
   }
+}
+
+/** Either kind of argument error. */
+export type ArgumentError = ArgumentTypeError | ArgumentRangeError;
+
+/** True for the errors this module makes. */
+export function isArgumentError(err: unknown): err is ArgumentError {
+  return err instanceof ArgumentTypeError || err instanceof ArgumentRangeError;
+}
+
+/**
+ * The same error with its field under `prefix` (`ops[3].` + `service.port`),
+ * its message built again from the parts. Anything else is returned as it is.
+ */
+export function prefixField(err: unknown, prefix: string): unknown {
+  if (err instanceof ArgumentTypeError) return new ArgumentTypeError(err.code, prefix + err.field, err.expected, err.value);
+  if (err instanceof ArgumentRangeError) return new ArgumentRangeError(prefix + err.field, err.expected, err.value);
+  return err;
 }
 
 /** How a refused value is shown: strings quoted, objects by kind, never a whole object dumped. */
@@ -84,10 +130,9 @@ export function wrongValue(field: string, expected: string, value: unknown): Arg
   return new ArgumentTypeError('ERR_INVALID_ARG_VALUE', field, expected, value);
 }
 
-/** A field the object does not take. */
+/** A field the object does not take; `known` lists those it does. */
 export function unknownField(field: string, known: Iterable<string>, value: unknown): ArgumentTypeError {
-  const list = [...known].join(', ');
-  return new ArgumentTypeError('ERR_INVALID_ARG_VALUE', field, `one of the fields it takes (${list})`, value, `${field} is not a field it takes (known: ${list})`);
+  return wrongValue(field, `left out (not a field it takes; known: ${[...known].join(', ')})`, value);
 }
 
 /** The number (or length) is outside the field's range. */
@@ -98,8 +143,9 @@ export function outOfRange(field: string, expected: string, value: unknown): Arg
 /** An integer from min to max inclusive. */
 export function integer(value: unknown, field: string, min: number, max: number, name?: string): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
-  if (typeof value !== 'number') throw wrongType(path(field, name), 'an integer', value);
-  throw outOfRange(path(field, name), `an integer from ${min} to ${max}`, value);
+  const expected = `an integer from ${min} to ${max}`;
+  if (typeof value !== 'number') throw wrongType(path(field, name), expected, value);
+  throw outOfRange(path(field, name), expected, value);
 }
 
 /** integer() when the value may be absent: `fallback` for undefined. */
@@ -107,6 +153,7 @@ export function optionalInteger(value: unknown, field: string, min: number, max:
   return value === undefined ? fallback : integer(value, field, min, max, name);
 }
 
+/** A port number, 0 to 65535. */
 export function port(value: unknown, field: string, name?: string): number {
   return integer(value, field, 0, 65535, name);
 }
@@ -117,25 +164,35 @@ export function boolean(value: unknown, field: string, name?: string): boolean {
   throw wrongType(path(field, name), 'a boolean', value);
 }
 
+/** boolean() for a field that may be left out: `fallback` for undefined. */
 export function optionalBoolean(value: unknown, field: string, fallback: boolean, name?: string): boolean {
   return value === undefined ? fallback : boolean(value, field, name);
 }
 
+/** A plain object: not null, not an array. */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A plain object (not null, not an array). */
-export function object(value: unknown, field: string): Record<string, unknown> {
+export function object(value: unknown, field: string, name?: string): Record<string, unknown> {
   if (isObject(value)) return value;
-  throw wrongType(field, 'an object', value);
+  throw wrongType(path(field, name), 'an object', value);
 }
 
+/** An array. */
+export function array(value: unknown, field: string): readonly unknown[] {
+  if (Array.isArray(value)) return value;
+  throw wrongType(field, 'an array', value);
+}
+
+/** A string. */
 export function string(value: unknown, field: string, name?: string): string {
   if (typeof value === 'string') return value;
   throw wrongType(path(field, name), 'a string', value);
 }
 
+/** What a name() takes. */
 export interface NameRule {
   /** Longest allowed, in UTF-8 bytes. */
   maxBytes: number;
@@ -155,30 +212,46 @@ export function name(value: unknown, field: string, rule: NameRule): string {
   return s;
 }
 
+const INTERFACE_NAME = /^(?!\.\.?$)[^\s/:]+$/;
+
+/**
+ * A network interface name as the kernel takes it (dev_valid_name()): at
+ * most `maxBytes` (IFNAMSIZ - 1, from the caller's header), no whitespace,
+ * '/' or ':', not '.' or '..'.
+ */
+export function interfaceName(value: unknown, field: string, maxBytes: number): string {
+  return name(value, field, { maxBytes, pattern: INTERFACE_NAME, patternText: "an interface name (no whitespace, '/' or ':', not '.' or '..')" });
+}
+
 /** One of a fixed list of strings. */
 export function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string, name?: string): T {
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw notOneOf(value, allowed, field, name);
+}
+
+/** The error for a value that is none of `allowed`: a TypeError, its code saying whether it was a string at all. */
+export function notOneOf(value: unknown, allowed: readonly string[], field: string, name?: string): ArgumentTypeError {
   const expected = `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`;
-  if (typeof value !== 'string') throw wrongType(path(field, name), expected, value);
-  throw wrongValue(path(field, name), expected, value);
+  return typeof value === 'string' ? wrongValue(path(field, name), expected, value) : wrongType(path(field, name), expected, value);
 }
 
 /** A key of a constant table (forwarding methods, tunnel types...), as its number. */
 export function tableValue(table: Readonly<Record<string, number>>, value: unknown, field: string, name?: string): number {
   if (typeof value === 'string' && Object.prototype.hasOwnProperty.call(table, value)) return table[value];
-  return oneOf(value, Object.keys(table), field, name) as never; // throws
+  throw notOneOf(value, Object.keys(table), field, name);
 }
 
 /**
  * Refuses a field the object does not take: a misspelt option
  * (`schedular`) must not be silently ignored. Fields set to undefined are
  * let through (spreading optional values leaves them). for...in allocates
- * nothing: this runs for every operation of a batch.
+ * nothing: this runs for every operation of a batch. `listed` is what the
+ * message names as known, when some known fields are not for callers.
  */
-export function knownFields(o: Record<string, unknown>, known: ReadonlySet<string>, field: string): void {
+export function knownFields(o: Record<string, unknown>, known: ReadonlySet<string>, field: string, listed: Iterable<string> = known): void {
   for (const k in o) {
     if (!known.has(k) && o[k] !== undefined) {
-      throw unknownField(`${field}.${k}`, known, o[k]);
+      throw unknownField(`${field}.${k}`, listed, o[k]);
     }
   }
 }

@@ -1,6 +1,7 @@
 #include "handle.h"
 
 #include <arpa/inet.h>
+#include <linux/if_addr.h>
 #include <net/if.h>
 
 #include "../addon/job.h"
@@ -144,6 +145,11 @@ void RtnlHandle::Init(Napi::Env env, Napi::Object exports) {
                                   InstanceMethod("close", &RtnlHandle::Close),
                                   InstanceMethod("counters", &RtnlHandle::Counters)});
   exports.Set("RtnlHandle", f);
+  // What the TypeScript side checks and sends, as the headers define it.
+  Napi::Object c = Napi::Object::New(env);
+  c.Set("IFNAMSIZ", IFNAMSIZ);
+  c.Set("IFA_F_NODAD", IFA_F_NODAD);
+  exports.Set("rtnlConstants", c);
 }
 
 RtnlHandle::RtnlHandle(const Napi::CallbackInfo& info) : Napi::ObjectWrap<RtnlHandle>(info) {

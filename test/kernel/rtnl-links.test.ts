@@ -77,9 +77,9 @@ t.test('bad input names the field and sends nothing', async (t) => {
   t.teardown(() => rt.close());
   await rt.ensureDummyLink('kube-ipvs0');
   const before = await ipAddrs(ns, 'kube-ipvs0');
-  await t.rejects(rt.addAddresses('kube-ipvs0', ['10.0.0.1', '10.0.0.300']), { name: 'TypeError', message: /addresses\[1\]/ });
-  await t.rejects(rt.addAddresses('kube-ipvs0', ['10.0.0.1/33']), { name: 'RangeError', message: /addresses\[0\] prefix length/ });
-  await t.rejects(rt.ensureDummyLink('a-name-that-is-too-long'), { name: 'RangeError' });
+  await t.rejects(rt.addAddresses('kube-ipvs0', ['10.0.0.1', '10.0.0.300']), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', field: 'addresses[1]', message: /^addresses\[1\] must be/ });
+  await t.rejects(rt.addAddresses('kube-ipvs0', ['10.0.0.1/33']), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE', field: 'addresses[0]', message: /prefix length from 1 to 32/ });
+  await t.rejects(rt.ensureDummyLink('a-name-that-is-too-long'), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE', field: 'name' });
   await t.rejects(rt.addAddresses('nope0', ['10.0.0.1']), { name: 'NetlinkError', code: 'ENODEV', subject: 'nope0', message: /no link named nope0/ });
   t.same(await ipAddrs(ns, 'kube-ipvs0'), before, 'nothing was added');
 });
