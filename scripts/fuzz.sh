@@ -7,7 +7,8 @@
 # binding.gyp, minus the module registration) and native/fuzz/*_fuzzer.cc:
 #   ipvs_batch    IPVS jobs (execute, dump) over the real Channel/socket
 #                 against a scripted kernel: Transaction::OnMessage ->
-#                 RecordBatch -> ipvs::Decode -> reply records, family lookups, ENOENT re-send
+#                 RecordBatch -> ipvs::Decode -> reply records, family
+#                 lookups, ENOENT re-send
 #   ipvs_message  ipvs::Decode of one reply + ReplyWriter records
 #   ipvs_records  request records: ReadRequest on arbitrary bytes, and
 #                 WriteRequest -> ReadRequest -> Encode round trips

@@ -51,8 +51,8 @@ t.test('a declaration that breaks under exactOptionalPropertyTypes fails the com
   const host = ts.createCompilerHost(config.options);
   const getSourceFile = host.getSourceFile.bind(host);
   // A class that says it is a DumpOptions but may hold undefined where the
-  // interface leaves the field out: what issue-tracker reports of broken
-  // declarations looked like.
+  // interface leaves the field out: what exactOptionalPropertyTypes refuses
+  // in a declaration, and skipLibCheck would hide.
   host.getSourceFile = (name, version, onError, create) =>
     path.resolve(name) === target
       ? ts.createSourceFile(name, readFileSync(target, 'utf8') + '\nexport declare class Broken implements DumpOptions { stats: boolean | undefined; }\n', version)
