@@ -97,7 +97,7 @@ export class Conntrack extends NetlinkClient<NativeConntrackHandle> {
    * was no such entry (or, with `id`, it had been replaced).
    */
   async delete(key: ConntrackKey): Promise<boolean> {
-    const r = await this.deleteMany([key]);
+    const r = await this.deleteKeys([validate.key(key)], [key]);
     if (r.failures.length) throw r.failures[0].error;
     return r.deleted === 1;
   }
@@ -109,7 +109,10 @@ export class Conntrack extends NetlinkClient<NativeConntrackHandle> {
    */
   async deleteMany(keys: readonly ConntrackKey[]): Promise<DeleteReport> {
     if (!Array.isArray(keys)) throw check.wrongType('keys', 'an array of keys', keys);
-    const ks = keys.map((k, i) => validate.key(k, `keys[${i}]`));
+    return this.deleteKeys(keys.map((k, i) => validate.key(k, `keys[${i}]`)), keys);
+  }
+
+  private deleteKeys(ks: validate.NativeKey[], keys: readonly ConntrackKey[]): Promise<DeleteReport> {
     return this.exclusive('delete', async () => {
       const r = await this.native('delete', undefined, () => this.handle.delete(ks));
       return report(r.deleted, r.failures, (i) => keys[i], 'delete');

@@ -38,10 +38,11 @@ void TupleAttrs(nl::AttrWriter& w, uint16_t type, uint8_t family, uint8_t proto,
     if (t.fields & field::kSport) w.Be16(CTA_PROTO_SRC_PORT, t.sport);
     if (t.fields & field::kDport) w.Be16(CTA_PROTO_DST_PORT, t.dport);
   } else if (IsIcmp(proto)) {
+    // Code, type, id: the order the tool sends them in.
     const bool v6 = proto == IPPROTO_ICMPV6;
-    if (t.fields & field::kIcmpId) w.Be16(v6 ? CTA_PROTO_ICMPV6_ID : CTA_PROTO_ICMP_ID, t.icmp_id);
-    if (t.fields & field::kIcmpType) w.U8(v6 ? CTA_PROTO_ICMPV6_TYPE : CTA_PROTO_ICMP_TYPE, t.icmp_type);
     if (t.fields & field::kIcmpCode) w.U8(v6 ? CTA_PROTO_ICMPV6_CODE : CTA_PROTO_ICMP_CODE, t.icmp_code);
+    if (t.fields & field::kIcmpType) w.U8(v6 ? CTA_PROTO_ICMPV6_TYPE : CTA_PROTO_ICMP_TYPE, t.icmp_type);
+    if (t.fields & field::kIcmpId) w.Be16(v6 ? CTA_PROTO_ICMPV6_ID : CTA_PROTO_ICMP_ID, t.icmp_id);
   }
   w.End(p);
   if (t.fields & field::kZone) w.Be16(CTA_TUPLE_ZONE, t.zone);
