@@ -2,17 +2,13 @@
  * The addon's conntrack surface (native/conntrack/handle.h), as the typed
  * client calls it.
  */
-import { native, type HandleOptions, type SocketCounters } from '../netlink/binding.js';
+import { native, type HandleOptions, type NativeResult, type SocketCounters } from '../netlink/binding.js';
 import type { NativeRecords } from './records.js';
 import type { NativeFilter, NativeKey } from './validate.js';
 
 /** A delete the kernel refused, or whose answer never came (`syscall` set). */
-export interface NativeDeleteFailure {
+export interface NativeDeleteFailure extends NativeResult {
   index: number;
-  errno: number;
-  code: string;
-  message: string;
-  text: string;
   syscall?: string;
 }
 

@@ -105,17 +105,8 @@ export interface ConntrackKey {
   id?: number;
 }
 
-/** Fields a tuple filter may constrain; each one given must match. */
-export interface TupleFilter {
-  src?: string;
-  dst?: string;
-  srcPort?: number;
-  dstPort?: number;
-  icmpType?: number;
-  icmpCode?: number;
-  icmpId?: number;
-  zone?: number;
-}
+/** Fields a tuple filter may constrain (a Tuple's, each optional); each one given must match. */
+export type TupleFilter = Partial<Tuple>;
 
 /**
  * Which entries a call is about: all that match every field given. The

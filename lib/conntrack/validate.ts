@@ -8,19 +8,10 @@
 import * as check from '../util/check.js';
 import { parseAddress } from '../util/address.js';
 import { CT, FAMILY, GROUP, ICMP_PROTOCOLS, PORT_PROTOCOLS } from './constants.js';
-import type { ConntrackEventType, ConntrackFamily } from './types.js';
+import type { ConntrackEventType, ConntrackFamily, TupleFilter } from './types.js';
 
-/** A tuple as the addon reads it. */
-export interface NativeTuple {
-  src?: string;
-  dst?: string;
-  srcPort?: number;
-  dstPort?: number;
-  icmpType?: number;
-  icmpCode?: number;
-  icmpId?: number;
-  zone?: number;
-}
+/** A tuple as the addon reads it (addresses in canonical text). */
+export type NativeTuple = TupleFilter;
 
 export interface NativeFilter {
   family: number;
@@ -64,7 +55,7 @@ function family(value: unknown, field: string): ConntrackFamily {
 }
 
 /** The address's family; it must agree with `known` (a family given, or an earlier address). */
-function address(value: unknown, field: string, known: { family?: ConntrackFamily; from?: string }): string {
+function address(value: unknown, field: string, known: Known): string {
   const text = check.string(value, field);
   let parsed;
   try {
@@ -83,7 +74,7 @@ function address(value: unknown, field: string, known: { family?: ConntrackFamil
   return parsed.text;
 }
 
-function tuple(value: unknown, field: string, proto: number | undefined, known: { family?: ConntrackFamily; from?: string }): NativeTuple {
+function tuple(value: unknown, field: string, proto: number | undefined, known: Known): NativeTuple {
   const o = check.object(value, field);
   check.knownFields(o, TUPLE_FIELDS, field);
   const t: NativeTuple = {};
@@ -113,16 +104,23 @@ function statusBits(value: unknown, field: string): number {
   return bits >>> 0;
 }
 
+/** What fixes the family so far: the field that gave it, for messages. */
+interface Known {
+  family?: ConntrackFamily;
+  from?: string;
+}
+
+/** The object's own `family`, when it gives one. */
+function knownFamily(o: Record<string, unknown>, field: string): Known {
+  return o.family === undefined ? {} : { family: family(o.family, `${field}.family`), from: `${field}.family` };
+}
+
 /** A filter (undefined: every entry) as the addon reads it. */
 export function filter(value: unknown, field = 'filter'): NativeFilter {
   if (value === undefined) return { family: 0 };
   const o = check.object(value, field);
   check.knownFields(o, FILTER_FIELDS, field);
-  const known: { family?: ConntrackFamily; from?: string } = {};
-  if (o.family !== undefined) {
-    known.family = family(o.family, `${field}.family`);
-    known.from = `${field}.family`;
-  }
+  const known = knownFamily(o, field);
   const f: NativeFilter = { family: 0 };
   const proto = o.protocol === undefined ? undefined : protocol(o.protocol, `${field}.protocol`);
   if (proto !== undefined) f.protocol = proto;
@@ -151,11 +149,7 @@ export function filter(value: unknown, field = 'filter'): NativeFilter {
 export function key(value: unknown, field = 'key'): NativeKey {
   const o = check.object(value, field);
   check.knownFields(o, KEY_FIELDS, field);
-  const known: { family?: ConntrackFamily; from?: string } = {};
-  if (o.family !== undefined) {
-    known.family = family(o.family, `${field}.family`);
-    known.from = `${field}.family`;
-  }
+  const known = knownFamily(o, field);
   const proto = protocol(o.protocol, `${field}.protocol`);
   const direction = o.orig !== undefined ? 'orig' : 'reply';
   if (o[direction] === undefined) throw check.wrongType(`${field}.orig`, 'a tuple (or reply: a tuple)', undefined);

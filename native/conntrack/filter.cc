@@ -6,25 +6,23 @@ namespace conntrack {
 
 namespace {
 
+// The fields of `in` the kernel compares correctly (see filter.h), and
+// the CTA_FILTER flags that name them.
 uint32_t KernelTuple(const Filter& f, const TupleMatch& in, TupleMatch& out) {
-  using namespace filter_flag;
-  uint32_t flags = 0;
-  out = TupleMatch{};
-  if (f.family == NFPROTO_IPV4) {
-    if (in.fields & field::kSrc) flags |= kIpSrc, out.fields |= field::kSrc, out.src = in.src;
-    if (in.fields & field::kDst) flags |= kIpDst, out.fields |= field::kDst, out.dst = in.dst;
-  }
-  if (f.proto == IPPROTO_TCP || f.proto == IPPROTO_UDP) {
-    if (in.fields & field::kSport) flags |= kSrcPort, out.fields |= field::kSport, out.sport = in.sport;
-    if (in.fields & field::kDport) flags |= kDstPort, out.fields |= field::kDport, out.dport = in.dport;
-  } else if (IsIcmp(f.proto)) {
-    const bool v6 = f.proto == IPPROTO_ICMPV6;
-    if (in.fields & field::kIcmpType)
-      flags |= v6 ? kIcmpv6Type : kIcmpType, out.fields |= field::kIcmpType, out.icmp_type = in.icmp_type;
-    if (in.fields & field::kIcmpCode)
-      flags |= v6 ? kIcmpv6Code : kIcmpCode, out.fields |= field::kIcmpCode, out.icmp_code = in.icmp_code;
-    if (in.fields & field::kIcmpId)
-      flags |= v6 ? kIcmpv6Id : kIcmpId, out.fields |= field::kIcmpId, out.icmp_id = in.icmp_id;
+  uint32_t keep = 0;
+  if (f.family == NFPROTO_IPV4) keep |= field::kSrc | field::kDst;
+  if (f.proto == IPPROTO_TCP || f.proto == IPPROTO_UDP) keep |= field::kSport | field::kDport;
+  else if (IsIcmp(f.proto)) keep |= field::kIcmpType | field::kIcmpCode | field::kIcmpId;
+  out = in;
+  out.fields = in.fields & keep;
+  uint32_t flags = out.fields;
+  if (f.proto == IPPROTO_ICMPV6) {
+    // ICMPv6's fields have flags of their own.
+    const uint32_t icmp = field::kIcmpType | field::kIcmpCode | field::kIcmpId;
+    flags &= ~icmp;
+    if (out.fields & field::kIcmpType) flags |= filter_flag::kIcmpv6Type;
+    if (out.fields & field::kIcmpCode) flags |= filter_flag::kIcmpv6Code;
+    if (out.fields & field::kIcmpId) flags |= filter_flag::kIcmpv6Id;
   }
   return flags;
 }

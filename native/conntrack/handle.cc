@@ -53,7 +53,7 @@ Napi::Object Constants(Napi::Env env) {
   c.Set("statsNames", StatsNamesToJs(env));
   c.Set("layout", rec::LayoutToJs(env));
   Napi::Object p = Napi::Object::New(env);
-#define PRESENT(name, bit) p.Set(name, present::bit)
+#define PRESENT(name, bit) p.Set(name, static_cast<uint32_t>(present::bit))
   PRESENT("status", kStatus); PRESENT("timeout", kTimeout); PRESENT("mark", kMark); PRESENT("id", kId);
   PRESENT("use", kUse); PRESENT("countersOrig", kCountersOrig); PRESENT("countersReply", kCountersReply);
   PRESENT("state", kState); PRESENT("timestamp", kTimestamp); PRESENT("timestampStop", kTimestampStop);

@@ -108,28 +108,45 @@ Napi::Object DeleteResultToJs(Napi::Env env, const std::vector<DeleteBatch::Resu
   return o;
 }
 
-class ListJob : public addon::Job {
+// A dump of the entries a filter takes; with `then_delete`, each one is
+// then deleted by its key (deleteMatching).
+class DumpJob : public addon::Job {
  public:
-  ListJob(ChannelPtr ch, Filter filter) : ch_(std::move(ch)), filter_(filter) {}
+  DumpJob(ChannelPtr ch, Filter filter, bool then_delete)
+      : ch_(std::move(ch)), filter_(filter), then_delete_(then_delete) {}
   void Run() override {
     std::lock_guard<std::mutex> g(ch_->mutex());
     DumpBatch dump(
-        EncodeDump(filter_), filter_, [this](const Entry& e) { writer_.Add(e, 0); },
-        [this] { writer_ = rec::Writer(); });
+        EncodeDump(filter_), filter_,
+        [this](const Entry& e) {
+          writer_.Add(e, static_cast<uint32_t>(keys_.size()));
+          if (then_delete_) keys_.push_back(KeyOf(e));
+        },
+        [this] {
+          writer_ = rec::Writer();
+          keys_.clear();
+        });
     status = ch_->Transact(dump);
     if (status.ok()) status = dump.Verdict();
     retries_ = dump.retries();
+    if (!status.ok() || !then_delete_) return;
+    deletes_ = std::make_unique<DeleteBatch>(keys_);
+    // A broken conversation is reported per entry, not as the call's failure.
+    ch_->Transact(*deletes_);
   }
   Napi::Value Result(Napi::Env env) override {
     Napi::Object o = writer_.ToJs(env);
     o.Set("dumpRetries", retries_);
-    return o;
+    return deletes_ ? DeleteResultToJs(env, deletes_->outcomes(), o) : o;
   }
 
  private:
   ChannelPtr ch_;
   Filter filter_;
+  bool then_delete_;
   rec::Writer writer_;
+  std::vector<Key> keys_;
+  std::unique_ptr<DeleteBatch> deletes_;
   int retries_ = 0;
 };
 
@@ -190,39 +207,6 @@ class DeleteJob : public addon::Job {
   DeleteBatch batch_;
 };
 
-class DeleteMatchingJob : public addon::Job {
- public:
-  DeleteMatchingJob(ChannelPtr ch, Filter filter) : ch_(std::move(ch)), filter_(filter) {}
-  void Run() override {
-    std::lock_guard<std::mutex> g(ch_->mutex());
-    DumpBatch dump(
-        EncodeDump(filter_), filter_,
-        [this](const Entry& e) {
-          writer_.Add(e, static_cast<uint32_t>(keys_.size()));
-          keys_.push_back(KeyOf(e));
-        },
-        [this] {
-          writer_ = rec::Writer();
-          keys_.clear();
-        });
-    status = ch_->Transact(dump);
-    if (status.ok()) status = dump.Verdict();
-    if (!status.ok()) return;
-    batch_ = std::make_unique<DeleteBatch>(keys_);
-    ch_->Transact(*batch_);
-  }
-  Napi::Value Result(Napi::Env env) override {
-    return DeleteResultToJs(env, batch_->outcomes(), writer_.ToJs(env));
-  }
-
- private:
-  ChannelPtr ch_;
-  Filter filter_;
-  rec::Writer writer_;
-  std::vector<Key> keys_;
-  std::unique_ptr<DeleteBatch> batch_;
-};
-
 class FlushJob : public addon::Job {
  public:
   FlushJob(ChannelPtr ch, uint8_t family) : ch_(std::move(ch)), family_(family) {}
@@ -280,7 +264,7 @@ class StatsJob : public addon::Job {
 }  // namespace
 
 std::unique_ptr<addon::Job> MakeListJob(ChannelPtr ch, Filter filter) {
-  return std::make_unique<ListJob>(std::move(ch), filter);
+  return std::make_unique<DumpJob>(std::move(ch), filter, false);
 }
 std::unique_ptr<addon::Job> MakeGetJob(ChannelPtr ch, Key key) {
   return std::make_unique<GetJob>(std::move(ch), key);
@@ -289,7 +273,7 @@ std::unique_ptr<addon::Job> MakeDeleteJob(ChannelPtr ch, std::vector<Key> keys) 
   return std::make_unique<DeleteJob>(std::move(ch), std::move(keys));
 }
 std::unique_ptr<addon::Job> MakeDeleteMatchingJob(ChannelPtr ch, Filter filter) {
-  return std::make_unique<DeleteMatchingJob>(std::move(ch), filter);
+  return std::make_unique<DumpJob>(std::move(ch), filter, true);
 }
 std::unique_ptr<addon::Job> MakeFlushJob(ChannelPtr ch, uint8_t family) {
   return std::make_unique<FlushJob>(std::move(ch), family);

@@ -1,6 +1,7 @@
 #include "records.h"
 
 #include <cstring>
+#include <utility>
 
 #include "../addon/js_values.h"
 
@@ -44,25 +45,21 @@ void Writer::Add(const Entry& e, uint32_t index) {
   at[kEvent] = static_cast<uint8_t>(e.event);
   at[kFamily] = e.family;
   at[kState] = e.state;
-  Put<uint32_t>(at, kPresent, e.present);
-  Put<uint32_t>(at, kStatus, e.status);
-  Put<uint32_t>(at, kTimeout, e.timeout);
-  Put<uint32_t>(at, kMark, e.mark);
-  Put<uint32_t>(at, kId, e.id);
-  Put<uint32_t>(at, kUse, e.use);
+  using U32 = std::pair<size_t, uint32_t>;
+  for (const U32& f : {U32{kPresent, e.present}, U32{kStatus, e.status}, U32{kTimeout, e.timeout},
+                       U32{kMark, e.mark}, U32{kId, e.id}, U32{kUse, e.use}, U32{kIndex, index}})
+    Put(at, f.first, f.second);
   Put<uint16_t>(at, kZone, e.zone);
   // (String() grows strings_ only: `at` stays valid.)
   if (e.present & present::kHelper) Put<uint32_t>(at, kHelper, String(e.helper));
   AddTuple(at + kOrig, e.family, e.orig);
   AddTuple(at + kReply, e.family, e.reply);
-  Put<uint64_t>(at, kPacketsOrig, e.packets_orig);
-  Put<uint64_t>(at, kBytesOrig, e.bytes_orig);
-  Put<uint64_t>(at, kPacketsReply, e.packets_reply);
-  Put<uint64_t>(at, kBytesReply, e.bytes_reply);
-  Put<uint64_t>(at, kStart, e.start_ns);
-  Put<uint64_t>(at, kStop, e.stop_ns);
+  using U64 = std::pair<size_t, uint64_t>;
+  for (const U64& f : {U64{kPacketsOrig, e.packets_orig}, U64{kBytesOrig, e.bytes_orig},
+                       U64{kPacketsReply, e.packets_reply}, U64{kBytesReply, e.bytes_reply},
+                       U64{kStart, e.start_ns}, U64{kStop, e.stop_ns}})
+    Put(at, f.first, f.second);
   std::memcpy(at + kLabels, e.labels, sizeof e.labels);
-  Put<uint32_t>(at, kIndex, index);
 }
 
 void Writer::AddMarker(uint8_t kind) {

@@ -22,18 +22,12 @@ namespace conntrack {
 // nf_internals.h (CTA_FILTER_F_*), not in any uapi header, so they are
 // spelled here once; the kernel refuses (EINVAL) any bit it does not know.
 namespace filter_flag {
-constexpr uint32_t kIpSrc = 1u << 0;
-constexpr uint32_t kIpDst = 1u << 1;
-constexpr uint32_t kTupleZone = 1u << 2;
-constexpr uint32_t kProtoNum = 1u << 3;
-constexpr uint32_t kSrcPort = 1u << 4;
-constexpr uint32_t kDstPort = 1u << 5;
-constexpr uint32_t kIcmpType = 1u << 6;
-constexpr uint32_t kIcmpCode = 1u << 7;
-constexpr uint32_t kIcmpId = 1u << 8;
-constexpr uint32_t kIcmpv6Type = 1u << 9;
-constexpr uint32_t kIcmpv6Code = 1u << 10;
-constexpr uint32_t kIcmpv6Id = 1u << 11;
+enum : uint32_t {
+  kIpSrc = 1u << 0, kIpDst = 1u << 1, kTupleZone = 1u << 2, kProtoNum = 1u << 3,
+  kSrcPort = 1u << 4, kDstPort = 1u << 5,
+  kIcmpType = 1u << 6, kIcmpCode = 1u << 7, kIcmpId = 1u << 8,
+  kIcmpv6Type = 1u << 9, kIcmpv6Code = 1u << 10, kIcmpv6Id = 1u << 11,
+};
 }  // namespace filter_flag
 
 // Protocols whose tuples carry ports, and the ICMP family.
@@ -58,19 +52,21 @@ struct Tuple {
 
 // Which optional parts an entry came with (events leave some out).
 namespace present {
-constexpr uint32_t kStatus = 1u << 0;
-constexpr uint32_t kTimeout = 1u << 1;
-constexpr uint32_t kMark = 1u << 2;
-constexpr uint32_t kId = 1u << 3;
-constexpr uint32_t kUse = 1u << 4;
-constexpr uint32_t kCountersOrig = 1u << 5;
-constexpr uint32_t kCountersReply = 1u << 6;
-constexpr uint32_t kState = 1u << 7;      // TCP / SCTP / DCCP state
-constexpr uint32_t kTimestamp = 1u << 8;  // start (stop only once destroyed)
-constexpr uint32_t kTimestampStop = 1u << 9;
-constexpr uint32_t kLabels = 1u << 10;
-constexpr uint32_t kHelper = 1u << 11;
-constexpr uint32_t kReply = 1u << 12;
+enum : uint32_t {
+  kStatus = 1u << 0,
+  kTimeout = 1u << 1,
+  kMark = 1u << 2,
+  kId = 1u << 3,
+  kUse = 1u << 4,
+  kCountersOrig = 1u << 5,
+  kCountersReply = 1u << 6,
+  kState = 1u << 7,          // TCP / SCTP / DCCP state
+  kTimestamp = 1u << 8,      // start (stop only once destroyed)
+  kTimestampStop = 1u << 9,
+  kLabels = 1u << 10,
+  kHelper = 1u << 11,
+  kReply = 1u << 12,
+};
 }  // namespace present
 
 // What a conntrack message reports. `event` is the kind of an event
@@ -91,16 +87,13 @@ struct Entry {
   std::string helper;
 };
 
-// Which fields of a tuple a filter or key constrains.
+// Which fields of a tuple a filter or key constrains: the kernel's own
+// CTA_FILTER bits (the ICMP ones standing for ICMPv6 too).
 namespace field {
-constexpr uint32_t kSrc = 1u << 0;
-constexpr uint32_t kDst = 1u << 1;
-constexpr uint32_t kSport = 1u << 2;
-constexpr uint32_t kDport = 1u << 3;
-constexpr uint32_t kIcmpType = 1u << 4;
-constexpr uint32_t kIcmpCode = 1u << 5;
-constexpr uint32_t kIcmpId = 1u << 6;
-constexpr uint32_t kZone = 1u << 7;
+constexpr uint32_t kSrc = filter_flag::kIpSrc, kDst = filter_flag::kIpDst;
+constexpr uint32_t kSport = filter_flag::kSrcPort, kDport = filter_flag::kDstPort;
+constexpr uint32_t kIcmpType = filter_flag::kIcmpType, kIcmpCode = filter_flag::kIcmpCode;
+constexpr uint32_t kIcmpId = filter_flag::kIcmpId, kZone = filter_flag::kTupleZone;
 }  // namespace field
 
 struct TupleMatch {

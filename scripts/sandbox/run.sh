@@ -120,7 +120,7 @@ MODS="$MODS xt_conntrack xt_multiport xt_tcpudp xt_ipvs ipip ip_gre ip6_tunnel f
 # The kube-proxy controller's filter rules (KUBE-IPVS-FILTER, externalIPs).
 MODS="$MODS xt_physdev ipt_REJECT ip6t_REJECT"
 # Conntrack over netlink (the Conntrack client and the conntrack tool).
-MODS="$MODS nf_conntrack_netlink"
+MODS="$MODS nf_conntrack_netlink xt_nat"
 
 cat >"$RUN/init.sh" <<EOF
 #!/bin/bash

@@ -7,9 +7,8 @@
 import t from 'tap';
 
 import { Conntrack } from '../../lib/index.js';
-import { natNode, SERVICE_IP, toolIds, toolList, udpBurst } from '../support/conntrack-env.js';
+import { natNode, POD_IP, SERVICE_IP, toolIds, toolList, udpBurst } from '../support/conntrack-env.js';
 import { freshNetns, type Netns } from '../support/netns.js';
-import { PODS } from '../support/traffic.js';
 
 async function write(ns: Netns, ...args: string[]): Promise<void> {
   await ns.exec('conntrack', ['-I', '-t', '500', ...args]);
@@ -43,7 +42,7 @@ t.test('deleteMatching(): one dump, every match deleted in few sendmsg calls, no
   const c = await natNode(t);
   const N = 300;
   await udpBurst(c.client, SERVICE_IP, 53, N);
-  await udpBurst(c.client, PODS.be2, 9, 1); // one more UDP flow, not to the service
+  await udpBurst(c.client, POD_IP, 9, 1); // one more UDP flow, not to the service
   const ct = await Conntrack.open({ netns: c.node.path });
   t.teardown(() => ct.close());
   const before = await toolList(c.node);
@@ -51,7 +50,7 @@ t.test('deleteMatching(): one dump, every match deleted in few sendmsg calls, no
   t.ok(toService >= N, `the burst made ${toService} entries to the service`);
 
   const calls = ct.counters().sendmsgCalls;
-  const r = await ct.deleteMatching({ protocol: 'udp', orig: { dst: SERVICE_IP, dstPort: 53 }, reply: { src: PODS.be1 } });
+  const r = await ct.deleteMatching({ protocol: 'udp', orig: { dst: SERVICE_IP, dstPort: 53 }, reply: { src: POD_IP } });
   const sendmsgs = ct.counters().sendmsgCalls - calls;
   t.equal(r.matched.length, toService, 'every entry to the service matched');
   t.equal(r.deleted, toService, 'and was deleted');

@@ -9,8 +9,8 @@ import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Conntrack, type ConntrackEvent, type ConntrackEventStream } from '../../lib/index.js';
-import { natNode, SERVICE_IP, toolList, udpBurst } from '../support/conntrack-env.js';
-import { openConnection, PODS } from '../support/traffic.js';
+import { natNode, POD_IP, SERVICE_IP, toolList, udpBurst } from '../support/conntrack-env.js';
+import { openConnection } from '../support/traffic.js';
 
 /**
  * Events until `done` says so, or 30 s (then what came, for the failure).
@@ -27,8 +27,10 @@ async function collect(stream: ConntrackEventStream, done: (seen: ConntrackEvent
   return seen;
 }
 
+// One node for both tests (each namespace and process costs seconds in the sandbox).
+const c = await natNode(t);
+
 t.test('a TCP connection opens, changes and goes, as the tool saw it', async (t) => {
-  const c = await natNode(t);
   const ct = await Conntrack.open({ netns: c.node.path });
   t.teardown(() => ct.close());
   const stream = await ct.events({ filter: { protocol: 'tcp', orig: { dst: SERVICE_IP, dstPort: 80 } } });
@@ -38,7 +40,7 @@ t.test('a TCP connection opens, changes and goes, as the tool saw it', async (t)
   let ticks = 0;
   const ticker = setInterval(() => ticks++, 10);
   const conn = await openConnection(t, c.client, SERVICE_IP, 80);
-  t.equal(await conn.ask(), 'be2', 'the connection answers through the DNAT');
+  t.equal(await conn.ask(), 'pod', 'the connection answers through the DNAT');
   const [tool] = (await toolList(c.node, '-p', 'tcp', '--orig-dst', SERVICE_IP)).filter((e) => e.state === 'ESTABLISHED');
   t.ok(tool, 'the tool lists the established connection');
 
@@ -48,7 +50,7 @@ t.test('a TCP connection opens, changes and goes, as the tool saw it', async (t)
   const first = opened[0];
   t.equal(first.type, 'new', 'the first event is new');
   if (first.type === 'overrun') return;
-  t.same([first.entry.orig.src, first.entry.orig.srcPort, first.entry.reply.src], [tool.orig.src, Number(tool.orig.sport), PODS.be2], 'for the connection the tool lists (same tuple, reply from the pod)');
+  t.same([first.entry.orig.src, first.entry.orig.srcPort, first.entry.reply.src], [tool.orig.src, Number(tool.orig.sport), POD_IP], 'for the connection the tool lists (same tuple, reply from the pod)');
   t.equal(first.entry.id, Number(tool.rest.id), 'with the id the tool prints');
   t.ok(opened.some((e) => e.type === 'update'), 'updates follow as the handshake completes');
   t.ok(opened.every((e) => e.type !== 'overrun' && e.entry.orig.dstPort === 80), 'every event is the filter\'s');
@@ -68,7 +70,6 @@ t.test('a TCP connection opens, changes and goes, as the tool saw it', async (t)
 });
 
 t.test('dropped events are announced: a tiny buffer, a consumer that does not read, a burst', async (t) => {
-  const c = await natNode(t);
   const ct = await Conntrack.open({ netns: c.node.path, testRcvbuf: 1 } as never);
   t.teardown(() => ct.close());
   const stream = await ct.events({ types: ['new'], maxQueued: 1 });

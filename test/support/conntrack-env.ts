@@ -1,17 +1,20 @@
 /**
  * A node that NATs real traffic, for the conntrack kernel tests:
  *
- *   client 192.168.10.2 ── node 192.168.10.1 ── pod be1 10.244.1.10 (UDP and TCP :8080)
- *                                            └─ pod be2 10.244.2.11 (TCP :8080)
+ *   client 192.168.10.2 ── 192.168.10.1 node 10.244.1.1 ── 10.244.1.10 pod (TCP and UDP :8080)
  *
- * The node DNATs UDP 10.96.0.10:53 to be1:8080 and TCP 10.96.0.10:80 to
- * be2:8080 (iptables-legacy: the sandbox kernel has no nf_tables for
- * IPv4), so its conntrack table holds entries whose reply source is the
- * pod, as kube-proxy's do. Accounting is on. The conntrack tool reads the
- * node's table for comparison.
+ * The node DNATs UDP 10.96.0.10:53 and TCP 10.96.0.10:80 to the pod's
+ * :8080 (iptables-legacy: the sandbox kernel has no nf_tables for IPv4),
+ * so its conntrack table holds entries whose reply source is the pod, as
+ * kube-proxy's do. Accounting is on. One server process answers both
+ * protocols (each process is seconds in the sandbox). The conntrack tool
+ * reads the node's table for comparison.
  */
-import { nodeWithPods, startUdpServer, type Cluster } from './traffic.js';
-import type { Netns } from './netns.js';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+
+import { freshNetns, type Netns, vethLink } from './netns.js';
 import { parseToolList, type ToolEntry } from './conntrack-tool.js';
 
 interface TapLike {
@@ -19,16 +22,46 @@ interface TapLike {
 }
 
 export const SERVICE_IP = '10.96.0.10';
+export const POD_IP = '10.244.1.10';
 
-export async function natNode(t: TapLike): Promise<Cluster> {
-  const c = await nodeWithPods(t);
-  await c.node.exec('sysctl', ['-qw', 'net.ipv4.ip_forward=1', 'net.netfilter.nf_conntrack_acct=1']);
-  const nat = (proto: string, port: string, to: string) =>
-    c.node.exec('iptables-legacy', ['-t', 'nat', '-A', 'PREROUTING', '-d', SERVICE_IP, '-p', proto, '--dport', port, '-j', 'DNAT', '--to-destination', to]);
-  await nat('udp', '53', '10.244.1.10:8080');
-  await nat('tcp', '80', '10.244.2.11:8080');
-  await startUdpServer(t, c.pods.be1, 'be1');
-  return c;
+export interface NatNode {
+  node: Netns;
+  client: Netns;
+  pod: Netns;
+}
+
+// TCP: each line is answered with "pod"; UDP: each datagram with "pod".
+const SERVER = `
+const net = require('net'), dgram = require('dgram');
+net.createServer((s) => { s.on('error', () => {}); s.on('data', () => s.write('pod\\n')); }).listen(8080, '0.0.0.0', () => {
+  const u = dgram.createSocket('udp4');
+  u.on('message', (m, from) => u.send('pod', from.port, from.address));
+  u.bind(8080, '0.0.0.0', () => console.log('listening'));
+});
+`;
+
+export async function natNode(t: TapLike): Promise<NatNode> {
+  const node = await freshNetns(t, 'ctnode');
+  const client = await freshNetns(t, 'ctcli');
+  const pod = await freshNetns(t, 'ctpod');
+  await vethLink(node, 'eth0', '192.168.10.1/24', client, 'c0', '192.168.10.2/24');
+  await vethLink(node, 'pod1', '10.244.1.1/24', pod, 'eth0', `${POD_IP}/24`);
+  await client.exec('ip', ['route', 'add', 'default', 'via', '192.168.10.1']);
+  await pod.exec('ip', ['route', 'add', 'default', 'via', '10.244.1.1']);
+  await node.exec('sysctl', ['-qw', 'net.ipv4.ip_forward=1', 'net.netfilter.nf_conntrack_acct=1']);
+  for (const [proto, port] of [['udp', '53'], ['tcp', '80']])
+    await node.exec('iptables-legacy', ['-t', 'nat', '-A', 'PREROUTING', '-d', SERVICE_IP, '-p', proto, '--dport', port, '-j', 'DNAT', '--to-destination', `${POD_IP}:8080`]);
+  const child: ChildProcess = spawn('ip', ['netns', 'exec', pod.name, process.execPath, '-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = once(child, 'exit');
+      child.kill('SIGKILL');
+      await gone;
+    }
+  });
+  const [first] = (await Promise.race([once(createInterface({ input: child.stdout! }), 'line'), once(child, 'exit').then(() => [undefined])])) as [string | undefined];
+  if (first !== 'listening') throw new Error('the pod\'s server did not start');
+  return { node, client, pod };
 }
 
 /** `conntrack -L -o extended,id ARGS...` in `ns`, parsed. */
@@ -44,17 +77,21 @@ export async function toolIds(ns: Netns, ...args: string[]): Promise<string[]> {
 }
 
 /**
- * `n` UDP datagrams to host:port from `n` sockets in `ns` (a new
- * conntrack entry each), in one process.
+ * `n` UDP datagrams to host:port from `n` sockets in `ns` (a new conntrack
+ * entry each), in one process; resolves with how many were answered
+ * within `waitMs` (0: do not wait for answers).
  */
-export async function udpBurst(ns: Netns, host: string, port: number, n: number): Promise<void> {
+export async function udpBurst(ns: Netns, host: string, port: number, n: number, waitMs = 0): Promise<number> {
   const script = `
 const dgram = require('dgram');
-const [host, port, n] = process.argv.slice(1);
-let left = Number(n);
-for (let i = 0; i < Number(n); i++) {
+const [host, port, n, wait] = process.argv.slice(1).map((v, i) => i ? Number(v) : v);
+let sent = 0, answered = 0;
+const sockets = [];
+for (let i = 0; i < n; i++) {
   const s = dgram.createSocket('udp4');
-  s.send('x', Number(port), host, () => { s.close(); if (--left === 0) process.exit(0); });
+  sockets.push(s);
+  s.on('message', () => { if (++answered === n) { console.log(answered); process.exit(0); } });
+  s.send('x', port, host, () => { if (++sent === n) setTimeout(() => { console.log(answered); process.exit(0); }, wait); });
 }`;
-  await ns.exec(process.execPath, ['-e', script, host, String(port), String(n)]);
+  return Number((await ns.exec(process.execPath, ['-e', script, host, String(port), String(n), String(waitMs)])).trim());
 }
