@@ -17,6 +17,7 @@ import * as validate from './validate.js';
 const EVENT_TYPE: Record<number, ConntrackEventType> = { 1: 'new', 2: 'update', 3: 'destroy' };
 const OPTIONS = new Set(['types', 'filter', 'maxQueued']);
 
+/** Conntrack events, in the order the kernel sent them; see Conntrack.events(). */
 export class ConntrackEventStream implements AsyncIterableIterator<ConntrackEvent> {
   private queue: ConntrackEvent[] = [];
   private error: Error | undefined;
@@ -44,6 +45,7 @@ export class ConntrackEventStream implements AsyncIterableIterator<ConntrackEven
     if (r.error && !this.error) this.error = fromNativeFailure(r.error, 'conntrack events');
   }
 
+  /** The next event; waits (without blocking the event loop) until one comes or the stream is closed. */
   async next(): Promise<IteratorResult<ConntrackEvent>> {
     for (;;) {
       if (this.queue.length) return { value: this.queue.shift()!, done: false };
@@ -68,11 +70,13 @@ export class ConntrackEventStream implements AsyncIterableIterator<ConntrackEven
     this.readable();
   }
 
+  /** Leaving a for-await loop: closes the stream. */
   async return(): Promise<IteratorResult<ConntrackEvent>> {
     this.close();
     return { value: undefined, done: true };
   }
 
+  /** The stream is its own iterator. */
   [Symbol.asyncIterator](): this {
     return this;
   }

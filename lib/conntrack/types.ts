@@ -3,6 +3,7 @@
  * keys that name one entry, filters, events and counters.
  */
 
+/** IPv4 or IPv6 (`conntrack -L` prints ipv4 / ipv6). */
 export type ConntrackFamily = 'inet' | 'inet6';
 
 /** The protocols conntrack names; any other is given by its number. */
@@ -27,6 +28,7 @@ export const STATUS_FLAGS = [
   'OFFLOAD',
   'HW_OFFLOAD',
 ] as const;
+/** One status bit's name. */
 export type StatusFlag = (typeof STATUS_FLAGS)[number];
 
 /** What `{ netns?, timeoutMs? }` opens the handle with. */
@@ -38,17 +40,25 @@ export type { OpenOptions as ConntrackOpenOptions } from '../netlink/client.js';
  * code and id. Addresses are in the form `conntrack -L` prints them.
  */
 export interface Tuple {
+  /** Source address (`src=`). */
   src: string;
+  /** Destination address (`dst=`). */
   dst: string;
+  /** `sport=` */
   srcPort?: number;
+  /** `dport=` */
   dstPort?: number;
+  /** ICMP / ICMPv6 `type=` */
   icmpType?: number;
+  /** ICMP / ICMPv6 `code=` */
   icmpCode?: number;
+  /** ICMP / ICMPv6 `id=` */
   icmpId?: number;
   /** A zone that applies to this direction only (`zone-orig=` / `zone-reply=`). */
   zone?: number;
 }
 
+/** Traffic one way (`packets=`, `bytes=`). */
 export interface Counters {
   packets: bigint;
   bytes: bigint;
@@ -71,6 +81,7 @@ export interface ConntrackEntry {
   state?: string;
   /** Seconds left before the entry expires (absent in destroy events). */
   timeout?: number;
+  /** The connection mark (`mark=`). */
   mark: number;
   /** The conntrack zone (0: the default zone). */
   zone: number;
@@ -98,10 +109,15 @@ export interface ConntrackEntry {
 export interface ConntrackKey {
   /** Taken from the addresses when left out. */
   family?: ConntrackFamily;
+  /** The protocol, by name or number. */
   protocol: ConntrackProtocol | number;
+  /** The original tuple (used when both are given). */
   orig?: Tuple;
+  /** The reply tuple, to name the entry by it. */
   reply?: Tuple;
+  /** The zone the entry is in (default 0). */
   zone?: number;
+  /** Delete only the entry with this id. */
   id?: number;
 }
 
@@ -116,9 +132,13 @@ export type TupleFilter = Partial<Tuple>;
 export interface ConntrackFilter {
   /** Taken from the addresses when left out and any are given. */
   family?: ConntrackFamily;
+  /** The protocol, by name or number (needed for ports and ICMP fields). */
   protocol?: ConntrackProtocol | number;
+  /** Fields of the original direction. */
   orig?: TupleFilter;
+  /** Fields of the reply direction (its source: where a NATed connection really goes). */
   reply?: TupleFilter;
+  /** The zone id. */
   zone?: number;
   /** The mark, or the bits of it under `mask`. */
   mark?: number | { value: number; mask: number };
@@ -130,6 +150,7 @@ export interface ConntrackFilter {
 export interface DeleteFailure {
   /** Its position in the keys (or, for deleteMatching, in `matched`). */
   index: number;
+  /** Why (a NetlinkError with errno and code). */
   error: import('../netlink/errors.js').NetlinkError;
 }
 
@@ -151,25 +172,43 @@ export interface MatchingDeleteReport extends DeleteReport {
 
 /** One CPU's conntrack counters (`conntrack -S`); a counter the kernel does not send is absent. */
 export interface CpuStats {
+  /** The CPU's number (`cpu=`). */
   cpu: number;
+  /** Lookups that found an entry (`found=`). */
   found?: number;
+  /** Packets conntrack could not track (`invalid=`). */
   invalid?: number;
+  /** Entries inserted (`insert=`). */
   insert?: number;
+  /** Entries that could not be inserted (`insert_failed=`). */
   insertFailed?: number;
+  /** Packets dropped for want of an entry (`drop=`). */
   drop?: number;
+  /** Entries evicted early to make room (`early_drop=`). */
   earlyDrop?: number;
+  /** ICMP errors conntrack could not match (`error=`). */
   error?: number;
+  /** Lookups restarted after a table change (`search_restart=`). */
   searchRestart?: number;
+  /** Insert races resolved (`clash_resolve=`). */
   clashResolve?: number;
+  /** Inserts refused for a too-long hash chain (`chaintoolong=`). */
   chainTooLong?: number;
+  /** Sent by old kernels only. */
   searched?: number;
+  /** Sent by old kernels only. */
   new?: number;
+  /** Sent by old kernels only. */
   ignore?: number;
+  /** Sent by old kernels only. */
   delete?: number;
+  /** Sent by old kernels only. */
   deleteList?: number;
 }
 
+/** The table's counters and size. */
 export interface ConntrackStats {
+  /** One entry per CPU, as `conntrack -S` prints them. */
   cpus: CpuStats[];
   /** Entries in the table (`conntrack -C`). */
   entries?: number;
@@ -177,6 +216,7 @@ export interface ConntrackStats {
   maxEntries?: number;
 }
 
+/** Which multicast group an event came from (NFNLGRP_CONNTRACK_NEW / _UPDATE / _DESTROY). */
 export type ConntrackEventType = 'new' | 'update' | 'destroy';
 
 /**
@@ -186,6 +226,7 @@ export type ConntrackEventType = 'new' | 'update' | 'destroy';
  */
 export type ConntrackEvent = { type: ConntrackEventType; entry: ConntrackEntry } | { type: 'overrun' };
 
+/** What an event stream subscribes to. */
 export interface EventOptions {
   /** Which events (default: all three). */
   types?: ConntrackEventType[];
