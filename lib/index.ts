@@ -6,5 +6,6 @@ export { Ipvs, keyOf, formatList } from './ipvs/index.js';
 export type * from './ipvs/types.js';
 export * from './ipset/index.js';
 export * from './rtnl/index.js';
+export * from './conntrack/index.js';
 export { NetlinkError } from './netlink/errors.js';
 export type { SocketCounters } from './netlink/binding.js';

@@ -8,7 +8,8 @@
 # to build/Release, which others keep using; tests load them through
 # IPVS_NETLINK_ADDON (lib/netlink/binding.ts).
 #   unit          tap test/unit, ASan + LSan + UBSan
-#   host-ipset    tap test/kernel/ipset-*.test.ts on this host (root), ASan + LSan + UBSan
+#   host-ipset    tap test/kernel/ipset-*.test.ts on this host (root), and
+#                 conntrack-*.test.ts where it has conntrack netlink, ASan + LSan + UBSan
 #   kernel        tap test/kernel, ASan + LSan + UBSan, where IPVS exists on
 #                 the host kernel. In the user-mode-linux sandbox ASan and
 #                 LSan cannot start (see below): exits 125 saying so.
@@ -120,7 +121,10 @@ status=0
 for what in "${@:-unit}"; do
 	case "$what" in
 	unit) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" test/unit) ;;
-	host-ipset) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests ipset- no-leak)) ;;
+	host-ipset)
+		build asan
+		cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests ipset- no-leak))
+		if conntrack -C >/dev/null 2>&1; then cmd+=($(kernel_tests conntrack-)); fi ;;
 	kernel) build asan; cmd=(bash scripts/with-kernel.sh "$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests "" no-leak)) ;;
 	kernel-ubsan) build ubsan; cmd=(bash scripts/with-kernel.sh "$0" --exec ubsan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests)) ;;
 	all)

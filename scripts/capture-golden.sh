@@ -6,7 +6,9 @@
 #   ipvsadm    -> test/fixtures/ipvsadm/*.json    (inside the UML 6.1 sandbox)
 #   ipset      -> test/fixtures/ipset/*.json      (host kernel, fresh netns per case)
 #   ipset-6.1  -> test/fixtures/ipset-6.1/*.json  (inside the UML 6.1 sandbox)
-# Default: all three. Needs root (netns, strace). Each suite's directory is
+#   conntrack  -> test/fixtures/conntrack/*.json  (host kernel, fresh netns per case)
+#   conntrack-6.1 -> test/fixtures/conntrack-6.1/*.json (inside the UML 6.1 sandbox)
+# Default: all five. Needs root (netns, strace). Each suite's directory is
 # emptied first unless --only is given. See test/fixtures/README.md.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -17,11 +19,11 @@ suites=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--only) ONLY=${2:?}; shift 2 ;;
-	ipvsadm | ipset | ipset-6.1) suites+=("$1"); shift ;;
-	*) echo "usage: $0 [ipvsadm] [ipset] [ipset-6.1] [--only NAME-SUBSTRING]" >&2; exit 2 ;;
+	ipvsadm | ipset | ipset-6.1 | conntrack | conntrack-6.1) suites+=("$1"); shift ;;
+	*) echo "usage: $0 [ipvsadm] [ipset] [ipset-6.1] [conntrack] [conntrack-6.1] [--only NAME-SUBSTRING]" >&2; exit 2 ;;
 	esac
 done
-[ ${#suites[@]} -gt 0 ] || suites=(ipset ipvsadm ipset-6.1)
+[ ${#suites[@]} -gt 0 ] || suites=(ipset ipvsadm ipset-6.1 conntrack conntrack-6.1)
 [ "$(id -u)" = 0 ] || { echo "capture-golden: needs root" >&2; exit 1; }
 "$HERE/sandbox/ensure-deps.sh"
 
@@ -39,6 +41,12 @@ for s in "${suites[@]}"; do
 	ipset-6.1)
 		prep ipset-6.1
 		in_sandbox+=("scripts/sandbox/golden-cases.sh ipset test/fixtures/ipset-6.1 '$ONLY'") ;;
+	conntrack)
+		prep conntrack
+		"$HERE/sandbox/golden-cases.sh" conntrack "$FIX/conntrack" "$ONLY" ;;
+	conntrack-6.1)
+		prep conntrack-6.1
+		in_sandbox+=("scripts/sandbox/golden-cases.sh conntrack test/fixtures/conntrack-6.1 '$ONLY'") ;;
 	esac
 done
 if [ ${#in_sandbox[@]} -gt 0 ]; then

@@ -4,7 +4,8 @@
 #  1. system packages (apt-get as root, else the exact command to run)
 #  2. the addon and the TypeScript build
 #  3. unit tests (no privileges)
-#  4. ipset kernel tests on this host's kernel (ipset is built in; needs root)
+#  4. ipset and conntrack kernel tests on this host's kernel (ipset is built
+#     in, conntrack netlink too where the kernel has it; needs root)
 #  5. sanitizers: the unit tests and the host's ipset kernel tests again,
 #     against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
 #  6. fuzzing: every decoder for 15 s, every saved failing input replayed
@@ -107,13 +108,17 @@ fi
 step "unit tests"
 run_tap unit npx --no-install tap --reporter=tap test/unit
 
-step "ipset kernel tests on the host kernel ($(uname -r))"
+step "ipset and conntrack kernel tests on the host kernel ($(uname -r))"
 if [ "$(id -u)" -ne 0 ]; then
 	echo "test: kernel tests need root (network namespaces, netlink admin); run: sudo npm test" >&2
 	failed=$((failed + 1))
 	status=1
 elif compgen -G 'test/kernel/ipset-*.test.ts' >/dev/null; then
-	run_tap host-ipset npx --no-install tap --reporter=tap test/kernel/ipset-*.test.ts
+	host_tests=(test/kernel/ipset-*.test.ts)
+	# Conntrack where this kernel has its netlink interface (the sandbox runs them regardless).
+	if conntrack -C >/dev/null 2>&1; then host_tests+=(test/kernel/conntrack-*.test.ts); fi
+	run_tap host-ipset npx --no-install tap --reporter=tap "${host_tests[@]}"
+	expect_files host-ipset "${host_tests[@]}"
 fi
 
 step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon"

@@ -2,6 +2,7 @@
 #include <malloc.h>
 #include <napi.h>
 
+#include "../conntrack/handle.h"
 #include "../ipset/handle.h"
 #include "../ipvs/handle.h"
 #include "../rtnl/handle.h"
@@ -21,6 +22,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ipvs::IpvsHandle::Init(env, exports);
   rtnl::RtnlHandle::Init(env, exports);
   ipset::IpsetHandle::Init(env, exports);
+  conntrack::ConntrackHandle::Init(env, exports);
   exports.Set("mallocInUse", Napi::Function::New(env, MallocInUse));
   return exports;
 }

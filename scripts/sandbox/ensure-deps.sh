@@ -29,6 +29,7 @@ modules_present || need user-mode-linux /nonexistent-uml-modules
 need kmod modprobe
 need ipvsadm ipvsadm
 need ipset ipset
+need conntrack conntrack
 need iproute2 ip
 need iptables iptables iptables-restore iptables-save
 need curl curl

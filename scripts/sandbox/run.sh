@@ -119,6 +119,8 @@ MODS="$MODS ip6table_nat ip6table_filter xt_MASQUERADE xt_mark xt_comment xt_add
 MODS="$MODS xt_conntrack xt_multiport xt_tcpudp xt_ipvs ipip ip_gre ip6_tunnel fou fou6"
 # The kube-proxy controller's filter rules (KUBE-IPVS-FILTER, externalIPs).
 MODS="$MODS xt_physdev ipt_REJECT ip6t_REJECT"
+# Conntrack over netlink (the Conntrack client and the conntrack tool).
+MODS="$MODS nf_conntrack_netlink xt_nat"
 
 cat >"$RUN/init.sh" <<EOF
 #!/bin/bash
