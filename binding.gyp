@@ -13,7 +13,7 @@
         "native/netlink/batch.cc",
         "native/netlink/netns.cc",
         "native/netlink/socket.cc",
-        "native/netlink/transaction.cc",
+        "native/netlink/conversation.cc",
         "native/netlink/dispatch.cc",
         "native/genl/family.cc",
         "native/ipvs/codec.cc",

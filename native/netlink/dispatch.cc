@@ -1,4 +1,4 @@
-// What comes back for a Transaction: each message matched to the request it
+// What comes back for a Conversation: each message matched to the request it
 // answers by sequence number, earlier requests settled by a later answer,
 // and dumps collected until NLMSG_DONE, read again when interrupted.
 #include <errno.h>
@@ -6,18 +6,18 @@
 
 #include <cstring>
 
-#include "transaction.h"
+#include "conversation.h"
 
 namespace nl {
 
-size_t Transaction::IndexOf(uint32_t seq) const {
+size_t Conversation::IndexOf(uint32_t seq) const {
   if (restarted_ && seq == restart_seq_) return open_dump_;
   const uint32_t rel = seq - base_seq_;  // wraps around with the counter
   if (rel < next_ && rel >= done_) return rel;
   return SIZE_MAX;
 }
 
-void Transaction::OnMessage(const Message& m) {
+void Conversation::OnMessage(const Message& m) {
   // Sequence and port checks: anything not addressed to us, or answering a
   // request we are not waiting for, is ignored rather than misattributed.
   if (m.hdr.nlmsg_pid != socket_.port_id() && m.hdr.nlmsg_pid != 0) return;
@@ -55,7 +55,7 @@ void Transaction::OnMessage(const Message& m) {
   batch_.OnData(index, m);
 }
 
-void Transaction::DumpDone(size_t index, const Message& m) {
+void Conversation::DumpDone(size_t index, const Message& m) {
   int err = 0;
   if (m.payload_len >= sizeof(int)) std::memcpy(&err, m.payload, sizeof err);
   const bool dump = index == open_dump_;

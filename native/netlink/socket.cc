@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "netns.h"
-#include "transaction.h"
+#include "conversation.h"
 
 namespace nl {
 
@@ -75,7 +75,7 @@ Status NetlinkSocket::Configure() {
 }
 
 Status NetlinkSocket::Transact(Batch& batch) {
-  Status st = Transaction(*this, batch, tx_).Run();
+  Status st = Conversation(*this, batch, tx_).Run();
   tx_.clear();
   if (tx_.capacity() > (8u << 20)) Bytes().swap(tx_);
   return st;

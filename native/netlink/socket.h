@@ -2,7 +2,7 @@
 // nfnetlink for ipset, rtnetlink for links and addresses): opening it (in
 // another network namespace if asked), its buffers, and the system calls
 // that move datagrams. How a batch is sent over it and its answers matched
-// to requests is a Transaction's job (transaction.h).
+// to requests is a Conversation's job (conversation.h).
 //
 // A NetlinkSocket is used by one thread at a time (its owner serializes
 // calls); all calls block, so they must run off the JavaScript thread.
@@ -66,7 +66,7 @@ class NetlinkSocket {
   NetlinkSocket& operator=(const NetlinkSocket&) = delete;
 
   // Sends every request of the batch and reports each one's outcome (see
-  // Transaction). A non-ok Status means the conversation broke (timeout,
+  // Conversation). A non-ok Status means the conversation broke (timeout,
   // ENOBUFS, socket error): requests that were answered keep their
   // outcome, every other one ends with that errno, and the socket should
   // be replaced.

@@ -1,4 +1,4 @@
-#include "transaction.h"
+#include "conversation.h"
 
 #include <errno.h>
 #include <linux/netlink.h>
@@ -21,12 +21,12 @@ uint32_t ReplyCost(RequestKind kind, size_t request_size) {
 
 }  // namespace
 
-Transaction::Transaction(NetlinkSocket& socket, Batch& batch, Bytes& tx)
+Conversation::Conversation(NetlinkSocket& socket, Batch& batch, Bytes& tx)
     : socket_(socket), batch_(batch), tx_(tx), count_(batch.size()) {
   base_seq_ = socket_.TakeSequence(count_ + 1);
 }
 
-Status Transaction::Run() {
+Status Conversation::Run() {
   const int timeout_ms = socket_.options().timeout_ms;
   // The timeout counts time without progress. The clock is read only when
   // the loop is about to wait: reading it after every send and receive
@@ -79,7 +79,7 @@ Status Transaction::Run() {
   return failure;
 }
 
-Status Transaction::SendNext(bool* sent) {
+Status Conversation::SendNext(bool* sent) {
   *sent = false;
   // Half the receive buffer is our budget for unread answers; the kernel
   // drops (ENOBUFS) past the whole of it.
@@ -146,7 +146,7 @@ Status Transaction::SendNext(bool* sent) {
   return st;
 }
 
-Status Transaction::ResendDump() {
+Status Conversation::ResendDump() {
   restart_pending_ = false;
   restart_seq_ = socket_.TakeSequence(1);
   restarted_ = true;
@@ -158,7 +158,7 @@ Status Transaction::ResendDump() {
   return socket_.Send(tx_, 1);
 }
 
-void Transaction::Finish(const Outcome& o) {
+void Conversation::Finish(const Outcome& o) {
   const size_t i = done_++;
   reserved_ -= std::min<size_t>(reserved_, in_flight_cost_.front());
   in_flight_cost_.pop_front();
@@ -166,12 +166,12 @@ void Transaction::Finish(const Outcome& o) {
   batch_.OnDone(i, o);
 }
 
-void Transaction::SettleBefore(size_t index) {
+void Conversation::SettleBefore(size_t index) {
   static const Outcome kSuccess;
   while (done_ < index) Finish(kSuccess);
 }
 
-void Transaction::FailRemaining(const Status& failure) {
+void Conversation::FailRemaining(const Status& failure) {
   // Whatever was not answered ends with the conversation's failure: a
   // request that went out may or may not have been applied; one that did
   // not go out was not. The caller replaces the socket.

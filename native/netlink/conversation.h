@@ -1,6 +1,6 @@
 // One batch's conversation with the kernel over a NetlinkSocket.
 //
-// A Transaction pipelines a whole batch: requests are packed into as few
+// A Conversation pipelines a whole batch: requests are packed into as few
 // sendmsg calls as the socket buffers allow, answers are drained with
 // recvmmsg as they arrive, and each request gets its own result, matched
 // by sequence number. Dumps are collected whole and read again when the
@@ -19,7 +19,7 @@
 // batch. (Touching fresh memory is what a large batch otherwise spends
 // most of its time on.)
 //
-// Sending (and the loop that drives both sides) is in transaction.cc; what
+// Sending (and the loop that drives both sides) is in conversation.cc; what
 // comes back, dumps and their restarts in dispatch.cc.
 #pragma once
 
@@ -33,10 +33,10 @@
 
 namespace nl {
 
-class Transaction : public MessageSink {
+class Conversation : public MessageSink {
  public:
   // `tx` is the socket's send buffer, reused from one batch to the next.
-  Transaction(NetlinkSocket& socket, Batch& batch, Bytes& tx);
+  Conversation(NetlinkSocket& socket, Batch& batch, Bytes& tx);
   // Sends every request and reports each one's outcome to the batch. A
   // non-ok Status means the conversation broke: requests that were
   // answered keep their outcome, every other one ends with that errno.
