@@ -161,11 +161,13 @@ size_t NetlinkSocket::IndexOf(uint32_t seq) const {
 Status NetlinkSocket::SendNext(Batch& batch, bool* sent) {
   *sent = false;
   // Half the receive buffer is our budget for unread answers; the kernel
-  // drops (ENOBUFS) past the whole of it.
-  const size_t budget = opts_.test_ignore_budget ? SIZE_MAX / 2 : static_cast<size_t>(rcvbuf_) / 2;
-  const size_t max_send = static_cast<size_t>(sndbuf_) > 4096 ? static_cast<size_t>(sndbuf_) - 1024 : 4096;
+  // drops (ENOBUFS) past the whole of it. A transaction goes whole.
+  const size_t budget = opts_.test_ignore_budget || transaction_ ? SIZE_MAX / 2 : static_cast<size_t>(rcvbuf_) / 2;
+  const size_t max_send = transaction_ ? SIZE_MAX / 2
+                          : static_cast<size_t>(sndbuf_) > 4096 ? static_cast<size_t>(sndbuf_) - 1024 : 4096;
   const size_t first = next_;
   size_t last_at = 0;  // offset of the last message in tx_
+  size_t prev_at = 0;  // and of the one before it
   RequestKind last_kind = RequestKind::kPlain;
   tx_.clear();
   while (next_ < count_) {
@@ -198,6 +200,7 @@ Status NetlinkSocket::SendNext(Batch& batch, bool* sent) {
     std::memcpy(tx_.data() + at, &h, sizeof h);
     in_flight_cost_.push_back(cost);
     reserved_ += cost;
+    prev_at = last_at;
     last_at = at;
     last_kind = kind;
     next_++;
@@ -212,11 +215,26 @@ Status NetlinkSocket::SendNext(Batch& batch, bool* sent) {
     }
   }
   if (next_ == first) return Status::Ok();
-  if (last_kind == RequestKind::kPlain) {
+  if (transaction_ && !FitSendBuffer(tx_.size())) {
+    // Nothing went out: take the requests back, so they end as not sent.
+    while (next_ > first) {
+      reserved_ -= std::min<size_t>(reserved_, in_flight_cost_.back());
+      in_flight_cost_.pop_back();
+      next_--;
+    }
+    return Status::Errno(EMSGSIZE, "sendmsg",
+                         "a transaction of " + std::to_string(tx_.size()) +
+                             " bytes does not fit the socket's send buffer (" + std::to_string(sndbuf_) +
+                             " bytes); split it");
+  }
+  // The last change of a transaction asks for the ack (END is never acked
+  // by older kernels); otherwise the last plain request does.
+  const size_t ack_at = transaction_ ? prev_at : last_at;
+  if (transaction_ || last_kind == RequestKind::kPlain) {
     nlmsghdr h;
-    std::memcpy(&h, tx_.data() + last_at, sizeof h);
+    std::memcpy(&h, tx_.data() + ack_at, sizeof h);
     h.nlmsg_flags |= NLM_F_ACK;
-    std::memcpy(tx_.data() + last_at, &h, sizeof h);
+    std::memcpy(tx_.data() + ack_at, &h, sizeof h);
   }
   Status st = SendTx(next_ - first);
   *sent = st.ok();
@@ -241,6 +259,25 @@ Status NetlinkSocket::SendTx(size_t messages) {
   }
   counters_.messages_sent += messages;
   return Status::Ok();
+}
+
+bool NetlinkSocket::FitSendBuffer(size_t bytes) {
+  // The kernel takes a datagram of up to its send buffer less 32 bytes.
+  const size_t need = bytes + 64;
+  if (need <= static_cast<size_t>(sndbuf_)) return true;
+  if (need > INT_MAX / 2) return false;
+  const int want = static_cast<int>(need);
+  if (setsockopt(fd_, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) < 0)
+    setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
+  sndbuf_ = GetIntOpt(fd_, SOL_SOCKET, SO_SNDBUF);
+  return need <= static_cast<size_t>(sndbuf_);
+}
+
+void NetlinkSocket::CancelTransaction(Batch& batch) {
+  Outcome o;
+  o.error = ECANCELED;
+  o.message = "not applied: the kernel refused the transaction as a whole";
+  while (done_ < next_) Finish(batch, o);
 }
 
 Status NetlinkSocket::Resend(const Bytes& message, uint32_t seq) {
@@ -293,6 +330,9 @@ void NetlinkSocket::Dispatch(Batch& batch, const Message& m) {
     if (index == open_dump_) o.dump_retries = dump_retries_;
     // For a dump, an ack only follows an error; a plain request is finished.
     Finish(batch, o);
+    if (transaction_ && index == 0 && o.error) CancelTransaction(batch);
+    static const Outcome kEnd;
+    if (transaction_ && index + 2 == count_) Finish(batch, kEnd);
     return;
   }
   if (index == open_dump_ && (m.hdr.nlmsg_flags & NLM_F_DUMP_INTR)) dump_interrupted_ = true;
@@ -378,6 +418,7 @@ Status NetlinkSocket::Receive(Batch& batch, bool* progressed) {
 
 Status NetlinkSocket::Transact(Batch& batch) {
   count_ = batch.size();
+  transaction_ = batch.IsTransaction();
   next_ = done_ = 0;
   base_seq_ = next_seq_;
   next_seq_ += static_cast<uint32_t>(count_) + 1;
@@ -392,7 +433,9 @@ Status NetlinkSocket::Transact(Batch& batch) {
   std::chrono::steady_clock::time_point wait_started;
 
   Status failure;
-  while (done_ < count_) {
+  if (transaction_ && count_ < 3)
+    failure = Status::Errno(EINVAL, "netlink", "a transaction needs a change between its BEGIN and END");
+  while (failure.ok() && done_ < count_) {
     if (restart_pending_) {
       // Send an interrupted dump again, under a fresh sequence number.
       restart_pending_ = false;

@@ -21,6 +21,18 @@
 // arrive: memory stays proportional to what is in flight, never to the
 // batch. (Touching fresh memory is what a large batch otherwise spends
 // most of its time on.)
+//
+// Transactions (nfnetlink batches: NFNL_MSG_BATCH_BEGIN, the changes,
+// NFNL_MSG_BATCH_END, as nf_tables takes its changes) differ in three ways.
+// The kernel applies BEGIN..END only when they arrive in one datagram, so a
+// transaction is never split: the send buffer grows to fit it (as nft
+// does), and one that cannot fit fails with EMSGSIZE before anything is
+// sent. The kernel answers BEGIN and END only with an error (kernels before
+// 6.10 never ack them), so the ack is asked of the last change instead: its
+// answer ends the transaction, and END is finished with it. And an error on
+// BEGIN (a stale generation id, a commit that failed) is about the whole
+// transaction: nothing of it was applied, and every request not yet answered
+// ends with ECANCELED (acks the kernel still sends for them are ignored).
 #pragma once
 
 #include <sys/socket.h>
@@ -78,6 +90,10 @@ class Batch {
   virtual void OnRestart(size_t i) {}
   // Request `i` is finished. Called exactly once per request.
   virtual void OnDone(size_t i, const Outcome& o) = 0;
+  // True when the batch is one transaction (see above): request 0 is
+  // NFNL_MSG_BATCH_BEGIN, the last is NFNL_MSG_BATCH_END, every one between
+  // is a plain change, and there is at least one.
+  virtual bool IsTransaction() const { return false; }
 };
 
 // One request and everything the kernel said about it: the whole batch in
@@ -171,6 +187,10 @@ class NetlinkSocket {
   // Encodes and sends the next requests that fit; false when none did.
   Status SendNext(Batch& batch, bool* sent);
   Status Resend(const Bytes& message, uint32_t seq);
+  // Raises the send buffer so one datagram of `bytes` fits (transactions).
+  bool FitSendBuffer(size_t bytes);
+  // Ends a transaction whose BEGIN the kernel refused: the rest was not applied.
+  void CancelTransaction(Batch& batch);
   // One sendmsg of tx_, holding `messages` messages.
   Status SendTx(size_t messages);
   Status Receive(Batch& batch, bool* progressed);
@@ -203,6 +223,7 @@ class NetlinkSocket {
   // sent again under restart_seq_). in_flight_cost_ holds, oldest first,
   // the receive-buffer space each one's answer may take.
   size_t count_ = 0;
+  bool transaction_ = false;
   size_t next_ = 0;
   size_t done_ = 0;
   uint32_t base_seq_ = 0;
