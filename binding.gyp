@@ -31,7 +31,16 @@
         "native/ipset/js_bridge.cc",
         "native/ipset/jobs.cc",
         "native/ipset/test_entry_points.cc",
-        "native/ipset/handle.cc"
+        "native/ipset/handle.cc",
+        "native/nftables/schema_objects.cc",
+        "native/nftables/schema_expressions.cc",
+        "native/nftables/codec.cc",
+        "native/nftables/attr_path.cc",
+        "native/nftables/js_bridge.cc",
+        "native/nftables/transaction.cc",
+        "native/nftables/constants.cc",
+        "native/nftables/test_entry_points.cc",
+        "native/nftables/handle.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"],

@@ -4,6 +4,7 @@
 
 #include "../ipset/handle.h"
 #include "../ipvs/handle.h"
+#include "../nftables/handle.h"
 #include "../rtnl/handle.h"
 
 namespace {
@@ -21,6 +22,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ipvs::IpvsHandle::Init(env, exports);
   rtnl::RtnlHandle::Init(env, exports);
   ipset::IpsetHandle::Init(env, exports);
+  nft::NftablesHandle::Init(env, exports);
   exports.Set("mallocInUse", Napi::Function::New(env, MallocInUse));
   return exports;
 }
