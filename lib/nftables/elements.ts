@@ -74,12 +74,9 @@ export function elementsToRaw(shape: SetShape, elements: readonly Element[], fie
     }
   });
   if (!rbtree) return out.map((x) => x.raw);
-  // In key order, with an end at zero before a first interval that does not
-  // start there (nft marks the gap below the lowest interval so).
+  // In key order, as nft sends them. (nft also adds an end at zero below
+  // the lowest interval on a first fill; the kernel's lookup needs none.)
   out.sort((a, b) => Buffer.compare(a.first, b.first) || ((a.raw.flags as number | undefined) ?? 0) - ((b.raw.flags as number | undefined) ?? 0));
-  if (add && out.length && out[0].first.some((x) => x !== 0)) {
-    out.unshift({ raw: { flags: K.NFT_SET_ELEM_INTERVAL_END, key: Buffer.alloc(out[0].first.length) }, first: Buffer.alloc(0) });
-  }
   return out.map((x) => x.raw);
 }
 

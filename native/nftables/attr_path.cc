@@ -55,7 +55,7 @@ void FindIn(const uint8_t* msg, size_t from, size_t to, const Schema* s, Finder&
     }
     const std::string here = path.empty() ? field->name : path + "." + field->name;
     f.path = here;
-    if (f.offset < at + NLA_HDRLEN) return;  // the attribute itself
+    if (f.offset < at + NLA_HDRLEN && field->kind != Kind::kExpr) return;  // the attribute itself
     switch (field->kind) {
       case Kind::kNest:
         FindIn(msg, at + NLA_HDRLEN, end, field->schema, f, here, false);
@@ -75,9 +75,9 @@ void FindIn(const uint8_t* msg, size_t from, size_t to, const Schema* s, Finder&
             const std::string ipath = here + "[" + std::to_string(i) + "]";
             f.path = ipath;
             if (top) f.top_item = i;
-            if (f.offset < iat + NLA_HDRLEN) return;
-            if (field->kind == Kind::kList) FindIn(msg, iat + NLA_HDRLEN, iend, field->schema, f, ipath, false);
-            else FindInExpr(msg, iat + NLA_HDRLEN, iend, f, ipath);
+            // An expression is named even when the kernel points at it whole.
+            if (field->kind == Kind::kExprList) FindInExpr(msg, iat + NLA_HDRLEN, iend, f, ipath);
+            else if (f.offset >= iat + NLA_HDRLEN) FindIn(msg, iat + NLA_HDRLEN, iend, field->schema, f, ipath, false);
             return;
           }
           i++;

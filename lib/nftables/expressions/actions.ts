@@ -167,10 +167,12 @@ export const nat = {
   },
   fromRaw(a: RawAttrs): NatExpr {
     const e: NatExpr = { type: 'nat', nat: natTypes.name(num(a, 'natType') ?? 0), family: num(a, 'family') === K.NFPROTO_IPV6 ? 'ip6' : 'ip' };
+    // The kernel lists a maximum equal to the minimum where none was given:
+    // leave it out, as it was written.
     if (a.regAddrMin !== undefined) e.addrMin = num(a, 'regAddrMin');
-    if (a.regAddrMax !== undefined) e.addrMax = num(a, 'regAddrMax');
+    if (a.regAddrMax !== undefined && a.regAddrMax !== a.regAddrMin) e.addrMax = num(a, 'regAddrMax');
     if (a.regProtoMin !== undefined) e.protoMin = num(a, 'regProtoMin');
-    if (a.regProtoMax !== undefined) e.protoMax = num(a, 'regProtoMax');
+    if (a.regProtoMax !== undefined && a.regProtoMax !== a.regProtoMin) e.protoMax = num(a, 'regProtoMax');
     const flags = natFlagsOf(num(a, 'flags'));
     if (flags) e.flags = flags;
     return e;
@@ -191,7 +193,7 @@ function portNat<T extends 'masquerade' | 'redirect'>(type: T, kernel: string) {
     fromRaw(a: RawAttrs): { type: T; protoMin?: number; protoMax?: number; flags?: Array<NatFlag | number> } {
       const e: { type: T; protoMin?: number; protoMax?: number; flags?: Array<NatFlag | number> } = { type };
       if (a.regProtoMin !== undefined) e.protoMin = num(a, 'regProtoMin');
-      if (a.regProtoMax !== undefined) e.protoMax = num(a, 'regProtoMax');
+      if (a.regProtoMax !== undefined && a.regProtoMax !== a.regProtoMin) e.protoMax = num(a, 'regProtoMax');
       const flags = natFlagsOf(num(a, 'flags'));
       if (flags) e.flags = flags;
       return e;
