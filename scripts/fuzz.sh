@@ -17,6 +17,8 @@
 #   ipset_entry   the entry text parser (user input), with round-trip checks
 #   rtnl_reply    rtnetlink replies through the socket: DecodeLink/Address
 #   netlink_error SplitMessages + ParseError (echo, ext-ack TLVs)
+#   nftables_reply nf_tables messages: DecodeMessage, encode-back round
+#                 trips, the extended-ack attribute path
 # The "scripted kernel" (native/fuzz/fake_kernel.h) stands in for the
 # socket syscalls, so socket.cc runs unchanged on fuzzed datagrams.
 #
@@ -34,7 +36,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ "${1:-}" = --ci ]; then SECS=15; else SECS=${1:-60}; fi
 JOBS=${FUZZ_JOBS:-2}
-ALL_TARGETS="ipvs_batch ipvs_message ipvs_records genl_family ipset_reply ipset_entry rtnl_reply netlink_error"
+ALL_TARGETS="ipvs_batch ipvs_message ipvs_records genl_family ipset_reply ipset_entry rtnl_reply netlink_error nftables_reply"
 TARGETS=(${FUZZ_TARGETS:-$ALL_TARGETS})
 WORK=.sandbox/fuzz
 SEEDS=native/fuzz/corpus

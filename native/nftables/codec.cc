@@ -5,6 +5,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "../netlink/message.h"
@@ -235,6 +236,9 @@ bool DecodeAttrs(const uint8_t* data, size_t len, const Schema& s, Value& out, s
     error = (path.empty() ? s.name : path) + ": " + r.error();
     return false;
   }
+  // In the schema's order, whatever order they came in: one object, one form.
+  std::stable_sort(out.fields.begin(), out.fields.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   return true;
 }
 
