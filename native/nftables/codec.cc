@@ -130,6 +130,14 @@ bool DecodeData(const uint8_t* data, size_t len, Value& out, std::string& error,
   return false;
 }
 
+template <typename T, bool (*Get)(const nl::Attr&, T*)>
+bool ReadNumber(const nl::Attr& a, uint64_t* out) {
+  T x;
+  if (!Get(a, &x)) return false;
+  *out = x;
+  return true;
+}
+
 bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error, const std::string& path) {
   auto bad_size = [&] {
     error = path + ": " + std::to_string(a.len) + " bytes is the wrong size";
@@ -137,32 +145,19 @@ bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error
   };
   v.type = Value::Type::kNumber;
   switch (f.kind) {
-    case Kind::kU8: {
-      uint8_t x;
-      if (!nl::GetU8(a, &x)) return bad_size();
-      v.num = x;
-      return true;
-    }
-    case Kind::kBe16: {
-      uint16_t x;
-      if (!nl::GetBe16(a, &x)) return bad_size();
-      v.num = x;
-      return true;
-    }
+    case Kind::kU8:
+      return ReadNumber<uint8_t, nl::GetU8>(a, &v.num) || bad_size();
+    case Kind::kBe16:
+      return ReadNumber<uint16_t, nl::GetBe16>(a, &v.num) || bad_size();
     case Kind::kBe32:
-    case Kind::kBeS32: {
-      uint32_t x;
-      if (!nl::GetBe32(a, &x)) return bad_size();
-      v.num = f.kind == Kind::kBeS32 ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(x))) : x;
+      return ReadNumber<uint32_t, nl::GetBe32>(a, &v.num) || bad_size();
+    case Kind::kBeS32:
+      if (!ReadNumber<uint32_t, nl::GetBe32>(a, &v.num)) return bad_size();
+      v.num = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v.num)));
       return true;
-    }
     case Kind::kBe64:
-    case Kind::kBe64Big: {
-      uint64_t x;
-      if (!nl::GetBe64(a, &x)) return bad_size();
-      v.num = x;
-      return true;
-    }
+    case Kind::kBe64Big:
+      return ReadNumber<uint64_t, nl::GetBe64>(a, &v.num) || bad_size();
     case Kind::kString:
       v.type = Value::Type::kString;
       v.str = nl::GetString(a);
@@ -281,25 +276,26 @@ bool DecodeMessage(const uint8_t* data, size_t len, Message& out, std::string& e
   return DecodeAttrs(data + at, end > at ? end - at : 0, *ObjectSchema(out.type->object), out.attrs, error);
 }
 
-void EncodeBatchBegin(nl::Bytes& out, bool with_genid, uint32_t genid) {
-  nl::MessageBuilder b(out, NFNL_MSG_BATCH_BEGIN, 0);
+namespace {
+
+// BEGIN and END name the subsystem in res_id; BEGIN may carry a generation.
+void EncodeBatchMarker(nl::Bytes& out, uint16_t type, const uint32_t* genid) {
+  nl::MessageBuilder b(out, type, 0);
   nfgenmsg g{};
   g.nfgen_family = AF_UNSPEC;
   g.version = NFNETLINK_V0;
   g.res_id = htons(NFNL_SUBSYS_NFTABLES);
   b.Header(g);
-  if (with_genid) b.attrs().Be32(NFNL_BATCH_GENID, genid);
+  if (genid) b.attrs().Be32(NFNL_BATCH_GENID, *genid);
   b.Close();
 }
 
-void EncodeBatchEnd(nl::Bytes& out) {
-  nl::MessageBuilder b(out, NFNL_MSG_BATCH_END, 0);
-  nfgenmsg g{};
-  g.nfgen_family = AF_UNSPEC;
-  g.version = NFNETLINK_V0;
-  g.res_id = htons(NFNL_SUBSYS_NFTABLES);
-  b.Header(g);
-  b.Close();
+}  // namespace
+
+void EncodeBatchBegin(nl::Bytes& out, bool with_genid, uint32_t genid) {
+  EncodeBatchMarker(out, NFNL_MSG_BATCH_BEGIN, with_genid ? &genid : nullptr);
 }
+
+void EncodeBatchEnd(nl::Bytes& out) { EncodeBatchMarker(out, NFNL_MSG_BATCH_END, nullptr); }
 
 }  // namespace nft

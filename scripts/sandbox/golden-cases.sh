@@ -173,9 +173,10 @@ suite_ipset() {
 
 suite_nft() {
 	TOOL_VERSION=$(nft --version 2>&1 | head -n1)
-	# The ruleset most cases start from (untraced), written once.
-	local BASE=$WORK/nft-base.nft FULL=$WORK/nft-full.nft TXN=$WORK/nft-txn.nft
-	cat >"$BASE" <<-'RULESET'
+	# The ruleset most cases start from (untraced). Set-ups carry their
+	# ruleset inline, so a fixture's "setup" says what was there.
+	local base full
+	base=$(cat <<-'RULESET'
 	table inet t {
 		set s { type ipv4_addr . inet_proto . inet_service; }
 		set r { type ipv4_addr; flags interval; }
@@ -188,52 +189,23 @@ suite_nft() {
 		chain r1 { }
 	}
 	RULESET
-	{
-		cat "$BASE"
-		cat <<-'RULESET'
-		add rule inet t c ip saddr 10.0.0.0/8 tcp dport 80 counter accept comment "hi"
-		add rule inet t c ct state established,related accept
-		add rule inet t c ip daddr . meta l4proto . th dport vmap @m
-		add rule inet t c fib daddr type local jump r1
-		add rule inet t n meta mark & 0x4000 == 0x4000 masquerade
-		add element inet t s { 10.0.0.1 . tcp . 80, 10.0.0.2 . udp . 53 }
-		add element inet t r { 10.0.0.0/8, 192.168.1.1-192.168.1.5 }
-		add element inet t ranges { 10.0.0.0/8 . 80 }
-		add element inet t m { 10.0.0.1 . tcp . 80 : jump r1 }
-		add element inet t tc { 10.0.0.1 comment "x" }
-		RULESET
-	} >"$FULL"
-	# One transaction with every shape at once: sets, elements and lookups
-	# of sets added in the same batch carry nft's set ids, which a library
-	# reproduces only there.
-	cat >"$TXN" <<-'RULESET'
-	add table inet kp
-	add set inet kp s { type ipv4_addr . inet_proto . inet_service; }
-	add set inet kp r { type ipv4_addr; flags interval; }
-	add set inet kp tc { type ipv4_addr; flags timeout; timeout 1h; counter; comment "c"; }
-	add set inet kp ranges { type ipv4_addr . inet_service; flags interval; }
-	add map inet kp m { type ipv4_addr . inet_proto . inet_service : verdict; }
-	add chain inet kp c { type filter hook input priority 0; policy accept; }
-	add chain inet kp n { type nat hook postrouting priority srcnat; }
-	add chain inet kp pre { type nat hook prerouting priority dstnat; }
-	add chain inet kp r1
-	add rule inet kp c ip saddr != @r counter drop comment "hi"
-	add rule inet kp c ip daddr . meta l4proto . th dport vmap @m
-	add rule inet kp c ct state established,related accept
-	add rule inet kp c fib daddr type local jump r1
-	add rule inet kp c meta mark set 0x4000
-	add rule inet kp c reject
-	add rule inet kp n meta mark & 0x4000 == 0x4000 masquerade
-	add rule inet kp n snat ip to 1.2.3.4
-	add rule inet kp pre ip daddr 1.2.3.4 meta l4proto tcp dnat ip to 10.0.0.1:80
-	add rule inet kp r1 meta l4proto udp return
-	add element inet kp s { 10.0.0.1 . tcp . 80, 10.0.0.2 . udp . 53 }
-	add element inet kp r { 10.0.0.0/8, 192.168.1.1-192.168.1.5 }
-	add element inet kp ranges { 10.0.0.0/8 . 80, 192.168.0.1-192.168.0.9 . 1000-2000 }
-	add element inet kp tc { 10.0.0.1 timeout 30s comment "x" }
-	add element inet kp m { 10.0.0.1 . tcp . 80 : jump r1, 10.0.0.2 . udp . 53 : drop }
+	)
+	full=$base$'\n'$(cat <<-'RULESET'
+	add rule inet t c ip saddr 10.0.0.0/8 tcp dport 80 counter accept comment "hi"
+	add rule inet t c ct state established,related accept
+	add rule inet t c ip daddr . meta l4proto . th dport vmap @m
+	add rule inet t c fib daddr type local jump r1
+	add rule inet t n meta mark & 0x4000 == 0x4000 masquerade
+	add element inet t s { 10.0.0.1 . tcp . 80, 10.0.0.2 . udp . 53 }
+	add element inet t r { 10.0.0.0/8, 192.168.1.1-192.168.1.5 }
+	add element inet t ranges { 10.0.0.0/8 . 80 }
+	add element inet t m { 10.0.0.1 . tcp . 80 : jump r1 }
+	add element inet t tc { 10.0.0.1 comment "x" }
 	RULESET
-	local T='nft add table inet t' B="nft -f $BASE" F="nft -f $FULL"
+	)
+	local B="nft -f - <<'RULESET'"$'\n'"$base"$'\n'"RULESET"
+	local F="nft -f - <<'RULESET'"$'\n'"$full"$'\n'"RULESET"
+	local T='nft add table inet t'
 
 	gcase table-add "" nft add table inet t
 	gcase table-comment "" nft add table ip t '{' comment '"owned"' ';' '}'
@@ -267,7 +239,10 @@ suite_nft() {
 	gcase rule-snat "$B" nft add rule inet t n snat ip to 1.2.3.4
 	gcase rule-goto-return "$B" nft add rule inet t r1 meta l4proto udp goto r1
 	gcase rule-delete "$F" nft delete rule inet t c handle 12
-	gcase transaction "" nft -f "$TXN"
+	# One transaction with every shape at once (test/support/kp.nft, which the
+	# tests also apply): sets, elements and lookups of sets added in the same
+	# batch carry nft's set ids, which a library reproduces only there.
+	STDIN_FILE=$HERE/../../test/support/kp.nft gcase transaction "" nft -f -
 	gcase list-ruleset "$F" nft list ruleset
 	gcase list-ruleset-json "$F" nft -j list ruleset
 }

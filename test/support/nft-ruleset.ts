@@ -1,37 +1,17 @@
 /**
- * One ruleset two ways: as nft commands (the same as the golden fixture
+ * One ruleset two ways: as nft commands (kp.nft, which the golden fixture
  * test/fixtures/nft/transaction.json was recorded from) and as the changes
  * a caller of this library writes for it. Tests apply one with nft and the
  * other with the library and compare what each reads back.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 import type { Change, Expression } from '../../lib/nftables/index.js';
 
-export const KP_NFT = `add table inet kp
-add set inet kp s { type ipv4_addr . inet_proto . inet_service; }
-add set inet kp r { type ipv4_addr; flags interval; }
-add set inet kp tc { type ipv4_addr; flags timeout; timeout 1h; counter; comment "c"; }
-add set inet kp ranges { type ipv4_addr . inet_service; flags interval; }
-add map inet kp m { type ipv4_addr . inet_proto . inet_service : verdict; }
-add chain inet kp c { type filter hook input priority 0; policy accept; }
-add chain inet kp n { type nat hook postrouting priority srcnat; }
-add chain inet kp pre { type nat hook prerouting priority dstnat; }
-add chain inet kp r1
-add rule inet kp c ip saddr != @r counter drop comment "hi"
-add rule inet kp c ip daddr . meta l4proto . th dport vmap @m
-add rule inet kp c ct state established,related accept
-add rule inet kp c fib daddr type local jump r1
-add rule inet kp c meta mark set 0x4000
-add rule inet kp c reject
-add rule inet kp n meta mark & 0x4000 == 0x4000 masquerade
-add rule inet kp n snat ip to 1.2.3.4
-add rule inet kp pre ip daddr 1.2.3.4 meta l4proto tcp dnat ip to 10.0.0.1:80
-add rule inet kp r1 meta l4proto udp return
-add element inet kp s { 10.0.0.1 . tcp . 80, 10.0.0.2 . udp . 53 }
-add element inet kp r { 10.0.0.0/8, 192.168.1.1-192.168.1.5 }
-add element inet kp ranges { 10.0.0.0/8 . 80, 192.168.0.1-192.168.0.9 . 1000-2000 }
-add element inet kp tc { 10.0.0.1 timeout 30s comment "x" }
-add element inet kp m { 10.0.0.1 . tcp . 80 : jump r1, 10.0.0.2 . udp . 53 : drop }
-`;
+/** The ruleset as nft commands (kp.nft beside this file). */
+export const KP_NFT = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'kp.nft'), 'utf8');
 
 const t = { family: 'inet', table: 'kp' } as const;
 const b = (...x: number[]) => Buffer.from(x);

@@ -9,7 +9,7 @@ import {
   NAME_MAX_BYTES, families, natFlags, natTypes, rejectTypes, verdicts,
 } from '../names.js';
 import { K } from '../native.js';
-import { bytes, defined, flagBits, named, num, reg } from './fields.js';
+import { bytes, copyPresent, defined, flagBits, named, num, reg } from './fields.js';
 
 /** A verdict: accept, drop, continue, return, or jump / goto `chain`. */
 export interface VerdictExpr {
@@ -129,10 +129,7 @@ export const counter = {
     return defined({ bytes: e.bytes, packets: e.packets });
   },
   fromRaw(a: RawAttrs): CounterExpr {
-    const e: CounterExpr = { type: 'counter' };
-    if (a.packets !== undefined) e.packets = a.packets as bigint;
-    if (a.bytes !== undefined) e.bytes = a.bytes as bigint;
-    return e;
+    return copyPresent<CounterExpr>({ type: 'counter' }, a, { packets: 'packets', bytes: 'bytes' });
   },
 };
 
@@ -244,9 +241,6 @@ export const log = {
     });
   },
   fromRaw(a: RawAttrs): LogExpr {
-    const e: LogExpr = { type: 'log' };
-    for (const k of ['prefix', 'group', 'level', 'snaplen', 'qthreshold', 'flags'] as const)
-      if (a[k] !== undefined) (e as unknown as Record<string, unknown>)[k] = a[k];
-    return e;
+    return copyPresent<LogExpr>({ type: 'log' }, a, { prefix: 'prefix', group: 'group', level: 'level', snaplen: 'snaplen', qthreshold: 'qthreshold', flags: 'flags' });
   },
 };

@@ -9,7 +9,7 @@ import {
   NAME_MAX_BYTES, bitwiseOps, byteorderOps, cmpOps, dynsetOps, rangeOps,
 } from '../names.js';
 import { K } from '../native.js';
-import { buf, bytes, defined, named, num, reg } from './fields.js';
+import { buf, bytes, copyPresent, defined, named, num, reg } from './fields.js';
 
 /** Compares register `sreg` with `data`; the rule stops here unless it holds. */
 export interface CmpExpr {
@@ -126,10 +126,7 @@ export const bitwise = {
   fromRaw(a: RawAttrs): BitwiseExpr {
     const e: BitwiseExpr = { type: 'bitwise', sreg: num(a, 'sreg') ?? 0, dreg: num(a, 'dreg') ?? 0, len: num(a, 'len') ?? 0 };
     if (a.op !== undefined) e.op = bitwiseOps.name(num(a, 'op')!);
-    if (a.mask !== undefined) e.mask = buf(a, 'mask');
-    if (a.xor !== undefined) e.xor = buf(a, 'xor');
-    if (a.data !== undefined) e.data = buf(a, 'data');
-    return e;
+    return copyPresent(e, a, { mask: 'mask', xor: 'xor', data: 'data' });
   },
 };
 
@@ -164,10 +161,8 @@ export const lookup = {
     });
   },
   fromRaw(a: RawAttrs): LookupExpr {
-    const e: LookupExpr = { type: 'lookup', set: a.set as string, sreg: num(a, 'sreg') ?? 0 };
-    if (a.dreg !== undefined) e.dreg = num(a, 'dreg');
+    const e = copyPresent<LookupExpr>({ type: 'lookup', set: a.set as string, sreg: num(a, 'sreg') ?? 0 }, a, { dreg: 'dreg', setId: 'setId' });
     if ((num(a, 'flags') ?? 0) & K.NFT_LOOKUP_F_INV) e.invert = true;
-    if (a.setId !== undefined) e.setId = num(a, 'setId');
     return e;
   },
 };
@@ -187,9 +182,6 @@ export const dynset = {
   },
   fromRaw(a: RawAttrs): DynsetExpr {
     const e: DynsetExpr = { type: 'dynset', set: a.set as string, op: dynsetOps.name(num(a, 'op') ?? 0), sregKey: num(a, 'sregKey') ?? 0 };
-    if (a.sregData !== undefined) e.sregData = num(a, 'sregData');
-    if (a.timeout !== undefined) e.timeout = num(a, 'timeout');
-    if (a.setId !== undefined) e.setId = num(a, 'setId');
-    return e;
+    return copyPresent(e, a, { sregData: 'sregData', timeout: 'timeout', setId: 'setId' });
   },
 };

@@ -50,3 +50,9 @@ export function defined(o: Record<string, RawValue | undefined>): RawAttrs {
 /** Raw numbers and byte strings, as the addon hands them back. */
 export const num = (a: RawAttrs, k: string): number | undefined => a[k] as number | undefined;
 export const buf = (a: RawAttrs, k: string): Buffer | undefined => a[k] as Buffer | undefined;
+
+/** Copies the attributes of `a` that are present onto `e`, under the names `keys` maps them to (`{ raw: typed }`), as they came. */
+export function copyPresent<T extends object>(e: T, a: RawAttrs, keys: Readonly<Record<string, keyof T & string>>): T {
+  for (const [raw, typed] of Object.entries(keys)) if (a[raw] !== undefined) (e as Record<string, unknown>)[typed] = a[raw];
+  return e;
+}

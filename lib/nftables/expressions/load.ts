@@ -8,7 +8,7 @@ import {
   type CsumType, type CtDirection, type CtKey, type FibFlag, type FibResult, type MetaKey, type PayloadBase,
   csumTypes, ctDirections, ctKeys, fibFlags, fibResults, metaKeys, payloadBases,
 } from '../names.js';
-import { defined, flagBits, named, num, reg } from './fields.js';
+import { copyPresent, defined, flagBits, named, num, reg } from './fields.js';
 
 /** Bytes of a header: `len` bytes at `offset` of `base` into `dreg`, or from `sreg` into the packet. */
 export interface PayloadExpr {
@@ -56,6 +56,8 @@ const metaFields = new Set(['type', 'key', 'dreg', 'sreg']);
 const ctFields = new Set(['type', 'key', 'dreg', 'sreg', 'direction']);
 const fibFields = new Set(['type', 'flags', 'result', 'dreg']);
 
+const registers = { dreg: 'dreg', sreg: 'sreg' } as const;
+
 /** Exactly one of dreg / sreg. */
 function loadOrStore(e: { dreg?: unknown; sreg?: unknown }, field: string): { dreg?: number; sreg?: number } {
   if (e.dreg !== undefined && e.sreg !== undefined) throw wrongValue(field, 'an expression with dreg (a load) or sreg (a store), not both', e);
@@ -80,12 +82,8 @@ export const payload = {
   },
   fromRaw(a: RawAttrs): PayloadExpr {
     const e: PayloadExpr = { type: 'payload', base: payloadBases.name(num(a, 'base') ?? 0), offset: num(a, 'offset') ?? 0, len: num(a, 'len') ?? 0 };
-    if (a.dreg !== undefined) e.dreg = num(a, 'dreg');
-    if (a.sreg !== undefined) e.sreg = num(a, 'sreg');
     if (a.csumType !== undefined) e.csumType = csumTypes.name(num(a, 'csumType')!);
-    if (a.csumOffset !== undefined) e.csumOffset = num(a, 'csumOffset');
-    if (a.csumFlags !== undefined) e.csumFlags = num(a, 'csumFlags');
-    return e;
+    return copyPresent(e, a, { dreg: 'dreg', sreg: 'sreg', csumOffset: 'csumOffset', csumFlags: 'csumFlags' });
   },
 };
 
@@ -96,10 +94,7 @@ export const meta = {
     return { key: named(metaKeys, e.key, `${field}.key`), ...loadOrStore(e, field) };
   },
   fromRaw(a: RawAttrs): MetaExpr {
-    const e: MetaExpr = { type: 'meta', key: metaKeys.name(num(a, 'key') ?? 0) };
-    if (a.dreg !== undefined) e.dreg = num(a, 'dreg');
-    if (a.sreg !== undefined) e.sreg = num(a, 'sreg');
-    return e;
+    return copyPresent<MetaExpr>({ type: 'meta', key: metaKeys.name(num(a, 'key') ?? 0) }, a, registers);
   },
 };
 
@@ -114,9 +109,7 @@ export const ct = {
     });
   },
   fromRaw(a: RawAttrs): CtExpr {
-    const e: CtExpr = { type: 'ct', key: ctKeys.name(num(a, 'key') ?? 0) };
-    if (a.dreg !== undefined) e.dreg = num(a, 'dreg');
-    if (a.sreg !== undefined) e.sreg = num(a, 'sreg');
+    const e = copyPresent<CtExpr>({ type: 'ct', key: ctKeys.name(num(a, 'key') ?? 0) }, a, registers);
     if (a.direction !== undefined) e.direction = ctDirections.name(num(a, 'direction')!);
     return e;
   },
