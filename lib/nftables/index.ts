@@ -5,3 +5,4 @@ export type * from './types.js';
 export type { Family as NftFamily, Hook, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';
 export type * from './expressions/index.js';
 export { dataTypes } from './datatypes.js';
+export { formatRule } from './format.js';

@@ -4,7 +4,7 @@
 // and what the library reads, it writes back to the same ruleset.
 import t from 'tap';
 
-import { Nftables, type Expression, type Rule } from '../../lib/nftables/index.js';
+import { Nftables, formatRule, type Expression, type Rule } from '../../lib/nftables/index.js';
 import { freshNetns, type Netns } from '../support/netns.js';
 import { KP_CHANGES, KP_NFT, KP_RULES } from '../support/nft-ruleset.js';
 
@@ -65,6 +65,8 @@ t.test('what nft -f wrote, the library reads back field by field', async (t) => 
   const rules = rs.rules.map(({ handle, ...r }) => r);
   t.same(rules, KP_RULES.map((r): Rule => ({ family: 'inet', table: 'kp', ...r, expressions: r.expressions.map(asListed) })));
   t.ok(rs.rules.every((r) => Number.isInteger(r.handle)), 'rules come with their handles');
+  const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
+  for (const r of rs.rules) t.ok(listed.includes(formatRule(r)), `nft lists: ${formatRule(r)}`);
   const rules2 = await nft.listRules({ family: 'inet', table: 'kp', chain: 'n' });
   t.same(rules2.map((r) => r.chain), ['n', 'n'], 'listRules of one chain');
   t.same((await nft.listElements({ family: 'inet', table: 'kp', name: 'ranges' })).map((e) => e.key), [['10.0.0.0/8', 80], ['192.168.0.1-192.168.0.9', '1000-2000']]);
