@@ -32,6 +32,7 @@ type Request = RawMessage & { dump: boolean };
 /** How often ruleset() reads again when the ruleset moved while it read. */
 const MAX_READS = 10;
 
+/** A handle on nf_tables in one network namespace: reads, and changes in transactions. */
 export class Nftables extends NetlinkClient<NativeNftablesHandle> {
   private readonly shapes = new Map<string, SetShape>();
 

@@ -13,6 +13,7 @@ import ipaddr from 'ipaddr.js';
 import { outOfRange, wrongType, wrongValue } from '../util/check.js';
 import { l4protos } from './names.js';
 
+/** The key and value types sets and maps take, by nft's names. */
 export type DataType = 'ipv4_addr' | 'ipv6_addr' | 'ether_addr' | 'inet_proto' | 'inet_service' | 'mark' | 'ifname';
 
 interface TypeInfo {
@@ -33,6 +34,7 @@ const TYPES: Readonly<Record<DataType, TypeInfo>> = {
   mark: { id: 19, len: 4, byteorder: 1 },
   ifname: { id: 41, len: 16, byteorder: 1 },
 };
+/** Every DataType, for checks and messages. */
 export const dataTypes = Object.keys(TYPES) as DataType[];
 /** nft's number for its verdict type (a map's value type when it maps to verdicts). */
 export const VERDICT_TYPE_ID = 1;
@@ -41,10 +43,12 @@ const TYPE_BITS = 6;
 /** nft's expression type number for a concatenation (EXPR_CONCAT), in a set's key "typeof" record. */
 export const EXPR_CONCAT = 13;
 
+/** nft's number, length and byte order of a type. */
 export function typeInfo(t: DataType): TypeInfo {
   return TYPES[t];
 }
 
+/** The type nft numbers `id`, if this library knows it. */
 export function typeById(id: number): DataType | undefined {
   return dataTypes.find((t) => TYPES[t].id === id);
 }
@@ -71,6 +75,7 @@ export function typesOfKey(id: number): DataType[] | undefined {
   return out.length ? out : undefined;
 }
 
+/** `n` rounded up to a register's 4 bytes. */
 export function pad4(n: number): number {
   return (n + 3) & ~3;
 }

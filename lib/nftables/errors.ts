@@ -23,6 +23,7 @@ export interface RefusedChange {
   attribute?: string;
 }
 
+/** The kernel refused a transaction: nothing of it was applied. */
 export class NftablesTransactionError extends NetlinkError {
   /** The first refused change's index in the caller's list; -1 when the transaction was refused as a whole. */
   readonly index: number;

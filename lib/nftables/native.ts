@@ -18,6 +18,7 @@ export interface RawMessage {
 
 /** A message's (or nest's) attributes by field name: numbers, bigints, strings, bytes, nests and lists. */
 export type RawAttrs = { [field: string]: RawValue | undefined };
+/** One raw attribute value. */
 export type RawValue = number | bigint | string | boolean | Uint8Array | RawAttrs | RawValue[];
 
 /** A decoded reply; `resId` holds the low 16 bits of the generation it was read at. */
@@ -25,6 +26,7 @@ export interface RawReply extends RawMessage {
   resId: number;
 }
 
+/** The kernel's answer to one request. */
 export interface NativeOutcome {
   errno: number;
   code: string;
@@ -34,12 +36,14 @@ export interface NativeOutcome {
   text: string;
 }
 
+/** What commit() resolves to: the refused messages, and the whole transaction's refusal. */
 export interface NativeCommitResult {
   failures: Array<NativeOutcome & { change: number; element: number; path: string }>;
   whole?: NativeOutcome;
   messages: number;
 }
 
+/** The native handle (native/nftables/handle.h). */
 export interface NativeNftablesHandle {
   open(): Promise<void>;
   commit(changes: RawMessage[], options: { genid?: number }): Promise<NativeCommitResult>;
@@ -56,6 +60,7 @@ interface NftablesAddon {
   nftAttrPath(message: Buffer, offset: number): { path: string; item: number };
 }
 
+/** The addon, seen through its nf_tables surface. */
 export const addon = native as unknown as NftablesAddon;
 /** The uapi constants, as the compiler saw them. */
 export const K = addon.nftablesConstants;

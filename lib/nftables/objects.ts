@@ -13,12 +13,15 @@ import type { Chain, ChainRef, ChainType, NftSet, OtherType, Rule, SetRef, Table
 import { UDATA, commentOf, record, stringRecord, u32Record } from './udata.js';
 
 const nameRule = { maxBytes: NAME_MAX_BYTES };
+/** Every family name. */
 export const familyNames = families.names;
 
+/** A family name to its NFPROTO_* number, checked. */
 export function familyOf(v: unknown, field: string): number {
   return families.byName[oneOf(v, familyNames, field)];
 }
 
+/** A table, chain or set name, checked. */
 export function objectName(v: unknown, field: string): string {
   return checkName(v, field, nameRule);
 }
@@ -36,11 +39,13 @@ const famName = (n: number): Family => (families.name(n) as Family) ?? 'inet';
 
 const tableFields = new Set(['family', 'name', 'flags', 'comment', 'handle', 'use']);
 
+/** A table's name and family, checked. */
 export function tableRefToRaw(t: TableRef, field: string): { family: number; attrs: RawAttrs } {
   const o = object(t, field);
   return { family: familyOf(o.family, `${field}.family`), attrs: { name: objectName(o.name, `${field}.name`) } };
 }
 
+/** A table to add, checked. */
 export function tableToRaw(t: Table, field: string): { family: number; attrs: RawAttrs } {
   knownFields(object(t, field), tableFields, field);
   const r = tableRefToRaw(t, field);
@@ -49,6 +54,7 @@ export function tableToRaw(t: Table, field: string): { family: number; attrs: Ra
   return r;
 }
 
+/** A table as the kernel listed it. */
 export function tableFromRaw(family: number, a: RawAttrs): Table {
   const t: Table = { family: famName(family), name: a.name as string };
   const flags = (a.flags as number | undefined) ?? 0;
@@ -65,6 +71,7 @@ export function tableFromRaw(family: number, a: RawAttrs): Table {
 const chainFields = new Set(['family', 'table', 'name', 'type', 'hook', 'priority', 'policy', 'device', 'comment', 'handle', 'use']);
 const chainTypes: ChainType[] = ['filter', 'nat', 'route'];
 
+/** A chain's name, table and family, checked. */
 export function chainRefToRaw(c: ChainRef, field: string): { family: number; attrs: RawAttrs } {
   const o = object(c, field);
   return {
@@ -73,6 +80,7 @@ export function chainRefToRaw(c: ChainRef, field: string): { family: number; att
   };
 }
 
+/** A chain to add, checked. */
 export function chainToRaw(c: Chain, field: string): { family: number; attrs: RawAttrs } {
   knownFields(object(c, field), chainFields, field);
   const r = chainRefToRaw(c, field);
@@ -94,6 +102,7 @@ export function chainToRaw(c: Chain, field: string): { family: number; attrs: Ra
   return r;
 }
 
+/** A chain as the kernel listed it. */
 export function chainFromRaw(family: number, a: RawAttrs): Chain {
   const c: Chain = { family: famName(family), table: a.table as string, name: a.name as string };
   const hook = a.hook as RawAttrs | undefined;
@@ -124,6 +133,7 @@ export interface SetShape {
   interval: boolean;
 }
 
+/** A set's name, table and family, checked. */
 export function setRefToRaw(s: SetRef, field: string): { family: number; table: string; name: string } {
   const o = object(s, field);
   return { family: familyOf(o.family, `${field}.family`), table: objectName(o.table, `${field}.table`), name: objectName(o.name, `${field}.name`) };
@@ -139,6 +149,7 @@ function typeList(v: unknown, field: string): DataType[] | OtherType {
   return list.map((t, i) => oneOf(t, dataTypes, Array.isArray(v) ? `${field}[${i}]` : field));
 }
 
+/** A set's key and value layout, checked. */
 export function setShape(s: NftSet, field: string): SetShape {
   const flags = s.flags === undefined ? [] : s.flags.map((f, i) => oneOf(f, settableFlags, `${field}.flags[${i}]`));
   return {
@@ -148,6 +159,7 @@ export function setShape(s: NftSet, field: string): SetShape {
   };
 }
 
+/** A set to add (with its id in the transaction), checked, with nft's userdata. */
 export function setToRaw(s: NftSet, field: string, id: number): { family: number; attrs: RawAttrs; shape: SetShape } {
   knownFields(object(s, field), setFields, field);
   const ref = setRefToRaw(s, field);
@@ -194,6 +206,7 @@ function typesOf(id: number, len: number): DataType | DataType[] | OtherType {
   return t.length === 1 ? t[0] : t;
 }
 
+/** A set as the kernel listed it, and its layout. */
 export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: SetShape } {
   const keyLen = (a.keyLen as number | undefined) ?? 0;
   const type = typesOf((a.keyType as number | undefined) ?? 0, keyLen);
@@ -229,6 +242,7 @@ export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: S
 
 const ruleFields = new Set(['family', 'table', 'chain', 'expressions', 'comment', 'handle', 'position']);
 
+/** A rule to add or replace, checked. */
 export function ruleToRaw(r: Rule, field: string, withHandle: boolean): { family: number; attrs: RawAttrs } {
   knownFields(object(r, field), ruleFields, field);
   const a: RawAttrs = { table: objectName(r.table, `${field}.table`), chain: objectName(r.chain, `${field}.chain`) };
@@ -243,6 +257,7 @@ export function ruleToRaw(r: Rule, field: string, withHandle: boolean): { family
   return { family: familyOf(r.family, `${field}.family`), attrs: a };
 }
 
+/** A rule as the kernel listed it. */
 export function ruleFromRaw(family: number, a: RawAttrs): Rule {
   const r: Rule = {
     family: famName(family),

@@ -17,6 +17,7 @@ export interface TableRef {
   name: string;
 }
 
+/** A table: the container of chains and sets, of one family. */
 export interface Table extends TableRef {
   flags?: TableFlag[];
   comment?: string;
@@ -33,6 +34,7 @@ export interface ChainRef {
   name: string;
 }
 
+/** What a base chain does: filter, NAT (the first packet of a connection) or route. */
 export type ChainType = 'filter' | 'nat' | 'route';
 
 /** A chain: a base chain when it has a hook (then `type` and `priority` too), else a regular one that rules jump to. */
@@ -87,6 +89,7 @@ export interface Verdict {
   chain?: string;
 }
 
+/** An element of a set or map. */
 export interface Element {
   /** The key: `'10.0.0.1'`, `80`, `'tcp'`, in interval sets `'10.0.0.0/8'` or `'1000-2000'`, for a concatenation one per type. A Buffer for a type this library does not know. */
   key: Key | Uint8Array;
@@ -109,6 +112,7 @@ export interface RuleRef {
   handle: number;
 }
 
+/** A rule: expressions run in order until one decides the packet's fate. */
 export interface Rule {
   family: Family;
   table: string;
@@ -156,6 +160,7 @@ export type Change =
   | { op: 'replaceRule'; rule: Rule & { handle: number } }
   | { op: 'deleteRule'; rule: RuleRef };
 
+/** Options of commit(). */
 export interface CommitOptions {
   /** The generation the changes were computed at (from ruleset() or generation()): if the ruleset moved since, nothing is applied and a GenerationChangedError says so. */
   generation?: number;

@@ -23,6 +23,7 @@ export const UDATA = {
   SET_TYPEOF_DATA: 1,
 } as const;
 
+/** One userdata record. */
 export interface Record_ {
   type: number;
   value: Buffer;
@@ -67,6 +68,7 @@ export function commentOf(data: Uint8Array | undefined, type: number = UDATA.COM
   return r.value.subarray(0, end < 0 ? r.value.length : end).toString();
 }
 
+/** A 32-bit record's value, if present. */
 export function u32Of(data: Uint8Array | undefined, type: number): number | undefined {
   const r = parseRecords(data).find((x) => x.type === type);
   return r && r.value.length === 4 ? r.value.readUInt32LE(0) : undefined;

@@ -120,6 +120,7 @@ export const immediate = {
   },
 };
 
+/** The counter expression: typed form to raw attributes (checked) and back. */
 export const counter = {
   kernel: 'counter',
   toRaw(e: CounterExpr, field: string): RawAttrs {
@@ -147,6 +148,7 @@ function natFlagsOf(bits: number | undefined): Array<NatFlag | number> | undefin
 
 const optReg = (v: unknown, field: string) => (v === undefined ? undefined : reg(v, field));
 
+/** The nat expression: typed form to raw attributes (checked) and back. */
 export const nat = {
   kernel: 'nat',
   toRaw(e: NatExpr, field: string): RawAttrs {
@@ -197,9 +199,12 @@ function portNat<T extends 'masquerade' | 'redirect'>(type: T, kernel: string) {
     },
   };
 }
+/** The masquerade expression: typed form to raw attributes (checked) and back. */
 export const masquerade = portNat('masquerade', 'masq');
+/** The redirect expression: typed form to raw attributes (checked) and back. */
 export const redirect = portNat('redirect', 'redir');
 
+/** The reject expression: typed form to raw attributes (checked) and back. */
 export const reject = {
   kernel: 'reject',
   toRaw(e: RejectExpr, field: string): RawAttrs {
@@ -216,6 +221,7 @@ export const reject = {
   },
 };
 
+/** The notrack expression: typed form to raw attributes (checked) and back. */
 export const notrack = {
   kernel: 'notrack',
   toRaw(e: NotrackExpr, field: string): RawAttrs {
@@ -227,6 +233,7 @@ export const notrack = {
   },
 };
 
+/** The log expression: typed form to raw attributes (checked) and back. */
 export const log = {
   kernel: 'log',
   toRaw(e: LogExpr, field: string): RawAttrs {

@@ -82,6 +82,7 @@ const byteorderFields = new Set(['type', 'sreg', 'dreg', 'op', 'len', 'size']);
 const lookupFields = new Set(['type', 'set', 'sreg', 'dreg', 'invert', 'setId']);
 const dynsetFields = new Set(['type', 'set', 'op', 'sregKey', 'sregData', 'timeout', 'setId']);
 
+/** The cmp expression: typed form to raw attributes (checked) and back. */
 export const cmp = {
   kernel: 'cmp',
   toRaw(e: CmpExpr, field: string): RawAttrs {
@@ -93,6 +94,7 @@ export const cmp = {
   },
 };
 
+/** The range expression: typed form to raw attributes (checked) and back. */
 export const range = {
   kernel: 'range',
   toRaw(e: RangeExpr, field: string): RawAttrs {
@@ -109,6 +111,7 @@ export const range = {
   },
 };
 
+/** The bitwise expression: typed form to raw attributes (checked) and back. */
 export const bitwise = {
   kernel: 'bitwise',
   toRaw(e: BitwiseExpr, field: string): RawAttrs {
@@ -130,6 +133,7 @@ export const bitwise = {
   },
 };
 
+/** The byteorder expression: typed form to raw attributes (checked) and back. */
 export const byteorder = {
   kernel: 'byteorder',
   toRaw(e: ByteorderExpr, field: string): RawAttrs {
@@ -147,6 +151,7 @@ export const byteorder = {
   },
 };
 
+/** The lookup expression: typed form to raw attributes (checked) and back. */
 export const lookup = {
   kernel: 'lookup',
   toRaw(e: LookupExpr, field: string): RawAttrs {
@@ -167,6 +172,7 @@ export const lookup = {
   },
 };
 
+/** The dynset expression: typed form to raw attributes (checked) and back. */
 export const dynset = {
   kernel: 'dynset',
   toRaw(e: DynsetExpr, field: string): RawAttrs {

@@ -49,6 +49,7 @@ export function defined(o: Record<string, RawValue | undefined>): RawAttrs {
 
 /** Raw numbers and byte strings, as the addon hands them back. */
 export const num = (a: RawAttrs, k: string): number | undefined => a[k] as number | undefined;
+/** A raw byte string. */
 export const buf = (a: RawAttrs, k: string): Buffer | undefined => a[k] as Buffer | undefined;
 
 /** Copies the attributes of `a` that are present onto `e`, under the names `keys` maps them to (`{ raw: typed }`), as they came. */

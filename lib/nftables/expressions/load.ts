@@ -65,6 +65,7 @@ function loadOrStore(e: { dreg?: unknown; sreg?: unknown }, field: string): { dr
   return e.dreg !== undefined ? { dreg: reg(e.dreg, `${field}.dreg`) } : { sreg: reg(e.sreg, `${field}.sreg`) };
 }
 
+/** The payload expression: typed form to raw attributes (checked) and back. */
 export const payload = {
   kernel: 'payload',
   toRaw(e: PayloadExpr, field: string): RawAttrs {
@@ -87,6 +88,7 @@ export const payload = {
   },
 };
 
+/** The meta expression: typed form to raw attributes (checked) and back. */
 export const meta = {
   kernel: 'meta',
   toRaw(e: MetaExpr, field: string): RawAttrs {
@@ -98,6 +100,7 @@ export const meta = {
   },
 };
 
+/** The ct expression: typed form to raw attributes (checked) and back. */
 export const ct = {
   kernel: 'ct',
   toRaw(e: CtExpr, field: string): RawAttrs {
@@ -115,6 +118,7 @@ export const ct = {
   },
 };
 
+/** The fib expression: typed form to raw attributes (checked) and back. */
 export const fib = {
   kernel: 'fib',
   toRaw(e: FibExpr, field: string): RawAttrs {
