@@ -47,7 +47,16 @@
         "native/conntrack/event_stream.cc",
         "native/conntrack/events_handle.cc",
         "native/conntrack/test_entry_points.cc",
-        "native/conntrack/handle.cc"
+        "native/conntrack/handle.cc",
+        "native/nftables/schema_objects.cc",
+        "native/nftables/schema_expressions.cc",
+        "native/nftables/codec.cc",
+        "native/nftables/attr_path.cc",
+        "native/nftables/js_bridge.cc",
+        "native/nftables/transaction.cc",
+        "native/nftables/constants.cc",
+        "native/nftables/test_entry_points.cc",
+        "native/nftables/handle.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"],

@@ -8,7 +8,8 @@
 #   ipset-6.1  -> test/fixtures/ipset-6.1/*.json  (inside the UML 6.1 sandbox)
 #   conntrack  -> test/fixtures/conntrack/*.json  (host kernel, fresh netns per case)
 #   conntrack-6.1 -> test/fixtures/conntrack-6.1/*.json (inside the UML 6.1 sandbox)
-# Default: all five. Needs root (netns, strace). Each suite's directory is
+#   nft        -> test/fixtures/nft/*.json        (host kernel, fresh netns per case)
+# Default: all six. Needs root (netns, strace). Each suite's directory is
 # emptied first unless --only is given. See test/fixtures/README.md.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,11 +20,11 @@ suites=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--only) ONLY=${2:?}; shift 2 ;;
-	ipvsadm | ipset | ipset-6.1 | conntrack | conntrack-6.1) suites+=("$1"); shift ;;
-	*) echo "usage: $0 [ipvsadm] [ipset] [ipset-6.1] [conntrack] [conntrack-6.1] [--only NAME-SUBSTRING]" >&2; exit 2 ;;
+	ipvsadm | ipset | ipset-6.1 | conntrack | conntrack-6.1 | nft) suites+=("$1"); shift ;;
+	*) echo "usage: $0 [ipvsadm] [ipset] [ipset-6.1] [conntrack] [conntrack-6.1] [nft] [--only NAME-SUBSTRING]" >&2; exit 2 ;;
 	esac
 done
-[ ${#suites[@]} -gt 0 ] || suites=(ipset ipvsadm ipset-6.1 conntrack conntrack-6.1)
+[ ${#suites[@]} -gt 0 ] || suites=(ipset nft ipvsadm ipset-6.1 conntrack conntrack-6.1)
 [ "$(id -u)" = 0 ] || { echo "capture-golden: needs root" >&2; exit 1; }
 "$HERE/sandbox/ensure-deps.sh"
 
@@ -35,6 +36,9 @@ for s in "${suites[@]}"; do
 	ipset)
 		prep ipset
 		"$HERE/sandbox/golden-cases.sh" ipset "$FIX/ipset" "$ONLY" ;;
+	nft)
+		prep nft
+		"$HERE/sandbox/golden-cases.sh" nft "$FIX/nft" "$ONLY" ;;
 	ipvsadm)
 		prep ipvsadm
 		in_sandbox+=("scripts/sandbox/golden-cases.sh ipvsadm test/fixtures/ipvsadm '$ONLY'") ;;

@@ -20,6 +20,8 @@
 #   conntrack_reply  conntrack replies through the socket: DecodeEntry,
 #                 Matches, records, the delete built from each entry, stats
 #   netlink_error SplitMessages + ParseError (echo, ext-ack TLVs)
+#   nftables_reply nf_tables messages: DecodeMessage, encode-back round
+#                 trips, the extended-ack attribute path
 # The "scripted kernel" (native/fuzz/fake_kernel.h) stands in for the
 # socket syscalls, so native/netlink runs unchanged on fuzzed datagrams.
 #
@@ -37,7 +39,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ "${1:-}" = --ci ]; then SECS=15; else SECS=${1:-60}; fi
 JOBS=${FUZZ_JOBS:-2}
-ALL_TARGETS="ipvs_batch ipvs_message ipvs_records genl_family ipset_reply ipset_entry rtnl_reply netlink_error conntrack_reply"
+ALL_TARGETS="ipvs_batch ipvs_message ipvs_records genl_family ipset_reply ipset_entry rtnl_reply netlink_error conntrack_reply nftables_reply"
 TARGETS=(${FUZZ_TARGETS:-$ALL_TARGETS})
 WORK=.sandbox/fuzz
 SEEDS=native/fuzz/corpus

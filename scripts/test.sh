@@ -4,12 +4,14 @@
 #  1. system packages (apt-get as root, else the exact command to run)
 #  2. the addon and the TypeScript build
 #  3. unit tests (no privileges)
-#  4. ipset and conntrack kernel tests on this host's kernel (ipset is built
-#     in, conntrack netlink too where the kernel has it; needs root)
+#  4. ipset, nftables and conntrack kernel tests on this host's kernel
+#     (ipset and nf_tables are built in, conntrack netlink too where the
+#     kernel has it; needs root)
 #  5. sanitizers: the unit tests and the host's ipset kernel tests again,
 #     against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
 #  6. fuzzing: every decoder for 15 s, every saved failing input replayed
-#  7. every kernel test (IPVS, and ipset again on 6.1) where IPVS exists:
+#  7. every kernel test but nftables' (IPVS, and ipset again on 6.1; the
+#     sandbox kernel has no nf_tables for ip/ip6/inet) where IPVS exists:
 #     directly when the running kernel has it, else in the user-mode-linux
 #     sandbox (scripts/with-kernel.sh). Never skipped: if they cannot run,
 #     this fails. Then the addon under valgrind's memcheck on the real
@@ -108,17 +110,17 @@ fi
 step "unit tests"
 run_tap unit npx --no-install tap --reporter=tap test/unit
 
-step "ipset and conntrack kernel tests on the host kernel ($(uname -r))"
+step "ipset, nftables and conntrack kernel tests on the host kernel ($(uname -r))"
+host_tests=(test/kernel/ipset-*.test.ts test/kernel/nft-*.test.ts)
+# Conntrack where this kernel has its netlink interface (the sandbox runs them regardless).
+if conntrack -C >/dev/null 2>&1; then host_tests+=(test/kernel/conntrack-*.test.ts); fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "test: kernel tests need root (network namespaces, netlink admin); run: sudo npm test" >&2
 	failed=$((failed + 1))
 	status=1
-elif compgen -G 'test/kernel/ipset-*.test.ts' >/dev/null; then
-	host_tests=(test/kernel/ipset-*.test.ts)
-	# Conntrack where this kernel has its netlink interface (the sandbox runs them regardless).
-	if conntrack -C >/dev/null 2>&1; then host_tests+=(test/kernel/conntrack-*.test.ts); fi
-	run_tap host-ipset npx --no-install tap --reporter=tap "${host_tests[@]}"
-	expect_files host-ipset "${host_tests[@]}"
+else
+	run_tap host npx --no-install tap --reporter=tap "${host_tests[@]}"
+	expect_files host "${host_tests[@]}"
 fi
 
 step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon"
@@ -135,7 +137,8 @@ run_one fuzz bash scripts/fuzz.sh --ci
 step "kernel tests where IPVS exists"
 # The files are listed here, on the host: the sandbox guest reads this folder
 # through hostfs, and tap's own listing of it there once missed a file.
-kernel_tests=(test/kernel/*.test.ts)
+kernel_tests=()
+for f in test/kernel/*.test.ts; do [[ $f == test/kernel/nft-* ]] || kernel_tests+=("$f"); done
 run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=tap --jobs=1 "${kernel_tests[@]}"
 expect_files kernel "${kernel_tests[@]}"
 

@@ -5,6 +5,7 @@
 #include "../conntrack/handle.h"
 #include "../ipset/handle.h"
 #include "../ipvs/handle.h"
+#include "../nftables/handle.h"
 #include "../rtnl/handle.h"
 
 namespace {
@@ -23,6 +24,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   rtnl::RtnlHandle::Init(env, exports);
   ipset::IpsetHandle::Init(env, exports);
   conntrack::ConntrackHandle::Init(env, exports);
+  nft::NftablesHandle::Init(env, exports);
   exports.Set("mallocInUse", Napi::Function::New(env, MallocInUse));
   return exports;
 }

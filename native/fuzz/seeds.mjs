@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // native/fuzz/seeds.mjs — writes the fuzz seed corpora from bytes recorded
 // from real kernels, so fuzzing starts from replies nobody here wrote:
-//   test/fixtures/{ipvsadm,ipset,ipset-6.1,ipset-save,conntrack,conntrack-6.1}/*.json  ("received")
+//   test/fixtures/{ipvsadm,ipset,ipset-6.1,ipset-save,conntrack,conntrack-6.1,nft}/*.json  ("received"; nft's requests too)
 //   native/fuzz/fixtures/rtnl/*.json  (recorded by record-rtnl.sh)
 // and, for the entry parser, the element text of those cases; request
 // records for ipvs_records come from the TypeScript RequestWriter (dist/,
@@ -243,6 +243,11 @@ for (const c of ipset) seed('ipset_reply', c.name, latestScript(c));
 for (const c of fixtures('native/fuzz/fixtures/rtnl')) seed('rtnl_reply', c.name, latestScript(c));
 for (const c of [...fixtures('test/fixtures/conntrack'), ...fixtures('test/fixtures/conntrack-6.1')])
 	seed('conntrack_reply', c.name, latestScript(c));
+// nftables_reply: nft's dump replies and its requests (both decode by the same schemas).
+for (const c of fixtures('test/fixtures/nft')) {
+	for (const hex of c.received) seed('nftables_reply', c.name, normalized(hex));
+	for (const hex of c.sent) if (Buffer.from(hex, 'hex').readUInt16LE(4) >> 8 === 10) seed('nftables_reply', `${c.name}-sent`, normalized(hex));
+}
 
 // ipvs_records: request records as the TypeScript layer writes them, with
 // their string tables; [0 (raw half), count, #strings, strings..., records]

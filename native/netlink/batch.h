@@ -54,6 +54,10 @@ class Batch {
   virtual void OnRestart(size_t i) {}
   // Request `i` is finished. Called exactly once per request.
   virtual void OnDone(size_t i, const Outcome& o) = 0;
+  // True when the batch is one nfnetlink transaction (see conversation.h):
+  // request 0 is NFNL_MSG_BATCH_BEGIN, the last is NFNL_MSG_BATCH_END,
+  // every one between is a plain change, and there is at least one.
+  virtual bool IsTransaction() const { return false; }
 };
 
 // One request and everything the kernel said about it: the whole batch in

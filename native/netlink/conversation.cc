@@ -22,7 +22,7 @@ uint32_t ReplyCost(RequestKind kind, size_t request_size) {
 }  // namespace
 
 Conversation::Conversation(NetlinkSocket& socket, Batch& batch, Bytes& tx)
-    : socket_(socket), batch_(batch), tx_(tx), count_(batch.size()) {
+    : socket_(socket), batch_(batch), tx_(tx), count_(batch.size()), transaction_(batch.IsTransaction()) {
   base_seq_ = socket_.TakeSequence(count_ + 1);
 }
 
@@ -35,7 +35,9 @@ Status Conversation::Run() {
   std::chrono::steady_clock::time_point wait_started;
 
   Status failure;
-  while (done_ < count_) {
+  if (transaction_ && count_ < 3)
+    failure = Status::Errno(EINVAL, "netlink", "a transaction needs a change between its BEGIN and END");
+  while (failure.ok() && done_ < count_) {
     if (restart_pending_) {
       Status st = ResendDump();
       if (!st.ok()) { failure = st; break; }
@@ -82,13 +84,14 @@ Status Conversation::Run() {
 Status Conversation::SendNext(bool* sent) {
   *sent = false;
   // Half the receive buffer is our budget for unread answers; the kernel
-  // drops (ENOBUFS) past the whole of it.
+  // drops (ENOBUFS) past the whole of it. A transaction goes whole.
   const size_t rcvbuf = static_cast<size_t>(socket_.rcvbuf());
   const size_t sndbuf = static_cast<size_t>(socket_.sndbuf());
-  const size_t budget = socket_.options().test_ignore_budget ? SIZE_MAX / 2 : rcvbuf / 2;
-  const size_t max_send = sndbuf > 4096 ? sndbuf - 1024 : 4096;
+  const size_t budget = socket_.options().test_ignore_budget || transaction_ ? SIZE_MAX / 2 : rcvbuf / 2;
+  const size_t max_send = transaction_ ? SIZE_MAX / 2 : sndbuf > 4096 ? sndbuf - 1024 : 4096;
   const size_t first = next_;
   size_t last_at = 0;  // offset of the last message in tx_
+  size_t prev_at = 0;  // and of the one before it
   RequestKind last_kind = RequestKind::kPlain;
   tx_.clear();
   while (next_ < count_) {
@@ -121,6 +124,7 @@ Status Conversation::SendNext(bool* sent) {
     std::memcpy(tx_.data() + at, &h, sizeof h);
     in_flight_cost_.push_back(cost);
     reserved_ += cost;
+    prev_at = last_at;
     last_at = at;
     last_kind = kind;
     next_++;
@@ -135,11 +139,26 @@ Status Conversation::SendNext(bool* sent) {
     }
   }
   if (next_ == first) return Status::Ok();
-  if (last_kind == RequestKind::kPlain) {
+  if (transaction_ && !socket_.GrowSendBuffer(tx_.size())) {
+    // Nothing went out: take the requests back, so they end as not sent.
+    while (next_ > first) {
+      reserved_ -= std::min<size_t>(reserved_, in_flight_cost_.back());
+      in_flight_cost_.pop_back();
+      next_--;
+    }
+    return Status::Errno(EMSGSIZE, "sendmsg",
+                         "a transaction of " + std::to_string(tx_.size()) +
+                             " bytes does not fit the socket's send buffer (" + std::to_string(socket_.sndbuf()) +
+                             " bytes); split it");
+  }
+  // The last change of a transaction asks for the ack (END is never acked
+  // by older kernels); otherwise the last plain request does.
+  const size_t ack_at = transaction_ ? prev_at : last_at;
+  if (transaction_ || last_kind == RequestKind::kPlain) {
     nlmsghdr h;
-    std::memcpy(&h, tx_.data() + last_at, sizeof h);
+    std::memcpy(&h, tx_.data() + ack_at, sizeof h);
     h.nlmsg_flags |= NLM_F_ACK;
-    std::memcpy(tx_.data() + last_at, &h, sizeof h);
+    std::memcpy(tx_.data() + ack_at, &h, sizeof h);
   }
   Status st = socket_.Send(tx_, next_ - first);
   *sent = st.ok();
@@ -164,6 +183,13 @@ void Conversation::Finish(const Outcome& o) {
   in_flight_cost_.pop_front();
   if (open_dump_ == i) open_dump_ = SIZE_MAX;
   batch_.OnDone(i, o);
+}
+
+void Conversation::CancelTransaction() {
+  Outcome o;
+  o.error = ECANCELED;
+  o.message = "not applied: the kernel refused the transaction as a whole";
+  while (done_ < next_) Finish(o);
 }
 
 void Conversation::SettleBefore(size_t index) {

@@ -19,6 +19,18 @@
 // batch. (Touching fresh memory is what a large batch otherwise spends
 // most of its time on.)
 //
+// Transactions (nfnetlink batches: NFNL_MSG_BATCH_BEGIN, the changes,
+// NFNL_MSG_BATCH_END, as nf_tables takes its changes) differ in three ways.
+// The kernel applies BEGIN..END only when they arrive in one datagram, so a
+// transaction is never split: the send buffer grows to fit it (as nft
+// does), and one that cannot fit fails with EMSGSIZE before anything is
+// sent. The kernel answers BEGIN and END only with an error (kernels before
+// 6.10 never ack them), so the ack is asked of the last change instead: its
+// answer ends the transaction, and END is finished with it. And an error on
+// BEGIN (a stale generation id, a commit that failed) is about the whole
+// transaction: nothing of it was applied, and every request not yet answered
+// ends with ECANCELED (acks the kernel still sends for them are ignored).
+//
 // Sending (and the loop that drives both sides) is in conversation.cc; what
 // comes back, dumps and their restarts in dispatch.cc.
 #pragma once
@@ -60,6 +72,8 @@ class Conversation : public MessageSink {
   size_t IndexOf(uint32_t seq) const;
   // The end of a dump (NLMSG_DONE) for request `index`.
   void DumpDone(size_t index, const Message& m);
+  // Ends a transaction whose BEGIN the kernel refused: the rest was not applied.
+  void CancelTransaction();
 
   NetlinkSocket& socket_;
   Batch& batch_;
@@ -70,6 +84,7 @@ class Conversation : public MessageSink {
   // restart_seq_). in_flight_cost_ holds, oldest first, the receive-buffer
   // space each one's answer may take.
   const size_t count_;
+  const bool transaction_;
   size_t next_ = 0;
   size_t done_ = 0;
   uint32_t base_seq_ = 0;

@@ -44,6 +44,9 @@ void Conversation::OnMessage(const Message& m) {
     if (index == open_dump_) o.dump_retries = dump_retries_;
     // For a dump, an ack only follows an error; a plain request is finished.
     Finish(o);
+    if (transaction_ && index == 0 && o.error) CancelTransaction();
+    static const Outcome kEnd;
+    if (transaction_ && index + 2 == count_) Finish(kEnd);
     return;
   }
   if (index == open_dump_ && (m.hdr.nlmsg_flags & NLM_F_DUMP_INTR)) dump_interrupted_ = true;

@@ -6,6 +6,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstring>
 
 #include "netns.h"
@@ -84,6 +85,19 @@ Status NetlinkSocket::Transact(Batch& batch) {
 Status NetlinkSocket::Transact(std::vector<Exchange>& batch) {
   ExchangeBatch b(batch);
   return Transact(b);
+}
+
+bool NetlinkSocket::GrowSendBuffer(size_t bytes) {
+  // The kernel takes a datagram of up to the send buffer less its own
+  // overhead; 64 bytes covers it.
+  const size_t need = bytes + 64;
+  if (need <= static_cast<size_t>(sndbuf_)) return true;
+  if (need > INT_MAX / 2) return false;
+  const int want = static_cast<int>(need);
+  if (setsockopt(fd_, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) < 0)
+    setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
+  sndbuf_ = GetIntOpt(fd_, SOL_SOCKET, SO_SNDBUF);
+  return need <= static_cast<size_t>(sndbuf_);
 }
 
 uint32_t NetlinkSocket::TakeSequence(size_t n) {

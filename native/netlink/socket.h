@@ -83,6 +83,9 @@ class NetlinkSocket {
   Status Receive(MessageSink& sink, bool* progressed);
   // Waits up to `timeout_ms` for something to read.
   Status Wait(int timeout_ms);
+  // Raises the send buffer so that one datagram of `bytes` fits; false
+  // when it cannot be made that large.
+  bool GrowSendBuffer(size_t bytes);
   // `n` consecutive sequence numbers, never handed out again; the first.
   uint32_t TakeSequence(size_t n);
   void CountDumpRestart() { counters_.dumps_restarted++; }

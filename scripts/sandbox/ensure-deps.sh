@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# scripts/sandbox/ensure-deps.sh — make sure the system tools the IPVS sandbox
-# and the golden-bytes capture need are installed. Quiet and idempotent when
-# everything is present. As root, installs what is missing with apt-get;
+# scripts/sandbox/ensure-deps.sh — make sure the system tools the IPVS sandbox,
+# the kernel tests (ipset, nft) and the golden-bytes capture need are
+# installed. Quiet and idempotent when everything is present. As root, installs what is missing with apt-get;
 # otherwise prints the exact command to run and exits 1.
 set -euo pipefail
 
@@ -30,6 +30,7 @@ need kmod modprobe
 need ipvsadm ipvsadm
 need ipset ipset
 need conntrack conntrack
+need nftables nft
 need iproute2 ip
 need iptables iptables iptables-restore iptables-save
 need curl curl

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/sandbox/golden-cases.sh SUITE OUTDIR [CASE-NAME-FILTER]
 #
-# Runs the golden-bytes cases of SUITE (ipvsadm | ipset) against the running
+# Runs the golden-bytes cases of SUITE (ipvsadm | ipset | nft) against the running
 # kernel (call it through scripts/capture-golden.sh, which picks the kernel).
 # Each case runs in a fresh network namespace (unshare -n): untraced setup
 # commands first, then the traced case command under strace; the trace is
@@ -217,10 +217,87 @@ suite_conntrack() {
 	gcase count "$E" conntrack -C
 }
 
+suite_nft() {
+	TOOL_VERSION=$(nft --version 2>&1 | head -n1)
+	# The ruleset most cases start from (untraced). Set-ups carry their
+	# ruleset inline, so a fixture's "setup" says what was there.
+	local base full
+	base=$(cat <<-'RULESET'
+	table inet t {
+		set s { type ipv4_addr . inet_proto . inet_service; }
+		set r { type ipv4_addr; flags interval; }
+		set tc { type ipv4_addr; flags timeout; timeout 1h; counter; comment "c"; }
+		set ranges { type ipv4_addr . inet_service; flags interval; }
+		map m { type ipv4_addr . inet_proto . inet_service : verdict; }
+		chain c { type filter hook input priority 0; policy accept; }
+		chain n { type nat hook postrouting priority srcnat; }
+		chain pre { type nat hook prerouting priority dstnat; }
+		chain r1 { }
+	}
+	RULESET
+	)
+	full=$base$'\n'$(cat <<-'RULESET'
+	add rule inet t c ip saddr 10.0.0.0/8 tcp dport 80 counter accept comment "hi"
+	add rule inet t c ct state established,related accept
+	add rule inet t c ip daddr . meta l4proto . th dport vmap @m
+	add rule inet t c fib daddr type local jump r1
+	add rule inet t n meta mark & 0x4000 == 0x4000 masquerade
+	add element inet t s { 10.0.0.1 . tcp . 80, 10.0.0.2 . udp . 53 }
+	add element inet t r { 10.0.0.0/8, 192.168.1.1-192.168.1.5 }
+	add element inet t ranges { 10.0.0.0/8 . 80 }
+	add element inet t m { 10.0.0.1 . tcp . 80 : jump r1 }
+	add element inet t tc { 10.0.0.1 comment "x" }
+	RULESET
+	)
+	local B="nft -f - <<'RULESET'"$'\n'"$base"$'\n'"RULESET"
+	local F="nft -f - <<'RULESET'"$'\n'"$full"$'\n'"RULESET"
+	local T='nft add table inet t'
+
+	gcase table-add "" nft add table inet t
+	gcase table-comment "" nft add table ip t '{' comment '"owned"' ';' '}'
+	gcase table-delete "$B" nft delete table inet t
+	gcase table-delete-missing "" nft delete table inet nosuch
+	gcase chain-base-filter "$T" nft add chain inet t c '{' type filter hook input priority 0 ';' policy drop ';' '}'
+	gcase chain-base-nat "$T" nft add chain inet t n '{' type nat hook postrouting priority srcnat ';' '}'
+	gcase chain-regular "$T" nft add chain inet t r1
+	gcase chain-flush "$F" nft flush chain inet t c
+	gcase set-concat "$T" nft add set inet t s '{' type ipv4_addr . inet_proto . inet_service ';' '}'
+	gcase set-interval "$T" nft add set inet t r '{' type ipv4_addr ';' flags interval ';' '}'
+	gcase set-timeout-counter-comment "$T" nft add set inet t tc '{' type ipv4_addr ';' flags timeout ';' timeout 1h ';' counter ';' comment '"c"' ';' '}'
+	gcase set-concat-interval "$T" nft add set inet t ranges '{' type ipv4_addr . inet_service ';' flags interval ';' '}'
+	gcase map-verdict "$T" nft add map inet t m '{' type ipv4_addr . inet_proto . inet_service : verdict ';' '}'
+	gcase set-ipv6-interval "$T" nft add set inet t r6 '{' type ipv6_addr ';' flags interval ';' '}'
+	gcase elem-concat "$B" nft add element inet t s '{' 10.0.0.1 . tcp . 80, 10.0.0.2 . udp . 53 '}'
+	gcase elem-interval "$B" nft add element inet t r '{' 10.0.0.0/8, 192.168.1.1-192.168.1.5 '}'
+	gcase elem-concat-interval "$B" nft add element inet t ranges '{' 10.0.0.0/8 . 80, 192.168.0.1-192.168.0.9 . 1000-2000 '}'
+	gcase elem-timeout-comment "$B" nft add element inet t tc '{' 10.0.0.1 timeout 30s comment '"x"' '}'
+	gcase elem-map-verdict "$B" nft add element inet t m '{' 10.0.0.1 . tcp . 80 : jump r1 ',' 10.0.0.2 . udp . 53 : drop '}'
+	gcase elem-delete "$F" nft delete element inet t s '{' 10.0.0.1 . tcp . 80 '}'
+	gcase rule-match-counter-accept "$B" nft add rule inet t c ip saddr 10.0.0.0/8 tcp dport 80 counter accept comment '"hi"'
+	gcase rule-mark-set "$B" nft add rule inet t c meta mark set 0x4000
+	gcase rule-ct-state "$B" nft add rule inet t c ct state established,related accept
+	gcase rule-vmap-concat "$B" nft add rule inet t c ip daddr . meta l4proto . th dport vmap @m
+	gcase rule-fib-jump "$B" nft add rule inet t c fib daddr type local jump r1
+	gcase rule-mark-masquerade "$B" nft add rule inet t n meta mark '&' 0x4000 == 0x4000 masquerade
+	gcase rule-lookup-inv-drop "$B" nft add rule inet t c ip saddr != @r drop
+	gcase rule-reject "$B" nft add rule inet t c reject
+	gcase rule-dnat "$B" nft add rule inet t pre ip daddr 1.2.3.4 meta l4proto tcp dnat ip to 10.0.0.1:80
+	gcase rule-snat "$B" nft add rule inet t n snat ip to 1.2.3.4
+	gcase rule-goto-return "$B" nft add rule inet t r1 meta l4proto udp goto r1
+	gcase rule-delete "$F" nft delete rule inet t c handle 12
+	# One transaction with every shape at once (test/support/kp.nft, which the
+	# tests also apply): sets, elements and lookups of sets added in the same
+	# batch carry nft's set ids, which a library reproduces only there.
+	STDIN_FILE=$HERE/../../test/support/kp.nft gcase transaction "" nft -f -
+	gcase list-ruleset "$F" nft list ruleset
+	gcase list-ruleset-json "$F" nft -j list ruleset
+}
+
 case "$SUITE" in
 ipvsadm) suite_ipvsadm ;;
 ipset) suite_ipset ;;
 conntrack) suite_conntrack ;;
+nft) suite_nft ;;
 *) echo "unknown suite $SUITE" >&2; exit 2 ;;
 esac
 echo "golden: $SUITE on $KERNEL: $n_ok cases written to $OUT, $n_fail failed" >&2

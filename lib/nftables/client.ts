@@ -1,0 +1,245 @@
+/**
+ * Nftables: a typed client for the kernel's nf_tables over nfnetlink.
+ *
+ * One handle owns one netlink socket (opened lazily, replaced after a broken
+ * conversation); calls are queued so concurrent callers can share it.
+ * Changes go in transactions (commit()): all or nothing, checked before a
+ * byte is sent. Reads decode into the types commit() takes. Element changes
+ * need their set's key types; they come from the same transaction, from
+ * what this handle has read or written, or from one read of the set first.
+ */
+import { type OpenOptions, NetlinkClient, openHandle } from '../netlink/client.js';
+import { NetlinkError } from '../netlink/errors.js';
+import { integer, knownFields, object, unknownField, wrongValue } from '../util/check.js';
+import { changesToRaw, setKey, setsToLookUp } from './changes.js';
+import { elementsFromRaw } from './elements.js';
+import { GenerationChangedError, NftablesTransactionError } from './errors.js';
+import { type NativeNftablesHandle, type RawAttrs, type RawMessage, type RawReply, K, addon } from './native.js';
+import type { Family } from './names.js';
+import {
+  type SetShape, chainFromRaw, familyOf, objectName, ruleFromRaw, setFromRaw, setRefToRaw, setShape, tableFromRaw,
+} from './objects.js';
+import type { Chain, Change, CommitOptions, Element, NftSet, Rule, Ruleset, SetRef, SetWithElements, Table } from './types.js';
+
+/** Which part of the ruleset a read covers: a family, and within it a table. */
+export interface ListFilter {
+  family?: Family;
+  table?: string;
+}
+
+type Request = RawMessage & { dump: boolean };
+
+/** How often ruleset() reads again when the ruleset moved while it read. */
+const MAX_READS = 10;
+
+/** A handle on nf_tables in one network namespace: reads, and changes in transactions. */
+export class Nftables extends NetlinkClient<NativeNftablesHandle> {
+  private readonly shapes = new Map<string, SetShape>();
+
+  private constructor(handle: NativeNftablesHandle) {
+    super(handle, 'nftables');
+  }
+
+  /** Opens a handle (in `netns` if given). */
+  static async open(options: OpenOptions = {}): Promise<Nftables> {
+    return new Nftables(await openHandle((o) => new addon.NftablesHandle(o), options, 'Nftables.open'));
+  }
+
+  /** The ruleset's generation: it moves with every committed transaction (anyone's). */
+  async generation(): Promise<number> {
+    const [r] = await this.query('generation', [{ type: 'getgen', family: 0, attrs: {}, dump: false }]);
+    return r[0].attrs.id as number;
+  }
+
+  /** Tables, of every family or one. */
+  async listTables(filter: ListFilter = {}): Promise<Table[]> {
+    const f = checkFilter(filter);
+    const [r] = await this.query('listTables', [dump('gettable', f.family)]);
+    return r.filter((m) => f.table === undefined || m.attrs.name === f.table).map((m) => tableFromRaw(m.family, m.attrs));
+  }
+
+  async listChains(filter: ListFilter = {}): Promise<Chain[]> {
+    const f = checkFilter(filter);
+    const [r] = await this.query('listChains', [dump('getchain', f.family)]);
+    return r.filter((m) => f.table === undefined || m.attrs.table === f.table).map((m) => chainFromRaw(m.family, m.attrs));
+  }
+
+  async listSets(filter: ListFilter = {}): Promise<NftSet[]> {
+    const f = checkFilter(filter);
+    const [r] = await this.query('listSets', [dump('getset', f.family, f.table === undefined ? undefined : { table: f.table })]);
+    return r.map((m) => this.remember(m).set);
+  }
+
+  /** Rules, of every chain or of one (`chain` needs `table`). */
+  async listRules(filter: ListFilter & { chain?: string } = {}): Promise<Rule[]> {
+    const f = checkFilter(filter, true);
+    const attrs: RawAttrs = {};
+    if (f.table !== undefined) attrs.table = f.table;
+    if (f.chain !== undefined) attrs.chain = f.chain;
+    const [r] = await this.query('listRules', [dump('getrule', f.family, attrs)]);
+    return r.map((m) => ruleFromRaw(m.family, m.attrs));
+  }
+
+  /** One set's elements, in the form addElements takes them. */
+  async listElements(set: SetRef): Promise<Element[]> {
+    const ref = setRefToRaw(set, 'set');
+    const [sets, elems] = await this.query('listElements', [
+      { type: 'getset', family: ref.family, attrs: { table: ref.table, name: ref.name }, dump: false },
+      { type: 'getsetelem', family: ref.family, attrs: { table: ref.table, set: ref.name }, dump: true },
+    ], set);
+    const { shape } = this.remember(sets[0]);
+    return elementsFromRaw(shape, elems.flatMap((m) => (m.attrs.elements as RawAttrs[] | undefined) ?? []));
+  }
+
+  /**
+   * A consistent read: tables, chains, sets with their elements and rules,
+   * all at one generation (read again when someone committed meanwhile).
+   * Pass `generation` to commit() to apply changes computed from it only if
+   * nothing moved since.
+   */
+  async ruleset(filter: ListFilter = {}): Promise<Ruleset> {
+    const f = checkFilter(filter);
+    const scoped = f.table === undefined ? undefined : { table: f.table };
+    for (let read = 1; ; read++) {
+      const [gen, tables, chains, sets, rules] = await this.query('ruleset', [
+        { type: 'getgen', family: 0, attrs: {}, dump: false },
+        dump('gettable', f.family),
+        dump('getchain', f.family),
+        dump('getset', f.family, scoped),
+        dump('getrule', f.family, scoped),
+      ]);
+      const generation = gen[0].attrs.id as number;
+      const inTable = (m: RawReply, key: string) => f.table === undefined || m.attrs[key] === f.table;
+      const setMsgs = sets.filter((m) => inTable(m, 'table'));
+      const second = await this.query('ruleset', [
+        ...setMsgs.map((m) => ({ type: 'getsetelem', family: m.family, attrs: { table: m.attrs.table, set: m.attrs.name }, dump: true })),
+        { type: 'getgen', family: 0, attrs: {}, dump: false },
+      ]);
+      const after = second[second.length - 1][0].attrs.id as number;
+      const replies = [tables, chains, sets, rules, ...second.slice(0, -1)].flat();
+      if (after === generation && replies.every((m) => m.resId === (generation & 0xffff))) {
+        return {
+          generation,
+          tables: tables.filter((m) => inTable(m, 'name')).map((m) => tableFromRaw(m.family, m.attrs)),
+          chains: chains.filter((m) => inTable(m, 'table')).map((m) => chainFromRaw(m.family, m.attrs)),
+          sets: setMsgs.map((m, i): SetWithElements => {
+            const { set, shape } = this.remember(m);
+            return { ...set, elements: elementsFromRaw(shape, second[i].flatMap((x) => (x.attrs.elements as RawAttrs[] | undefined) ?? [])) };
+          }),
+          rules: rules.filter((m) => inTable(m, 'table')).map((m) => ruleFromRaw(m.family, m.attrs)),
+        };
+      }
+      if (read === MAX_READS)
+        throw new NetlinkError({ errno: 4, code: 'EINTR', operation: 'ruleset', message: `ruleset failed: the ruleset changed during each of ${MAX_READS} reads; try again when it is quieter` });
+    }
+  }
+
+  /**
+   * Applies the changes as one transaction: all of them, or (when the kernel
+   * refuses one) none, with an NftablesTransactionError naming the change.
+   * With `generation`, nothing is applied if the ruleset moved since that
+   * generation (GenerationChangedError). Bad input throws a TypeError or
+   * RangeError naming the field before anything is sent. Resolves to the
+   * number of messages the transaction took.
+   */
+  async commit(changes: readonly Change[], options: CommitOptions = {}): Promise<number> {
+    const opts = object(options, 'options');
+    knownFields(opts, new Set(['generation']), 'options');
+    if (opts.generation !== undefined) integer(opts.generation, 'options.generation', 0, 0xffffffff);
+    const missing = setsToLookUp(changes, (k) => this.shapes.has(k));
+    if (missing.length) await this.lookUpSets(missing);
+    const raw = changesToRaw(changes, (k) => this.shapes.get(k));
+    if (raw.length === 0) return 0;
+    const genid = opts.generation as number | undefined;
+    return this.exclusive('commit', async () => {
+      const r = await this.native('commit', undefined, () => this.handle.commit(raw, genid === undefined ? {} : { genid }));
+      if (r.whole || r.failures.length) {
+        this.shapes.clear();
+        if (r.whole?.code === 'ERESTART' && genid !== undefined && !r.failures.length) throw new GenerationChangedError(genid);
+        throw new NftablesTransactionError(
+          changes,
+          r.failures.map((f) => ({
+            index: f.change,
+            ...(f.element >= 0 ? { element: f.element } : {}),
+            errno: f.errno,
+            code: f.code,
+            ...(f.message ? { kernelMessage: f.message } : {}),
+            ...(f.path ? { attribute: f.path } : {}),
+          })),
+          r.whole,
+        );
+      }
+      this.learn(changes);
+      return r.messages;
+    });
+  }
+
+  // --- internals ---
+
+  /** Keeps what a set read says about its elements' layout. */
+  private remember(m: RawReply): { set: NftSet; shape: SetShape } {
+    const r = setFromRaw(m.family, m.attrs);
+    this.shapes.set(setKey(m.family, r.set.table, r.set.name), r.shape);
+    return r;
+  }
+
+  /** What a committed transaction changed about the sets this handle knows. */
+  private learn(changes: readonly Change[]): void {
+    for (const c of changes) {
+      if (c.op === 'deleteTable' || c.op === 'deleteSet') this.shapes.clear();
+      if (c.op === 'addSet') {
+        const r = setRefToRaw(c.set, 'set');
+        this.shapes.set(setKey(r.family, r.table, r.name), setShape(c.set, 'set'));
+      }
+    }
+  }
+
+  private async lookUpSets(sets: SetRef[]): Promise<void> {
+    const refs = sets.map((s) => setRefToRaw(s, 'set'));
+    const replies = await this.query('commit', refs.map((r) => ({ type: 'getset', family: r.family, attrs: { table: r.table, name: r.name }, dump: false })), sets);
+    replies.forEach((msgs) => this.remember(msgs[0]));
+  }
+
+  /** Runs gets and dumps in one conversation; a refusal is a NetlinkError about `subject`. */
+  private query(operation: string, requests: Request[], subject?: unknown): Promise<RawReply[][]> {
+    return this.exclusive(operation, async () => {
+      const rs = await this.native(operation, subject, () => this.handle.query(requests));
+      return rs.map((r, i) => {
+        if (r.errno) {
+          const what = requests[i].attrs.name ?? requests[i].attrs.set ?? requests[i].attrs.table;
+          const about = subject === undefined ? (what === undefined ? '' : ` ${String(what)}`) : ` ${JSON.stringify(subject)}`;
+          throw new NetlinkError({
+            errno: r.errno,
+            code: r.code,
+            operation,
+            subject,
+            kernelMessage: r.message,
+            message: `${operation}${about} failed: ${r.text} (${r.code})${r.code === 'ENOENT' ? ': no such table, chain or set' : ''}${r.message ? ` [kernel: ${r.message}]` : ''}`,
+          });
+        }
+        if (!requests[i].dump && r.messages.length === 0)
+          throw new NetlinkError({ errno: 74, code: 'EBADMSG', operation, message: `${operation} failed: the kernel answered without data` });
+        return r.messages;
+      });
+    });
+  }
+}
+
+function dump(type: string, family: number, attrs: RawAttrs = {}): Request {
+  return { type, family, attrs, dump: true };
+}
+
+function checkFilter(filter: unknown, chain = false): { family: number; table?: string; chain?: string } {
+  const f = object(filter, 'filter');
+  const known = chain ? ['family', 'table', 'chain'] : ['family', 'table'];
+  for (const k of Object.keys(f)) if (!known.includes(k) && f[k] !== undefined) throw unknownField(`filter.${k}`, known, f[k]);
+  const out: { family: number; table?: string; chain?: string } = {
+    family: f.family === undefined ? K.NFPROTO_UNSPEC : familyOf(f.family, 'filter.family'),
+  };
+  if (f.table !== undefined) out.table = objectName(f.table, 'filter.table');
+  if (f.chain !== undefined) {
+    if (out.table === undefined) throw wrongValue('filter.chain', 'given with filter.table', f.chain);
+    out.chain = objectName(f.chain, 'filter.chain');
+  }
+  return out;
+}

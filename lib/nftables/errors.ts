@@ -1,0 +1,82 @@
+/**
+ * nf_tables' refusals as errors. A transaction is all or nothing: when the
+ * kernel refuses a change, nothing of the transaction is applied, and the
+ * error names that change (its index in the caller's list, the element of
+ * an element list, the attribute the kernel pointed at) with the kernel's
+ * own explanation. A transaction computed at a generation that has since
+ * moved is refused whole, with a GenerationChangedError.
+ */
+import { NetlinkError } from '../netlink/errors.js';
+import type { Change } from './types.js';
+
+/** One change the kernel refused. */
+export interface RefusedChange {
+  /** Its index in the caller's list of changes. */
+  index: number;
+  /** For element changes: the element's index in the change's list. */
+  element?: number;
+  errno: number;
+  code: string;
+  /** The kernel's extended-ack text, when it gave one. */
+  kernelMessage?: string;
+  /** The part of the change the kernel pointed at, e.g. `expressions[2](payload)`, `elements[3].key`. */
+  attribute?: string;
+}
+
+/** The kernel refused a transaction: nothing of it was applied. */
+export class NftablesTransactionError extends NetlinkError {
+  /** The first refused change's index in the caller's list; -1 when the transaction was refused as a whole. */
+  readonly index: number;
+  /** That change, as passed. */
+  readonly change: Change | undefined;
+  readonly element: number | undefined;
+  readonly attribute: string | undefined;
+  /** Every refused change, in order (a change after a refused one may fail only because of it). */
+  readonly failures: RefusedChange[];
+
+  constructor(changes: readonly Change[], failures: RefusedChange[], whole?: { errno: number; code: string; message: string; text: string }) {
+    const first = failures[0];
+    const errno = first?.errno ?? whole!.errno;
+    const code = first?.code ?? whole!.code;
+    const kernelMessage = first?.kernelMessage ?? (whole?.message || undefined);
+    const change = first ? changes[first.index] : undefined;
+    const where = first
+      ? `change ${first.index} (${change?.op}${first.element !== undefined ? `, element ${first.element}` : ''}${first.attribute ? `, at ${first.attribute}` : ''})`
+      : 'the transaction as a whole';
+    const text = first ? '' : whole?.text ? `: ${whole.text}` : '';
+    super({
+      errno,
+      code,
+      operation: 'commit',
+      subject: change,
+      kernelMessage,
+      message:
+        `commit failed: the kernel refused ${where} with ${code}${text}${kernelMessage ? ` [kernel: ${kernelMessage}]` : ''}; ` +
+        `nothing of the ${changes.length} changes was applied`,
+    });
+    this.name = 'NftablesTransactionError';
+    this.index = first ? first.index : -1;
+    this.change = change;
+    this.element = first?.element;
+    this.attribute = first?.attribute;
+    this.failures = failures;
+  }
+}
+
+/** The ruleset changed after `expected` was read: nothing was applied; read again and recompute. */
+export class GenerationChangedError extends NetlinkError {
+  readonly expected: number;
+
+  constructor(expected: number, operation = 'commit') {
+    super({
+      errno: 85,
+      code: 'ERESTART',
+      operation,
+      message:
+        `${operation} failed: the ruleset changed since generation ${expected} was read (another program committed changes); ` +
+        'nothing was applied: read the ruleset again and recompute the changes',
+    });
+    this.name = 'GenerationChangedError';
+    this.expected = expected;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Expressions that compare and transform registers: cmp, range, bitwise,
+ * byteorder, and set lookups (lookup, dynset).
+ */
+import { integer, knownFields, name, optionalBoolean } from '../../util/check.js';
+import type { RawAttrs } from '../native.js';
+import {
+  type BitwiseOp, type ByteorderOp, type CmpOp, type DynsetOp, type RangeOp,
+  NAME_MAX_BYTES, bitwiseOps, byteorderOps, cmpOps, dynsetOps, rangeOps,
+} from '../names.js';
+import { K } from '../native.js';
+import { buf, bytes, copyPresent, defined, named, num, reg } from './fields.js';
+
+/** Compares register `sreg` with `data`; the rule stops here unless it holds. */
+export interface CmpExpr {
+  type: 'cmp';
+  op: CmpOp | number;
+  sreg: number;
+  data: Uint8Array;
+}
+
+/** Whether register `sreg` lies within [from, to] (`eq`) or outside it (`neq`). */
+export interface RangeExpr {
+  type: 'range';
+  op: RangeOp | number;
+  sreg: number;
+  from: Uint8Array;
+  to: Uint8Array;
+}
+
+/** `dreg = (sreg & mask) ^ xor` over `len` bytes, or a shift by `data` bits. */
+export interface BitwiseExpr {
+  type: 'bitwise';
+  sreg: number;
+  dreg: number;
+  len: number;
+  /** Left out, the kernel takes the mask-and-xor form (nft leaves it out for some matches). */
+  op?: BitwiseOp | number;
+  mask?: Uint8Array;
+  xor?: Uint8Array;
+  data?: Uint8Array;
+}
+
+/** Converts `len` bytes of `sreg` in units of `size` between host and network order. */
+export interface ByteorderExpr {
+  type: 'byteorder';
+  sreg: number;
+  dreg: number;
+  op: ByteorderOp | number;
+  len: number;
+  size: number;
+}
+
+/** Looks `sreg` (and the registers after it, for a concatenation) up in `set`: matches when present (absent, with `invert`); for a map, the value goes to `dreg` (0: the verdict). */
+export interface LookupExpr {
+  type: 'lookup';
+  set: string;
+  sreg: number;
+  dreg?: number;
+  invert?: boolean;
+  /** The set's transaction id, for a set added in the same transaction without a name lookup (nft sends it; the name suffices). */
+  setId?: number;
+}
+
+/** Adds (or updates, deletes) the key in `sregKey` to `set` from the packet path. */
+export interface DynsetExpr {
+  type: 'dynset';
+  set: string;
+  op: DynsetOp | number;
+  sregKey: number;
+  sregData?: number;
+  /** Milliseconds. */
+  timeout?: number;
+  setId?: number;
+}
+
+const setName = { maxBytes: NAME_MAX_BYTES };
+const cmpFields = new Set(['type', 'op', 'sreg', 'data']);
+const rangeFields = new Set(['type', 'op', 'sreg', 'from', 'to']);
+const bitwiseFields = new Set(['type', 'sreg', 'dreg', 'len', 'op', 'mask', 'xor', 'data']);
+const byteorderFields = new Set(['type', 'sreg', 'dreg', 'op', 'len', 'size']);
+const lookupFields = new Set(['type', 'set', 'sreg', 'dreg', 'invert', 'setId']);
+const dynsetFields = new Set(['type', 'set', 'op', 'sregKey', 'sregData', 'timeout', 'setId']);
+
+/** The cmp expression: typed form to raw attributes (checked) and back. */
+export const cmp = {
+  kernel: 'cmp',
+  toRaw(e: CmpExpr, field: string): RawAttrs {
+    knownFields(e as never, cmpFields, field);
+    return { sreg: reg(e.sreg, `${field}.sreg`), op: named(cmpOps, e.op, `${field}.op`), data: bytes(e.data, `${field}.data`) };
+  },
+  fromRaw(a: RawAttrs): CmpExpr {
+    return { type: 'cmp', op: cmpOps.name(num(a, 'op') ?? 0), sreg: num(a, 'sreg') ?? 0, data: buf(a, 'data') ?? Buffer.alloc(0) };
+  },
+};
+
+/** The range expression: typed form to raw attributes (checked) and back. */
+export const range = {
+  kernel: 'range',
+  toRaw(e: RangeExpr, field: string): RawAttrs {
+    knownFields(e as never, rangeFields, field);
+    return {
+      sreg: reg(e.sreg, `${field}.sreg`),
+      op: named(rangeOps, e.op, `${field}.op`),
+      fromData: bytes(e.from, `${field}.from`),
+      toData: bytes(e.to, `${field}.to`),
+    };
+  },
+  fromRaw(a: RawAttrs): RangeExpr {
+    return { type: 'range', op: rangeOps.name(num(a, 'op') ?? 0), sreg: num(a, 'sreg') ?? 0, from: buf(a, 'fromData')!, to: buf(a, 'toData')! };
+  },
+};
+
+/** The bitwise expression: typed form to raw attributes (checked) and back. */
+export const bitwise = {
+  kernel: 'bitwise',
+  toRaw(e: BitwiseExpr, field: string): RawAttrs {
+    knownFields(e as never, bitwiseFields, field);
+    return defined({
+      sreg: reg(e.sreg, `${field}.sreg`),
+      dreg: reg(e.dreg, `${field}.dreg`),
+      op: e.op === undefined ? undefined : named(bitwiseOps, e.op, `${field}.op`),
+      len: integer(e.len, `${field}.len`, 1, 64),
+      mask: e.mask === undefined ? undefined : bytes(e.mask, `${field}.mask`),
+      xor: e.xor === undefined ? undefined : bytes(e.xor, `${field}.xor`),
+      data: e.data === undefined ? undefined : bytes(e.data, `${field}.data`),
+    });
+  },
+  fromRaw(a: RawAttrs): BitwiseExpr {
+    const e: BitwiseExpr = { type: 'bitwise', sreg: num(a, 'sreg') ?? 0, dreg: num(a, 'dreg') ?? 0, len: num(a, 'len') ?? 0 };
+    if (a.op !== undefined) e.op = bitwiseOps.name(num(a, 'op')!);
+    return copyPresent(e, a, { mask: 'mask', xor: 'xor', data: 'data' });
+  },
+};
+
+/** The byteorder expression: typed form to raw attributes (checked) and back. */
+export const byteorder = {
+  kernel: 'byteorder',
+  toRaw(e: ByteorderExpr, field: string): RawAttrs {
+    knownFields(e as never, byteorderFields, field);
+    return {
+      sreg: reg(e.sreg, `${field}.sreg`),
+      dreg: reg(e.dreg, `${field}.dreg`),
+      op: named(byteorderOps, e.op, `${field}.op`),
+      len: integer(e.len, `${field}.len`, 1, 64),
+      size: integer(e.size, `${field}.size`, 2, 8),
+    };
+  },
+  fromRaw(a: RawAttrs): ByteorderExpr {
+    return { type: 'byteorder', sreg: num(a, 'sreg') ?? 0, dreg: num(a, 'dreg') ?? 0, op: byteorderOps.name(num(a, 'op') ?? 0), len: num(a, 'len') ?? 0, size: num(a, 'size') ?? 0 };
+  },
+};
+
+/** The lookup expression: typed form to raw attributes (checked) and back. */
+export const lookup = {
+  kernel: 'lookup',
+  toRaw(e: LookupExpr, field: string): RawAttrs {
+    knownFields(e as never, lookupFields, field);
+    const invert = optionalBoolean(e.invert, field, false, 'invert');
+    return defined({
+      sreg: reg(e.sreg, `${field}.sreg`),
+      dreg: e.dreg === undefined ? undefined : reg(e.dreg, `${field}.dreg`),
+      set: name(e.set, `${field}.set`, setName),
+      setId: e.setId === undefined ? undefined : integer(e.setId, `${field}.setId`, 0, 0xffffffff),
+      flags: invert ? K.NFT_LOOKUP_F_INV : undefined,
+    });
+  },
+  fromRaw(a: RawAttrs): LookupExpr {
+    const e = copyPresent<LookupExpr>({ type: 'lookup', set: a.set as string, sreg: num(a, 'sreg') ?? 0 }, a, { dreg: 'dreg', setId: 'setId' });
+    if ((num(a, 'flags') ?? 0) & K.NFT_LOOKUP_F_INV) e.invert = true;
+    return e;
+  },
+};
+
+/** The dynset expression: typed form to raw attributes (checked) and back. */
+export const dynset = {
+  kernel: 'dynset',
+  toRaw(e: DynsetExpr, field: string): RawAttrs {
+    knownFields(e as never, dynsetFields, field);
+    return defined({
+      set: name(e.set, `${field}.set`, setName),
+      setId: e.setId === undefined ? undefined : integer(e.setId, `${field}.setId`, 0, 0xffffffff),
+      op: named(dynsetOps, e.op, `${field}.op`),
+      sregKey: reg(e.sregKey, `${field}.sregKey`),
+      sregData: e.sregData === undefined ? undefined : reg(e.sregData, `${field}.sregData`),
+      timeout: e.timeout === undefined ? undefined : integer(e.timeout, `${field}.timeout`, 0, Number.MAX_SAFE_INTEGER),
+    });
+  },
+  fromRaw(a: RawAttrs): DynsetExpr {
+    const e: DynsetExpr = { type: 'dynset', set: a.set as string, op: dynsetOps.name(num(a, 'op') ?? 0), sregKey: num(a, 'sregKey') ?? 0 };
+    return copyPresent(e, a, { sregData: 'sregData', timeout: 'timeout', setId: 'setId' });
+  },
+};

@@ -1,0 +1,166 @@
+/**
+ * Rules as nft prints them (`nft list ruleset`), for the expression
+ * patterns nft itself generates for matches on addresses, ports, protocols,
+ * marks, conntrack state, route type and set lookups, and for the
+ * statements of the vocabulary. A step it does not recognise is shown as
+ * nft's debug form does (`[ payload load 4b @ network header + 12 => reg 1 ]`),
+ * so the text stays faithful even where it is not nft's.
+ */
+import ipaddr from 'ipaddr.js';
+
+import type { Expression } from './expressions/index.js';
+import { addrTypes, ctStates, l4protos, verdicts } from './names.js';
+import type { Rule } from './types.js';
+
+/** What a register holds: the match's left side and how to print a value of it. */
+interface Load {
+  text: string;
+  value: (b: Buffer) => string;
+}
+
+const hex = (b: Buffer) => `0x${b.toString('hex')}`;
+const mark = (b: Buffer) => `0x${(b.length >= 4 ? b.readUInt32LE(0) : b.readUIntLE(0, b.length)).toString(16).padStart(8, '0')}`;
+const port = (b: Buffer) => String(b.readUInt16BE(0));
+const proto = (b: Buffer) => String(l4protos.name(b[0]));
+const address = (b: Buffer) => (b.length === 4 ? ipaddr.fromByteArray([...b]).toString() : b.length === 16 ? (ipaddr.fromByteArray([...b]) as ipaddr.IPv6).toRFC5952String() : hex(b));
+
+/** A network-header field: ip/ip6 saddr/daddr by offset, printed as an address (or a prefix of one). */
+function networkField(offset: number, len: number): Load | undefined {
+  const v4 = offset === 12 ? 'ip saddr' : offset === 16 ? 'ip daddr' : undefined;
+  const v6 = offset === 8 ? 'ip6 saddr' : offset === 24 ? 'ip6 daddr' : undefined;
+  const text = len <= 4 ? v4 : v6;
+  if (!text) return undefined;
+  const full = len <= 4 ? 4 : 16;
+  return { text, value: (b) => (b.length < full ? `${address(Buffer.concat([b, Buffer.alloc(full - b.length)]))}/${b.length * 8}` : address(b)) };
+}
+
+function load(e: Expression, l4: string | undefined): Load | undefined {
+  switch (e.type) {
+    case 'payload':
+      if (e.base === 'network') return networkField(e.offset, e.len);
+      if (e.base === 'transport' && e.len === 2 && (e.offset === 0 || e.offset === 2))
+        return { text: `${l4 ?? 'th'} ${e.offset === 0 ? 'sport' : 'dport'}`, value: port };
+      return { text: `@${e.base},${e.offset * 8},${e.len * 8}`, value: hex };
+    case 'meta':
+      if (e.key === 'l4proto') return { text: 'meta l4proto', value: proto };
+      if (e.key === 'nfproto') return { text: 'meta nfproto', value: (b) => (b[0] === 2 ? 'ipv4' : b[0] === 10 ? 'ipv6' : String(b[0])) };
+      if (e.key === 'mark') return { text: 'meta mark', value: mark };
+      if (e.key === 'iifname' || e.key === 'oifname') return { text: `${e.key}`, value: (b) => JSON.stringify(b.subarray(0, b.indexOf(0) < 0 ? b.length : b.indexOf(0)).toString()) };
+      return { text: `meta ${e.key}`, value: hex };
+    case 'ct':
+      if (e.key === 'state') return { text: 'ct state', value: (b) => ctStates.flags(b.readUInt32LE(0)).join(',') };
+      if (e.key === 'mark') return { text: 'ct mark', value: mark };
+      return { text: `ct ${e.key}`, value: hex };
+    case 'fib':
+      return {
+        text: `fib ${e.flags.filter((f) => f !== 'present').join(' . ')} ${e.result}`,
+        value: (b) => (e.result === 'type' ? String(addrTypes.name(b.readUInt32LE(0))) : hex(b)),
+      };
+    default:
+      return undefined;
+  }
+}
+
+const OPS: Record<string, string> = { eq: '', neq: '!= ', lt: '< ', lte: '<= ', gt: '> ', gte: '>= ' };
+
+/** nft's debug form of one expression, for what has no shorter text. */
+function debug(e: Expression): string {
+  const fields = Object.entries(e).filter(([k]) => k !== 'type')
+    .map(([k, v]) => `${k} ${v instanceof Uint8Array ? hex(Buffer.from(v)) : Array.isArray(v) ? v.join(',') : String(v)}`);
+  return `[ ${e.type === 'raw' ? e.name : e.type}${fields.length ? ' ' + fields.join(' ') : ''} ]`;
+}
+
+/** One rule as nft lists it (without the handle). */
+export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'>): string {
+  const out: string[] = [];
+  const regs = new Map<number, Load>();
+  let pending: Array<{ reg: number; load: Load }> = [];
+  let masked: { reg: number; mask: Buffer } | undefined;
+  let l4: string | undefined;
+  const exprs = rule.expressions;
+  for (let i = 0; i < exprs.length; i++) {
+    const e = exprs[i];
+    const next = exprs[i + 1];
+    const l = 'dreg' in e && e.dreg !== undefined && e.type !== 'immediate' && e.type !== 'bitwise' ? load(e, l4) : undefined;
+    if (l && 'dreg' in e) {
+      regs.set(e.dreg!, l);
+      pending.push({ reg: e.dreg!, load: l });
+      continue;
+    }
+    switch (e.type) {
+      case 'cmp': {
+        const src = regs.get(e.sreg);
+        pending = pending.filter((p) => p.reg !== e.sreg);
+        if (!src) { out.push(debug(e)); break; }
+        const data = Buffer.from(e.data);
+        if (src.text === 'meta nfproto' && next?.type === 'payload' && next.base === 'network') break; // implied by ip/ip6
+        if (src.text === 'meta l4proto' && e.op === 'eq' && next?.type === 'payload' && next.base === 'transport') {
+          l4 = proto(data); // "tcp dport" rather than "meta l4proto tcp th dport"
+          break;
+        }
+        if (masked && masked.reg === e.sreg && src.text === 'ct state' && e.op === 'neq' && data.every((x) => x === 0)) {
+          out.push(`ct state ${src.value(masked.mask)}`);
+        } else if (masked && masked.reg === e.sreg) {
+          out.push(`${src.text} & ${src.value(masked.mask)} ${e.op === 'eq' ? '==' : OPS[e.op as string] ?? e.op} ${src.value(data)}`);
+        } else {
+          out.push(`${src.text} ${OPS[e.op as string] ?? `${e.op} `}${src.value(data)}`);
+        }
+        masked = undefined;
+        break;
+      }
+      case 'bitwise':
+        if (e.mask && e.sreg === e.dreg && regs.has(e.sreg)) masked = { reg: e.dreg, mask: Buffer.from(e.mask) };
+        else out.push(debug(e));
+        break;
+      case 'lookup': {
+        const keys = pending.filter((p) => p.reg >= e.sreg || (e.sreg <= 4 && p.reg >= 8));
+        pending = pending.filter((p) => !keys.includes(p));
+        const left = keys.map((k) => k.load.text).join(' . ') || `reg ${e.sreg}`;
+        out.push(e.dreg === 0 ? `${left} vmap @${e.set}` : e.dreg !== undefined ? `${left} map @${e.set}` : `${left} ${e.invert ? '!= ' : ''}@${e.set}`);
+        break;
+      }
+      case 'immediate':
+        regs.set(e.dreg, { text: address(Buffer.from(e.data)), value: hex });
+        break;
+      case 'meta':
+      case 'ct':
+        if (e.sreg !== undefined) {
+          const v = Buffer.from(exprs.slice(0, i).reverse().find((x): x is Extract<Expression, { type: 'immediate' }> => x.type === 'immediate' && x.dreg === e.sreg)?.data ?? []);
+          out.push(`${e.type} ${e.key} set ${e.key === 'mark' && v.length ? mark(v) : regs.get(e.sreg)?.text ?? `reg ${e.sreg}`}`);
+        } else out.push(debug(e));
+        break;
+      case 'counter':
+        out.push(e.packets === undefined ? 'counter' : `counter packets ${e.packets} bytes ${e.bytes ?? 0n}`);
+        break;
+      case 'verdict':
+        out.push(e.chain ? `${verdicts.name(verdicts.byName[e.verdict as never] ?? (e.verdict as number))} ${e.chain}` : String(e.verdict));
+        break;
+      case 'nat': {
+        const addr = e.addrMin !== undefined ? regs.get(e.addrMin)?.text : undefined;
+        const prt = e.protoMin !== undefined ? exprs.slice(0, i).reverse().find((x): x is Extract<Expression, { type: 'immediate' }> => x.type === 'immediate' && x.dreg === e.protoMin) : undefined;
+        out.push(`${e.nat} ${e.family} to ${addr ?? ''}${prt ? `:${port(Buffer.from(prt.data))}` : ''}`);
+        break;
+      }
+      case 'masquerade':
+        out.push('masquerade');
+        break;
+      case 'redirect':
+        out.push('redirect');
+        break;
+      case 'reject':
+        out.push(e.reject === 'icmpx' && e.code === 1 ? 'reject' : e.reject === 'tcp reset' ? 'reject with tcp reset' : `reject with ${e.reject} ${e.code ?? ''}`.trim());
+        break;
+      case 'notrack':
+        out.push('notrack');
+        break;
+      case 'log':
+        out.push(`log${e.prefix !== undefined ? ` prefix ${JSON.stringify(e.prefix)}` : ''}${e.group !== undefined ? ` group ${e.group}` : ''}`);
+        break;
+      default:
+        out.push(debug(e));
+    }
+  }
+  for (const p of pending) out.push(`[ ${p.load.text} => reg ${p.reg} ]`);
+  if (rule.comment !== undefined) out.push(`comment ${JSON.stringify(rule.comment)}`);
+  return out.join(' ');
+}

@@ -1,0 +1,8 @@
+/** nf_tables over nfnetlink: the Nftables client, its types and errors. */
+export { Nftables, type ListFilter } from './client.js';
+export { NftablesTransactionError, GenerationChangedError, type RefusedChange } from './errors.js';
+export type * from './types.js';
+export type { Family as NftFamily, Hook, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';
+export type * from './expressions/index.js';
+export { dataTypes } from './datatypes.js';
+export { formatRule } from './format.js';
