@@ -14,6 +14,8 @@
 #   SANDBOX_TIMEOUT  seconds before the guest is killed (default 3000)
 #   SANDBOX_MEM      guest memory (default 2G)
 #   SANDBOX_CPUS     guest processors (default 2)
+#   SANDBOX_BOOT_TIMEOUT  seconds for the guest to reach its init (default
+#                    300; a boot that hangs is tried once more)
 #   SANDBOX_KEEP=1   keep the per-run dir (.sandbox/qemu-run-XXXX) for debugging
 #   SANDBOX_QUIET=1  no progress lines on stderr
 #   QEMU_KERNEL_PACKAGE  which linux-image package to boot (boot-files.sh)
@@ -32,6 +34,7 @@ PROJECT=$(cd "$SCRIPT_DIR/../.." && pwd)
 TIMEOUT=${SANDBOX_TIMEOUT:-3000}
 MEM=${SANDBOX_MEM:-2G}
 CPUS=${SANDBOX_CPUS:-2}
+BOOT_TIMEOUT=${SANDBOX_BOOT_TIMEOUT:-300}
 CWD=$(pwd -P)
 
 SAY_PREFIX=qemu
@@ -52,7 +55,9 @@ KVER=$(ls -1 "$BOOT/lib/modules")
 RUN=$(mktemp -d "$PROJECT/.sandbox/qemu-run-XXXXXX")
 QPID=
 TAILPID=
+WATCHDOG=
 cleanup() {
+	[ -n "$WATCHDOG" ] && kill "$WATCHDOG" 2>/dev/null || true
 	[ -n "$TAILPID" ] && kill "$TAILPID" 2>/dev/null || true
 	# timeout passes the signal on to QEMU.
 	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null || true
@@ -68,35 +73,63 @@ trap 'say "interrupted"; exit 130' INT TERM HUP
 guest_env_file
 guest_write_init qemu "$BOOT/lib/modules" "$(guest_modules "$BOOT/lib/modules/$KVER")" "$@"
 
-say "booting $PKG $VERSION under QEMU TCG (mem=$MEM, cpus=$CPUS, timeout ${TIMEOUT}s) ..."
-START=$(date +%s.%N)
-
 # tsc=reliable: else the guest's clock falls back to the slow HPET.
 # cryptomgr.notests: the crypto self-tests cost seconds under emulation.
-APPEND="console=ttyS0 rdinit=/init quiet panic=-1 tsc=reliable cryptomgr.notests sandbox_init=$RUN/init.sh"
-# timeout --foreground: QEMU stays in the caller's process group, so a
-# signal to the group reaches it; timeout passes its own on. --pdeathsig:
-# if this script is killed outright, timeout and then QEMU go with it.
-setpriv --pdeathsig KILL timeout --foreground --kill-after=10 "$TIMEOUT" \
-	setpriv --pdeathsig KILL qemu-system-x86_64 \
-	-accel tcg,thread=multi -cpu max -m "$MEM" -smp "$CPUS" \
-	-kernel "$BOOT/vmlinux" -initrd "$BOOT/initrd.cpio" -append "$APPEND" \
-	-nodefaults -no-user-config -display none -vga none -nic none -no-reboot -monitor none \
-	-serial "file:$RUN/console.log" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap \
-	</dev/null >"$RUN/qemu.log" 2>&1 &
-QPID=$!
+# Not quiet: the kernel's messages in console.log are what shows where a
+# boot stopped.
+APPEND="console=ttyS0 rdinit=/init panic=-1 tsc=reliable cryptomgr.notests sandbox_init=$RUN/init.sh"
 
-tail -c +1 -f --pid="$QPID" "$RUN/output" &
-TAILPID=$!
+# One boot; sets QRC. A guest that has not reached its init.sh (which
+# creates init.log first thing) within BOOT_TIMEOUT is stopped and its
+# console kept as console-hung.log.
+boot() {
+	rm -f "$RUN/boot-hung" "$RUN/init.log"
+	: >"$RUN/console.log"
+	# timeout --foreground: QEMU stays in the caller's process group, so a
+	# signal to the group reaches it; timeout passes its own on.
+	# --pdeathsig: if this script is killed outright, timeout and then QEMU
+	# go with it.
+	setpriv --pdeathsig KILL timeout --foreground --kill-after=10 "$TIMEOUT" \
+		setpriv --pdeathsig KILL qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -m "$MEM" -smp "$CPUS" \
+		-kernel "$BOOT/vmlinux" -initrd "$BOOT/initrd.cpio" -append "$APPEND" \
+		-nodefaults -no-user-config -display none -vga none -nic none -no-reboot -monitor none \
+		-serial "file:$RUN/console.log" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap \
+		</dev/null >"$RUN/qemu.log" 2>&1 &
+	QPID=$!
+	(
+		for ((i = 0; i < BOOT_TIMEOUT; i++)); do
+			[ -e "$RUN/init.log" ] && exit 0
+			kill -0 "$QPID" 2>/dev/null || exit 0
+			sleep 1
+		done
+		cp "$RUN/console.log" "$RUN/console-hung.log"
+		touch "$RUN/boot-hung"
+		kill "$QPID"
+	) </dev/null >/dev/null 2>&1 &
+	WATCHDOG=$!
+	tail -c +1 -f --pid="$QPID" "$RUN/output" &
+	TAILPID=$!
+	set +e
+	wait "$QPID"
+	QRC=$?
+	wait "$TAILPID"
+	kill "$WATCHDOG" 2>/dev/null
+	wait "$WATCHDOG" 2>/dev/null
+	set -e
+	QPID= TAILPID= WATCHDOG=
+}
 
-set +e
-wait "$QPID"
-QRC=$?
-wait "$TAILPID"
-set -e
-QPID=
-TAILPID=
+START=$(date +%s.%N)
+for attempt in 1 2; do
+	say "booting $PKG $VERSION under QEMU TCG (mem=$MEM, cpus=$CPUS, timeout ${TIMEOUT}s) ..."
+	boot
+	[ -e "$RUN/boot-hung" ] || break
+	echo "$SAY_PREFIX: the guest did not reach its init within ${BOOT_TIMEOUT}s (SANDBOX_BOOT_TIMEOUT); its console ended with:" >&2
+	tail -n 5 "$RUN/console-hung.log" >&2
+	[ "$attempt" = 2 ] && die "the guest hung at boot twice"
+done
 
 if [ "$QRC" = 124 ] || [ "$QRC" = 137 ]; then
 	echo "$SAY_PREFIX: sandbox kernel did not finish within ${TIMEOUT}s (SANDBOX_TIMEOUT); killed" >&2
