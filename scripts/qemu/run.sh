@@ -24,24 +24,14 @@
 # failures (no boot files, kernel crashed, no status written, ...).
 set -euo pipefail
 
-if [ "$#" -eq 0 ]; then
-	echo "usage: $0 CMD [ARGS...]" >&2
-	exit 2
-fi
-
+[ "$#" -gt 0 ] || { echo "usage: $0 CMD [ARGS...]" >&2; exit 2; }
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PROJECT=$(cd "$SCRIPT_DIR/../.." && pwd)
-TIMEOUT=${SANDBOX_TIMEOUT:-3000}
+SAY_PREFIX=qemu
+# shellcheck source=../sandbox/guest.sh
+. "$SCRIPT_DIR/../sandbox/guest.sh"
 MEM=${SANDBOX_MEM:-2G}
 CPUS=${SANDBOX_CPUS:-2}
 BOOT_TIMEOUT=${SANDBOX_BOOT_TIMEOUT:-300}
-CWD=$(pwd -P)
-
-SAY_PREFIX=qemu
-say() { [ "${SANDBOX_QUIET:-}" = 1 ] || echo "$SAY_PREFIX: $*" >&2; }
-die() { echo "$SAY_PREFIX: error: $*" >&2; exit 125; }
-# shellcheck source=../sandbox/guest.sh
-. "$SCRIPT_DIR/../sandbox/guest.sh"
 
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (run scripts/sandbox/ensure-deps.sh qemu)"
 guest_mount_plan
@@ -56,19 +46,13 @@ RUN=$(mktemp -d "$PROJECT/.sandbox/qemu-run-XXXXXX")
 QPID=
 TAILPID=
 WATCHDOG=
-cleanup() {
+stop_guest() {
 	[ -n "$WATCHDOG" ] && kill "$WATCHDOG" 2>/dev/null || true
 	[ -n "$TAILPID" ] && kill "$TAILPID" 2>/dev/null || true
 	# timeout passes the signal on to QEMU.
 	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null || true
-	if [ "${SANDBOX_KEEP:-}" = 1 ]; then
-		say "kept $RUN"
-	else
-		rm -rf "$RUN"
-	fi
 }
-trap cleanup EXIT
-trap 'say "interrupted"; exit 130' INT TERM HUP
+guest_on_exit stop_guest
 
 guest_env_file
 guest_write_init qemu "$BOOT/lib/modules" "$(guest_modules "$BOOT/lib/modules/$KVER")" "$@"
@@ -109,16 +93,11 @@ boot() {
 		kill "$QPID"
 	) </dev/null >/dev/null 2>&1 &
 	WATCHDOG=$!
-	tail -c +1 -f --pid="$QPID" "$RUN/output" &
-	TAILPID=$!
-	set +e
-	wait "$QPID"
-	QRC=$?
-	wait "$TAILPID"
-	kill "$WATCHDOG" 2>/dev/null
-	wait "$WATCHDOG" 2>/dev/null
-	set -e
-	QPID= TAILPID= WATCHDOG=
+	guest_follow "$QPID"
+	QRC=$KERNEL_RC
+	kill "$WATCHDOG" 2>/dev/null || true
+	wait "$WATCHDOG" 2>/dev/null || true
+	QPID= WATCHDOG=
 }
 
 START=$(date +%s.%N)

@@ -5,8 +5,16 @@
 # up, hostname `sandbox`; its output and exit status land in files of the
 # run's directory, which the host reads.
 #
-# The runner sets, before calling these: RUN (the run's directory, visible
-# to the guest at the same path), PROJECT, CWD, and say()/die().
+# The runner sets SAY_PREFIX (its progress lines' prefix) before sourcing
+# this, and RUN (the run's directory, visible to the guest at the same path)
+# before calling the guest_* functions. Sourcing sets PROJECT, CWD, TIMEOUT
+# (SANDBOX_TIMEOUT, default 3000 s) and defines say and die (exit 125).
+
+PROJECT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CWD=$(pwd -P)
+TIMEOUT=${SANDBOX_TIMEOUT:-3000}
+say() { [ "${SANDBOX_QUIET:-}" = 1 ] || echo "$SAY_PREFIX: $*" >&2; }
+die() { echo "$SAY_PREFIX: error: $*" >&2; exit 125; }
 
 # Which of /tmp and /run the guest gets fresh (MOUNT_TMP, MOUNT_RUN = 1|0).
 # A fresh tmpfs on /tmp, unless the project or the cwd is there (a CI clone
@@ -115,6 +123,36 @@ poweroff -f
 EOF
 	chmod +x "$RUN/init.sh"
 	: >"$RUN/output"
+}
+
+# guest_follow PID: streams the command's output to stdout until PID (the
+# kernel's process) ends; its exit status in KERNEL_RC. TAILPID is set while
+# it runs, for the runner's exit handler.
+guest_follow() {
+	tail -c +1 -f --pid="$1" "$RUN/output" &
+	TAILPID=$!
+	set +e
+	wait "$1"
+	KERNEL_RC=$?
+	wait "$TAILPID"
+	set -e
+	TAILPID=
+}
+
+# guest_on_exit FN: FN (which stops what the runner started) and then the
+# run's directory removed, or kept with SANDBOX_KEEP=1, whenever the runner
+# exits; a signal ends the runner with 130.
+guest_on_exit() {
+	# shellcheck disable=SC2064 # FN is meant to be fixed now
+	trap "$1; guest_forget_run" EXIT
+	trap 'say "interrupted"; exit 130' INT TERM HUP
+}
+guest_forget_run() {
+	if [ "${SANDBOX_KEEP:-}" = 1 ]; then
+		say "kept $RUN"
+	else
+		rm -rf "$RUN"
+	fi
 }
 
 # guest_status KERNEL_EXIT: after the guest stopped, exit as the command did,

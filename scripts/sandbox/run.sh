@@ -17,24 +17,14 @@
 # failures (kernel crashed, no status written, ...).
 set -euo pipefail
 
-if [ "$#" -eq 0 ]; then
-	echo "usage: $0 CMD [ARGS...]" >&2
-	exit 2
-fi
-
+[ "$#" -gt 0 ] || { echo "usage: $0 CMD [ARGS...]" >&2; exit 2; }
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PROJECT=$(cd "$SCRIPT_DIR/../.." && pwd)
-UML=${SANDBOX_UML:-/usr/bin/linux.uml}
-MODBASE=/usr/lib/uml/modules
-TIMEOUT=${SANDBOX_TIMEOUT:-3000}
-MEM=${SANDBOX_MEM:-1G}
-CWD=$(pwd -P)
-
 SAY_PREFIX=sandbox
-say() { [ "${SANDBOX_QUIET:-}" = 1 ] || echo "$SAY_PREFIX: $*" >&2; }
-die() { echo "$SAY_PREFIX: error: $*" >&2; exit 125; }
 # shellcheck source=guest.sh
 . "$SCRIPT_DIR/guest.sh"
+UML=${SANDBOX_UML:-/usr/bin/linux.uml}
+MODBASE=/usr/lib/uml/modules
+MEM=${SANDBOX_MEM:-1G}
 
 [ -x "$UML" ] || die "$UML not found (run scripts/sandbox/ensure-deps.sh)"
 KVER=$(ls -1 "$MODBASE" 2>/dev/null | head -n1)
@@ -69,18 +59,12 @@ kill_guest() {
 		fi
 	done
 }
-cleanup() {
+stop_guest() {
 	[ -n "$WATCHDOG" ] && kill "$WATCHDOG" 2>/dev/null || true
 	[ -n "$TAILPID" ] && kill "$TAILPID" 2>/dev/null || true
 	kill_guest KILL
-	if [ "${SANDBOX_KEEP:-}" = 1 ]; then
-		say "kept $RUN"
-	else
-		rm -rf "$RUN"
-	fi
 }
-trap cleanup EXIT
-trap 'say "interrupted"; exit 130' INT TERM HUP
+guest_on_exit stop_guest
 
 guest_env_file
 guest_write_init uml "$MODBASE" "$(guest_modules "$MODBASE/$KVER")" "$@"
@@ -101,15 +85,8 @@ UMLPID=$!
 	</dev/null >/dev/null 2>&1 &
 WATCHDOG=$!
 
-tail -c +1 -f --pid="$UMLPID" "$RUN/output" &
-TAILPID=$!
-
-set +e
-wait "$UMLPID"
-UMLRC=$?
-wait "$TAILPID"
-TAILPID=
-set -e
+guest_follow "$UMLPID"
+UMLRC=$KERNEL_RC
 kill "$WATCHDOG" 2>/dev/null || true
 wait "$WATCHDOG" 2>/dev/null || true
 WATCHDOG=
