@@ -6,9 +6,13 @@
 #    loaded with modprobe) and we have CAP_NET_ADMIN  -> IPVS_NETLINK_KERNEL=host
 #  - otherwise inside the user-mode-linux sandbox (scripts/sandbox/run.sh)
 #                                                     -> IPVS_NETLINK_KERNEL=sandbox
-# Force one with WITH_KERNEL=host|sandbox. Inside the sandbox (where run.sh
-# has set IPVS_NETLINK_KERNEL=sandbox) CMD runs directly. Never skips: if
-# neither works, exits non-zero with a message.
+#  - with WITH_KERNEL=qemu, inside Debian's own kernel under QEMU
+#    (scripts/qemu/run.sh)   -> IPVS_NETLINK_KERNEL=sandbox
+# Force one with WITH_KERNEL=host|sandbox|qemu (uml is sandbox's other name).
+# In a sandbox guest IPVS_NETLINK_SANDBOX says which (uml, qemu). Inside a
+# sandbox (where its run.sh has set IPVS_NETLINK_KERNEL=sandbox) CMD runs
+# directly. Never skips: if the kernel asked for cannot be had, exits
+# non-zero with a message.
 set -euo pipefail
 [ "$#" -gt 0 ] || { echo "usage: $0 CMD [ARGS...]" >&2; exit 2; }
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,11 +42,15 @@ host)
 	host_has_ipvs || { echo "with-kernel: the host kernel has no IPVS" >&2; exit 1; }
 	export IPVS_NETLINK_KERNEL=host
 	exec "$@" ;;
-sandbox)
-	"$HERE/sandbox/ensure-deps.sh" || { echo "with-kernel: sandbox dependencies missing" >&2; exit 1; }
+sandbox | uml)
+	"$HERE/sandbox/ensure-deps.sh" uml || { echo "with-kernel: sandbox dependencies missing" >&2; exit 1; }
 	export IPVS_NETLINK_KERNEL=sandbox
 	exec "$HERE/sandbox/run.sh" "$@" ;;
+qemu)
+	"$HERE/sandbox/ensure-deps.sh" qemu || { echo "with-kernel: QEMU sandbox dependencies missing" >&2; exit 1; }
+	export IPVS_NETLINK_KERNEL=sandbox
+	exec "$HERE/qemu/run.sh" "$@" ;;
 *)
-	echo "with-kernel: WITH_KERNEL must be host or sandbox, not '$mode'" >&2
+	echo "with-kernel: WITH_KERNEL must be host, sandbox (or uml) or qemu, not '$mode'" >&2
 	exit 2 ;;
 esac
