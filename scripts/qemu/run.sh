@@ -55,7 +55,7 @@ stop_guest() {
 guest_on_exit stop_guest
 
 guest_env_file
-guest_write_init qemu "$BOOT/lib/modules" "$(guest_modules "$BOOT/lib/modules/$KVER")" "$@"
+guest_write_init qemu "$BOOT/lib/modules" "$(guest_modules "$BOOT/lib/modules/$KVER" nft)" "$@"
 
 # tsc=reliable: else the guest's clock falls back to the slow HPET.
 # cryptomgr.notests: the crypto self-tests cost seconds under emulation.

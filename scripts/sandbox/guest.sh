@@ -45,11 +45,15 @@ guest_env_file() {
 	done < <(compgen -e)
 }
 
-# guest_modules DIR: the modules the guest loads, those the kernel whose
-# module tree is DIR (lib/modules/VERSION) lacks left out (modprobe -a stops
-# at the first it cannot find). ipset's set types are all taken.
+# guest_modules DIR [nft]: the modules the guest loads, those the kernel
+# whose module tree is DIR (lib/modules/VERSION) lacks left out (modprobe -a
+# stops at the first it cannot find). ipset's set types are all taken.
+# nf_tables only with "nft": user-mode-linux builds its core as a module but
+# not its ip/ip6/inet families, and with the core loaded iptables-nft's
+# listing succeeds while every table it adds is refused, so iptables users
+# (the proxy, the benchmarks) would pick it over iptables-legacy.
 guest_modules() {
-	local dir=$1 want s f b
+	local dir=$1 nft=${2:-} want s f b
 	want="ip_vs"
 	for s in rr wrr lc wlc lblc lblcr dh sh sed nq fo ovf mh twos; do want="$want ip_vs_$s"; done
 	want="$want ip_vs_ftp ip_vs_pe_sip"
@@ -63,10 +67,11 @@ guest_modules() {
 	want="$want xt_tcpudp xt_ipvs ipip ip_gre ip6_tunnel fou fou6"
 	# The kube-proxy controller's filter rules (KUBE-IPVS-FILTER, externalIPs).
 	want="$want xt_physdev ipt_REJECT ip6t_REJECT"
-	# nf_tables with its ip, ip6 and inet families built in (not in the
-	# user-mode-linux build), NAT and masquerading, conntrack expressions.
-	want="$want nf_tables nft_chain_nat nft_nat nft_masq nft_redir nft_ct nft_compat"
-	want="$want nft_reject_inet nft_fib_inet nft_numgen nft_limit"
+	# nf_tables with NAT and masquerading, conntrack expressions.
+	if [ "$nft" = nft ]; then
+		want="$want nf_tables nft_chain_nat nft_nat nft_masq nft_redir nft_ct nft_compat"
+		want="$want nft_reject_inet nft_fib_inet nft_numgen nft_limit"
+	fi
 	cat "$dir/modules.dep" "$dir/modules.builtin" 2>/dev/null | awk -v want="$want" '
 		{ sub(/:.*/, ""); n = $0; sub(/.*\//, "", n); sub(/\.ko.*/, "", n); gsub(/-/, "_", n); have[n] = 1 }
 		END { k = split(want, w, " "); for (i = 1; i <= k; i++) if (w[i] in have) printf "%s ", w[i] }'
