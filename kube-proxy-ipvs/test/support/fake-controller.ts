@@ -1,0 +1,114 @@
+/**
+ * A ControllerPort that records what the proxy asks of it, for unit tests
+ * without a kernel. Syncs can be made slow (gate) or failing.
+ */
+import type { EndpointSlice, NodeInfo, Service } from '../../lib/kubernetes/model.js';
+import type { ControllerCounters, ControllerFactory, ControllerInit, ControllerPort, NetlinkCounters, SyncReport } from '../../lib/proxy/controller-port.js';
+
+export class FakeController implements ControllerPort {
+  readonly calls: string[] = [];
+  services = new Map<string, Service>();
+  slices = new Map<string, EndpointSlice>();
+  node?: NodeInfo;
+  failStart?: Error;
+  failSyncs = 0;
+  ops = { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } };
+  /** Like the real controller's socket counters: every sync sends 2 IPVS messages and 1 ipset message, one sendmsg each. */
+  netlink = { ipvs: traffic(0, 0), ipset: traffic(0, 0), rtnl: traffic(0, 0) };
+  /** IPVS messages each sync and resync sends (a big cluster's cold start or resync: tens of thousands). */
+  ipvsMessages = 2;
+  syncs = { full: 0, incremental: 0, resync: 0, drain: 0 };
+  lastSync?: ControllerCounters['lastSync'];
+
+  constructor(readonly init?: ControllerInit) {
+    this.node = init?.node;
+  }
+
+  async start(): Promise<void> {
+    this.calls.push('start');
+    if (this.failStart) throw this.failStart;
+  }
+  upsertService(svc: Service): void {
+    this.calls.push(`upsertService ${svc.metadata.name}`);
+    this.services.set(`${svc.metadata.namespace}/${svc.metadata.name}`, svc);
+  }
+  deleteService(svc: Service): void {
+    this.calls.push(`deleteService ${svc.metadata.name}`);
+    this.services.delete(`${svc.metadata.namespace}/${svc.metadata.name}`);
+  }
+  upsertEndpointSlice(slice: EndpointSlice): void {
+    this.calls.push(`upsertEndpointSlice ${slice.metadata.name}`);
+    this.slices.set(`${slice.metadata.namespace}/${slice.metadata.name}`, slice);
+  }
+  deleteEndpointSlice(slice: EndpointSlice): void {
+    this.calls.push(`deleteEndpointSlice ${slice.metadata.name}`);
+    this.slices.delete(`${slice.metadata.namespace}/${slice.metadata.name}`);
+  }
+  setNode(node: NodeInfo): void {
+    this.calls.push(`setNode ${node.addresses.join(',')}`);
+    this.node = node;
+  }
+  private async run(kind: string): Promise<SyncReport> {
+    this.calls.push(kind);
+    if (this.failSyncs > 0) {
+      this.failSyncs--;
+      this.ops.ipvs.failed++;
+      throw new Error(`${kind} refused`);
+    }
+    this.ops.ipvs.ok += 2;
+    this.ops.ipset.ok += 1;
+    const cost = { ipvs: traffic(this.ipvsMessages, 1), ipset: traffic(1, 1), rtnl: traffic(0, 0) };
+    for (const k of ['ipvs', 'ipset', 'rtnl'] as const) this.netlink[k] = add(this.netlink[k], cost[k]);
+    const syncKind = kind === 'sync' ? (this.syncs.full === 0 ? 'full' : 'incremental') : (kind as 'resync' | 'drain');
+    this.syncs[syncKind]++;
+    this.lastSync = { kind: syncKind, netlink: cost };
+    return { planned: 3, applied: 3, failed: 0, netlink: cost };
+  }
+  sync(): Promise<SyncReport> {
+    return this.run('sync');
+  }
+  resync(): Promise<SyncReport> {
+    return this.run('resync');
+  }
+  drain(): Promise<SyncReport> {
+    return this.run('drain');
+  }
+  async cleanup(): Promise<void> {
+    this.calls.push('cleanup');
+  }
+  counters(): ControllerCounters {
+    let realServers = 0;
+    for (const s of this.slices.values()) realServers += s.endpoints.length;
+    return {
+      virtualServers: this.services.size,
+      realServers,
+      ipsetEntries: this.services.size * 2,
+      operations: structuredClone(this.ops),
+      netlink: structuredClone(this.netlink),
+      syncs: { ...this.syncs },
+      lastSync: this.lastSync,
+    };
+  }
+  async close(): Promise<void> {
+    this.calls.push('close');
+  }
+}
+
+function traffic(messages: number, calls: number): NetlinkCounters {
+  return { messagesSent: messages, messagesReceived: messages, sendmsgCalls: calls, recvCalls: calls };
+}
+
+function add(a: NetlinkCounters, b: NetlinkCounters): NetlinkCounters {
+  return { messagesSent: a.messagesSent + b.messagesSent, messagesReceived: a.messagesReceived + b.messagesReceived, sendmsgCalls: a.sendmsgCalls + b.sendmsgCalls, recvCalls: a.recvCalls + b.recvCalls };
+}
+
+/** A factory that remembers the controller it made. */
+export function fakeFactory(setup: (c: FakeController) => void = () => {}): ControllerFactory & { last?: FakeController } {
+  const f: ControllerFactory & { last?: FakeController } = (init) => {
+    const c = new FakeController(init);
+    setup(c);
+    f.last = c;
+    return c;
+  };
+  return f;
+}
