@@ -12,20 +12,7 @@ import type { NodeContext } from './node-addresses.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { naturalCompare } from 'ipvs-netlink/address';
 import type { DesiredState, DesiredVirtualServer, IpsetState } from '../plan/kernel-state.js';
-
-/** The keys an update may have changed: the planner looks at these only. */
-export interface Scope {
-  virtualServers: Set<string>;
-  /** set name → entries */
-  setEntries: Map<string, Set<string>>;
-  addresses: Set<string>;
-  /** Whether the iptables payload may have changed. */
-  iptables: boolean;
-}
-
-export function emptyScope(): Scope {
-  return { virtualServers: new Set(), setEntries: new Map(), addresses: new Set(), iptables: false };
-}
+import { emptyScope, type Scope } from '../plan/scope.js';
 
 interface MutableSet extends IpsetState {
   entries: Set<string>;

@@ -6,8 +6,7 @@
  */
 import type { K8sProtocol } from '../kubernetes/model.js';
 import type { AddressFamily, Cidr } from 'ipvs-netlink/address';
-
-export type IpsetType = 'hash:ip' | 'hash:ip,port' | 'hash:ip,port,ip' | 'hash:ip,port,net' | 'bitmap:port';
+import type { IpsetType, SetCreateOptions } from '../plan/kernel-state.js';
 
 /** The IPv4 names; IPv6 sets are derived with ipsetName(). */
 export const SET = {
@@ -78,17 +77,10 @@ export function ipsetName(name: SetName, family: AddressFamily): string {
   return name.replace(/^KUBE-/, 'KUBE-6-').slice(0, MAX_NAME_LENGTH);
 }
 
-/** How `ipset create` is asked for the set (kube-proxy's defaults: hashsize 1024, maxelem 65536, port range 0-65535). */
-export interface SetCreateOptions {
-  family: AddressFamily;
-  hashSize?: number;
-  maxElem?: number;
-  range?: string;
-}
-
 /** kube-proxy's maxelem for every hash set. */
 export const DEFAULT_MAX_ELEM = 65536;
 
+/** How `ipset create` is asked for a set: kube-proxy's hashsize 1024 and maxelem 65536, port range 0-65535. */
 export function createOptions(type: IpsetType, family: AddressFamily, maxElem = DEFAULT_MAX_ELEM): SetCreateOptions {
   return type === 'bitmap:port' ? { family, range: '0-65535' } : { family, hashSize: 1024, maxElem };
 }

@@ -5,7 +5,8 @@
  * Objects are kept as their facts (facts.ts): what the mapping reads.
  */
 import { serviceContribution } from './service-contribution.js';
-import { DesiredIndex, emptyScope, type Scope } from './desired-index.js';
+import { emptyScope, type Scope } from '../plan/scope.js';
+import { DesiredIndex } from './desired-index.js';
 import { FactsBuilder, type SliceFacts } from '../kubernetes/object-facts.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
 import { namespaceOf, SERVICE_NAME_LABEL, serviceKeyOf } from '../kubernetes/model.js';

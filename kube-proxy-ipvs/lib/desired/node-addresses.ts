@@ -14,7 +14,6 @@
  * The families served and each family's primary address always come from
  * the declared addresses (the Node object / --bind-address), as in kube-proxy.
  */
-import ipaddr from 'ipaddr.js';
 import type { NodeInfo, ProxyConfig } from '../kubernetes/model.js';
 import { ZONE_LABEL } from '../kubernetes/model.js';
 import { canonicalAddress, cidrContains, familyOf, parseCidr, type AddressFamily } from 'ipvs-netlink/address';
@@ -55,16 +54,16 @@ export function nodeContext(node: NodeInfo, config: ProxyConfig, hostAddresses?:
   };
 }
 
+/** Loopback (both families) and IPv6 link-local. */
+const UNUSABLE = ['127.0.0.0/8', '::1/128', 'fe80::/10'].map((c) => parseCidr(c, 'unusable'));
+
 /**
  * kube-proxy's isValidForSet: loopback addresses and IPv6 link-local
  * (fe80::/10) addresses neither serve NodePorts nor count as local.
  * IPv4 link-local (169.254/16) does, as there.
  */
 export function usableLocalAddresses(addresses: readonly string[]): string[] {
-  return addresses.filter((a) => {
-    const range = ipaddr.parse(a).range();
-    return range !== 'loopback' && !(range === 'linkLocal' && familyOf(a) === 'inet6');
-  });
+  return addresses.filter((a) => !UNUSABLE.some((c) => cidrContains(c, a)));
 }
 
 /**

@@ -9,10 +9,9 @@
  */
 import type { Link } from 'ipvs-netlink';
 import type { Clients } from './netlink-clients.js';
-import type { IpsetType } from '../desired/ipsets.js';
 import type { KernelSnapshot } from '../plan/mirror.js';
 import { canonicalAddress, naturalCompare } from 'ipvs-netlink/address';
-import { DUMMY_DEVICE } from '../plan/kernel-state.js';
+import { DUMMY_DEVICE, type IpsetType } from '../plan/kernel-state.js';
 
 const RT_SCOPE_LINK = 253;
 

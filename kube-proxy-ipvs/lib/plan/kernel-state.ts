@@ -5,9 +5,19 @@
  * client's own BatchOps, so the applier hands them to ipvs.apply() as-is.
  */
 import type { AddressServiceKey, BatchOp, DestinationKey, ServiceSpec } from 'ipvs-netlink';
-import type { IpsetType, SetCreateOptions } from '../desired/ipsets.js';
 import { dottedQuadValue } from 'ipvs-netlink/address';
 import { naturalCompare, type AddressFamily } from 'ipvs-netlink/address';
+
+/** The set types kube-proxy's IPVS mode uses. */
+export type IpsetType = 'hash:ip' | 'hash:ip,port' | 'hash:ip,port,ip' | 'hash:ip,port,net' | 'bitmap:port';
+
+/** How `ipset create` is asked for a set. */
+export interface SetCreateOptions {
+  family: AddressFamily;
+  hashSize?: number;
+  maxElem?: number;
+  range?: string;
+}
 
 /** The dummy device kube-proxy binds service addresses to. */
 export const DUMMY_DEVICE = 'kube-ipvs0';

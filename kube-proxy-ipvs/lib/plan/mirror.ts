@@ -12,7 +12,6 @@
  * in place: an update replaces the object.
  */
 import type { AddressServiceKey, ServiceSpec } from 'ipvs-netlink';
-import type { IpsetType } from '../desired/ipsets.js';
 import { canonicalAddress, type AddressFamily } from 'ipvs-netlink/address';
 import {
   compareDestinations,
@@ -22,6 +21,7 @@ import {
   type CurrentDestination,
   type CurrentState,
   type CurrentVirtualServer,
+  type IpsetType,
   type DesiredDestination,
   type DesiredState,
   type IpvsOp,

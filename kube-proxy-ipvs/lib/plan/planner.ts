@@ -5,7 +5,7 @@
  * without one it compares everything (resync, restart adoption, drift).
  */
 import type { AddressServiceKey, BatchOp, DestinationKey } from 'ipvs-netlink';
-import type { Scope } from '../desired/desired-index.js';
+import type { Scope } from './scope.js';
 import { cidrContains, familyOf, naturalCompare, parseCidr, type Cidr } from 'ipvs-netlink/address';
 import type { CurrentDestination, CurrentState, CurrentVirtualServer, DesiredState, DesiredVirtualServer, Operation } from './kernel-state.js';
 import { compareDestinations, destinationKey, DUMMY_DEVICE, findDestination, serviceOptionsDiffer, virtualServerKey } from './kernel-state.js';

@@ -1,12 +1,32 @@
 /**
- * The keys the next incremental sync must look at: those of object changes
- * since the last sync, plus those of operations that failed (so a failure
- * is retried by the next sync, not only by the periodic resync).
+ * A Scope: the keys an incremental plan looks at, and nothing else. The
+ * desired index reports one for each object change (the keys that change
+ * may have touched); the controller gathers them until the next sync, with
+ * the keys of operations that failed (so a failure is retried by the next
+ * sync, not only by the periodic resync), and the planner compares only
+ * those keys.
  */
-import { emptyScope, type Scope } from '../desired/desired-index.js';
 import type { Operation } from './kernel-state.js';
 import { virtualServerKey } from './kernel-state.js';
 
+export interface Scope {
+  virtualServers: Set<string>;
+  /** set name → entries */
+  setEntries: Map<string, Set<string>>;
+  addresses: Set<string>;
+  /** Whether the iptables payload may have changed. */
+  iptables: boolean;
+}
+
+export function emptyScope(): Scope {
+  return { virtualServers: new Set(), setEntries: new Map(), addresses: new Set(), iptables: false };
+}
+
+export function isEmptyScope(s: Scope): boolean {
+  return s.virtualServers.size === 0 && s.addresses.size === 0 && s.setEntries.size === 0 && !s.iptables;
+}
+
+/** Adds `from`'s keys to `into`. */
 export function mergeScope(into: Scope, from: Scope): void {
   for (const k of from.virtualServers) into.virtualServers.add(k);
   for (const a of from.addresses) into.addresses.add(a);
@@ -18,7 +38,7 @@ export function mergeScope(into: Scope, from: Scope): void {
   into.iptables ||= from.iptables;
 }
 
-/** The scope that re-plans these operations. */
+/** The scope that plans these operations again. */
 export function scopeOf(ops: Iterable<Operation>): Scope {
   const scope = emptyScope();
   for (const op of ops) {
@@ -39,8 +59,4 @@ export function scopeOf(ops: Iterable<Operation>): Scope {
     }
   }
   return scope;
-}
-
-export function isEmptyScope(s: Scope): boolean {
-  return s.virtualServers.size === 0 && s.addresses.size === 0 && s.setEntries.size === 0 && !s.iptables;
 }
