@@ -56,7 +56,7 @@ if (Number.isInteger(fd) && fd > 2) {
 
   /** Per-socket counters; the clients are private to the Controller, read here without the O(services) walk counters() makes. */
   const netlink = (controller) => {
-    const c = controller.clients;
+    const c = controller.kernel?.clients;
     if (!c) return {};
     return { ipvs: c.ipvs.counters(), ipset: c.ipset.counters(), rtnl: c.rtnl.counters() };
   };
@@ -95,7 +95,7 @@ if (Number.isInteger(fd) && fd > 2) {
   wrap(Controller.prototype, 'start', 'start');
   wrap(Controller.prototype, 'sync', 'sync');
   wrap(Controller.prototype, 'resync', 'resync');
-  wrap(Controller.prototype, 'removeDrainedRealServers', 'drain');
+  wrap(Controller.prototype, 'drain', 'drain');
   wrap(ManifestsSource.prototype, 'start', 'source');
   // The collection after bulk work (kube-proxy-ipvs/lib/proxy/heap.ts), synchronous: its memory readings are after it.
   const collect = Proxy.prototype.collectAfterBulk;

@@ -6,9 +6,9 @@
  */
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import type { ControllerFactory } from '../proxy/controller-port.js';
+import { Controller } from '../kernel/controller.js';
+import type { ControllerFactory } from '../kernel/controller-port.js';
 import { addProxyFlags, type RawFlags, resolveOptions } from '../proxy/flags.js';
-import { kernelControllerFactory } from '../proxy/kernel-controller.js';
 import { makeLogger } from '../proxy/logger.js';
 import { type ProxyOptions, proxyConfigOf } from '../proxy/options.js';
 import { checkPrivileges, explainStartError } from '../proxy/preflight.js';
@@ -19,7 +19,9 @@ import type { Source } from '../proxy/sources/source.js';
 /** How long a stop may take before the process exits anyway. */
 const STOP_TIMEOUT_MS = 10_000;
 
-export function registerRunCommand(program: Command, factory: ControllerFactory = kernelControllerFactory): void {
+const factory: ControllerFactory = (options) => new Controller(options);
+
+export function registerRunCommand(program: Command): void {
   addProxyFlags(program).action(async (flags: RawFlags) => {
     const { options, ignoredConfigFields } = resolveOptions(flags);
     const log = makeLogger(options.verbosity);
@@ -78,7 +80,6 @@ async function cleanup(options: ProxyOptions, factory: ControllerFactory, log: L
     node: { name: options.hostnameOverride, addresses: [] },
     config: proxyConfigOf(options),
     netns: options.netns,
-    timeouts: { tcp: 0, tcpFin: 0, udp: 0 },
     logger: log.child({ component: 'controller' }),
   });
   try {

@@ -14,7 +14,7 @@ import { naturalCompare } from 'ipvs-netlink/address';
 import { nodeContext, type NodeContext } from './node-addresses.js';
 import type { DesiredState } from '../plan/kernel-state.js';
 
-export class ProxyState {
+export class KnownObjects {
   private readonly facts = new FactsBuilder();
   private readonly services = new Map<string, Service>();
   /** service key → its slices' facts, in name order (the order the mapping reads them in) */
@@ -99,7 +99,7 @@ function sliceOwner(slice: EndpointSlice): string | undefined {
 
 /** The desired state of a whole set of objects (the `plan` command, tests). */
 export function desiredState(objects: { services: Service[]; endpointSlices: EndpointSlice[] }, node: NodeInfo, config: ProxyConfig): DesiredState {
-  const state = new ProxyState(node, config);
+  const state = new KnownObjects(node, config);
   for (const slice of objects.endpointSlices) state.upsertEndpointSlice(slice);
   for (const svc of objects.services) state.upsertService(svc);
   return state.desired;

@@ -13,6 +13,7 @@
 import type { Logger } from 'pino';
 import { IpsetBulkError } from 'ipvs-netlink';
 import type { AddressServiceKey, BatchOp, Destination } from 'ipvs-netlink';
+import type { OperationCounts } from './controller-port.js';
 import type { Clients } from './netlink-clients.js';
 import type { IptablesRunner } from './iptables-runner.js';
 import { gracefulRemovals } from '../plan/planner.js';
@@ -35,8 +36,6 @@ export interface ApplyReport {
   quiesced?: Map<string, { service: AddressServiceKey; destinations: Destination[] }>;
 }
 
-export type OperationKind = Operation['kind'];
-export type OperationCounts = Record<OperationKind, { ok: number; failed: number }>;
 
 type Run = { kind: 'ipvs'; ops: IpvsOp[] } | { kind: 'ipset'; ops: IpsetOp[] } | { kind: 'address'; ops: AddressOp[] } | { kind: 'iptables'; ops: IptablesOp[] };
 

@@ -5,11 +5,11 @@
  * sandbox) or the legacy tables already hold kube-proxy's chains (a
  * previous kube-proxy used them; mixing both would split the rules).
  */
-import { execIn } from './exec.js';
+import type { Exec } from './exec.js';
 import { DEFAULT_IPTABLES, LEGACY_IPTABLES, type IptablesTools } from './iptables-runner.js';
 
-export async function detectIptables(netns: string | undefined): Promise<{ tools: IptablesTools; mode: 'default' | 'legacy' }> {
-  const exec = execIn(netns);
+/** `exec` runs the programs in the namespace to be programmed. */
+export async function detectIptables(exec: Exec): Promise<{ tools: IptablesTools; mode: 'default' | 'legacy' }> {
   const legacy = await exec(LEGACY_IPTABLES.inet.save, ['-t', 'nat']);
   if (legacy.code === 0 && legacy.stdout.includes(':KUBE-')) return { tools: LEGACY_IPTABLES, mode: 'legacy' };
   const def = await exec(DEFAULT_IPTABLES.inet.save, ['-t', 'nat']);

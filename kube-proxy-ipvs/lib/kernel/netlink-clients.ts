@@ -1,13 +1,12 @@
 /**
  * The slices of the netlink clients the controller uses, so the applier
  * and reader can be tested with fakes, and the real clients opened in one
- * namespace.
+ * namespace: one handle per family for everything the controller does
+ * there (programming, reading back, the IPVS timeouts).
  */
-import { Ipset } from 'ipvs-netlink';
-import { Ipvs } from 'ipvs-netlink';
-import { Rtnl } from 'ipvs-netlink';
+import { Ipset, Ipvs, Rtnl } from 'ipvs-netlink';
 
-export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'counters' | 'close'>;
+export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'setTimeouts' | 'counters' | 'close'>;
 export type IpsetClient = Pick<Ipset, 'create' | 'addMany' | 'delMany' | 'destroy' | 'list' | 'listNames' | 'counters' | 'close'>;
 export type RtnlClient = Pick<Rtnl, 'ensureDummyLink' | 'getLink' | 'listAddresses' | 'splitAddresses' | 'addAddresses' | 'deleteAddresses' | 'deleteLink' | 'counters' | 'close'>;
 

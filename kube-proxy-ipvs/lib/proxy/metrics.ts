@@ -5,7 +5,10 @@
  * operations, which upstream has no equivalent for.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ControllerCounters, NetlinkCounters } from './controller-port.js';
+import type { SocketCounters } from 'ipvs-netlink';
+import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';
+
+const SYNC_KINDS: readonly SyncKind[] = ['full', 'incremental', 'resync', 'drain'];
 
 /** kube-proxy: metrics.ExponentialBuckets(0.001, 2, 15) */
 const SYNC_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
@@ -100,7 +103,7 @@ export class ProxyMetrics {
       },
     });
     // Netlink traffic: what the operations above cost in messages and system calls, per socket.
-    const traffic: Array<[string, string, keyof NetlinkCounters]> = [
+    const traffic: Array<[string, string, keyof SocketCounters]> = [
       ['kubeproxy_netlink_messages_sent_total', 'Netlink messages sent, by socket (ipvs, ipset, rtnl)', 'messagesSent'],
       ['kubeproxy_netlink_messages_received_total', 'Netlink messages received (replies, acks, dump records), by socket', 'messagesReceived'],
       ['kubeproxy_netlink_sendmsg_calls_total', 'sendmsg system calls on the netlink sockets, by socket', 'sendmsgCalls'],
@@ -120,7 +123,7 @@ export class ProxyMetrics {
         },
       });
     }
-    const lastSync: Array<[string, string, keyof NetlinkCounters]> = [
+    const lastSync: Array<[string, string, keyof SocketCounters]> = [
       ['kubeproxy_sync_netlink_messages_sent', 'Netlink messages the last sync, resync or drain pass sent, by socket', 'messagesSent'],
       ['kubeproxy_sync_netlink_sendmsg_calls', 'sendmsg system calls of the last sync, resync or drain pass, by socket', 'sendmsgCalls'],
     ];
@@ -146,7 +149,7 @@ export class ProxyMetrics {
         const c = counters();
         if (!c?.syncs) return;
         this.reset();
-        for (const [kind, n] of Object.entries(c.syncs)) this.inc({ kind }, n);
+        for (const kind of SYNC_KINDS) this.inc({ kind }, c.syncs[kind]);
       },
     });
     new Counter({

@@ -15,7 +15,7 @@ import type { EndpointSlice, Node, NodeInfo, Service } from '../kubernetes/model
 import { familyOf } from 'ipvs-netlink/address';
 import { nodeContext } from '../desired/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
-import type { ControllerFactory, ControllerPort, SyncReport } from './controller-port.js';
+import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
 import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
 import { HealthServer } from './health-server.js';
 import { LocalEndpoints } from './local-endpoints.js';
@@ -128,7 +128,7 @@ export class Proxy {
       node: this.nodeInfo,
       config: proxyConfigOf(o),
       netns: o.netns,
-      timeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },
+      ipvsTimeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },
       logger: this.log.child({ component: 'controller' }),
     });
     try {
@@ -147,9 +147,9 @@ export class Proxy {
     this.runner = new SyncRunner({
       minSyncPeriodMs: o.ipvs.minSyncPeriodMs,
       syncPeriodMs: o.ipvs.syncPeriodMs,
-      sync: () => controller.sync(),
-      resync: () => controller.resync(),
-      drain: () => controller.drain(),
+      sync: () => controller.sync().then(refusedAsError),
+      resync: () => controller.resync().then(refusedAsError),
+      drain: () => controller.drain().then(refusedAsError),
       onRun: (r) => this.afterRun(r),
       clock: this.clock,
     });
@@ -307,7 +307,7 @@ export class Proxy {
       this.log.info(fields, 'first sync done');
     } else this.log.debug(fields, 'synced');
     // A run that moved this many messages left garbage worth collecting now.
-    if (messagesOf((r.result as SyncReport | undefined)?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
+    if (messagesOf((r.result as SyncResult | undefined)?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
   }
 
   /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit. */
@@ -334,4 +334,17 @@ export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): s
   const v6 = (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
   if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
   return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
+}
+
+/** A sync that went through with some operations refused: the runner retries it (as a resync) like a failed one. */
+export class PartialSyncError extends Error {
+  constructor(readonly result: SyncResult) {
+    super(`${result.failed} of ${result.planned} operations were refused; they are retried by the next resync`);
+    this.name = 'PartialSyncError';
+  }
+}
+
+function refusedAsError(result: SyncResult): SyncResult {
+  if (result.failed > 0) throw new PartialSyncError(result);
+  return result;
 }

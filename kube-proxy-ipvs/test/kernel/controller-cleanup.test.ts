@@ -52,8 +52,8 @@ t.test('cleanup removes what is ours and nothing else', async (t) => {
 
   t.ok(before.iptables.includes('-A MY-CHAIN -s 10.1.2.3/32 -j ACCEPT'), 'the foreign chain is in the comparison');
   const c = await startController(t, ns, { config: defaultProxyConfig({ excludeCIDRs: ['10.200.0.0/16'] }), node });
-  for (const s of manifests.endpointSlices) c.onEndpointSliceChange(s);
-  for (const s of manifests.services) c.onServiceChange(s);
+  for (const s of manifests.endpointSlices) c.upsertEndpointSlice(s);
+  for (const s of manifests.services) c.upsertService(s);
   t.match(await c.sync(), { failed: 0 }, 'programmed');
   t.ok((await ipvsadmSave(ns)).length > before.ipvsadm.length, 'virtual servers were added');
   t.ok(Object.keys(await kubeIpsets(ns)).length > 0, 'KUBE sets exist');

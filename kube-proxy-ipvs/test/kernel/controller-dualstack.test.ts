@@ -62,8 +62,8 @@ t.test('dual-stack, IPv6 and SCTP: the kernel holds exactly the plan', async (t)
   await ns.exec('ip', ['addr', 'add', '192.168.1.10/24', 'dev', 'eth0']);
   await ns.exec('ip', ['addr', 'add', 'fd00:1::10/64', 'dev', 'eth0', 'nodad']);
   const c = await startController(t, ns, { config: defaultProxyConfig(), node });
-  for (const s of slices) c.onEndpointSliceChange(s);
-  for (const s of [api, web6, sig, lb6]) c.onServiceChange(s);
+  for (const s of slices) c.upsertEndpointSlice(s);
+  for (const s of [api, web6, sig, lb6]) c.upsertService(s);
   const r = await c.sync();
   t.comment(JSON.stringify(r));
   t.match(r, { kind: 'full', failed: 0, ipsetFailures: [] }, 'nothing was refused');
@@ -110,7 +110,7 @@ t.test('dual-stack, IPv6 and SCTP: the kernel holds exactly the plan', async (t)
 
   await t.test('changes apply per family; a resync with nothing changed writes nothing in either', async (t) => {
     const more = slice('web6', [endpoint('fd00:244::20', { node: 'node-a', ready: true }), endpoint('fd00:244::21', { node: 'node-b', ready: true }), endpoint('fd00:244::22', { node: 'node-b', ready: true })], http, { addressType: 'IPv6' });
-    c.onEndpointSliceChange(more);
+    c.upsertEndpointSlice(more);
     t.match(await c.sync(), { kind: 'incremental', planned: 2, applied: 2, failed: 0 }, 'ClusterIP and NodePort each get the new IPv6 real server');
     t.ok((await ipvsadmSave(ns)).includes('-a -t [fd00:1::10]:30080 -r [fd00:244::22]:8080 -m -w 1'));
     const iptablesWrites = c.counters().operations.iptables.ok;

@@ -48,23 +48,23 @@ t.test('graceful termination with real connections', async (t) => {
 
   await t.test('an idle TCP real server is quiesced and deleted in the same sync; one with (inactive) connections stays at weight 0', async (t) => {
     const vip = '10.96.100.31';
-    c.onServiceChange(clusterIP('idle', vip));
-    c.onEndpointSliceChange(endpointsOf('idle', ['be1']));
+    c.upsertService(clusterIP('idle', vip));
+    c.upsertEndpointSlice(endpointsOf('idle', ['be1']));
     t.match(await c.sync(), { failed: 0 });
     t.same(await requests(client, `http://${vip}/`, 2), ['be1', 'be1'], 'be1 served two requests');
-    c.onEndpointSliceChange(endpointsOf('idle', ['be1', 'be2']));
+    c.upsertEndpointSlice(endpointsOf('idle', ['be1', 'be2']));
     t.match(await c.sync(), { planned: 1, failed: 0 }, 'be2 added');
     t.equal(await connections(nodeNs, '-t', vip, 'be2'), 0, 'be2 has had no connection');
     t.ok((await connections(nodeNs, '-t', vip, 'be1'))! > 0, 'be1 has connections (closed ones linger in TIME_WAIT)');
 
     let before = ipvsSent(c);
-    c.onEndpointSliceChange(endpointsOf('idle', ['be1']));
+    c.upsertEndpointSlice(endpointsOf('idle', ['be1']));
     t.match(await c.sync(), { kind: 'incremental', planned: 2, applied: 2, failed: 0 }, 'weight 0, then the delete');
     t.equal(ipvsSent(c) - before, 4, 'the weight change with a read of that virtual server behind it (GET_SERVICE + GET_DEST dump), then one delete');
     t.notOk((await ipvsadmSave(nodeNs)).some((l) => l.includes(`${vip}:80 -r ${PODS.be2}`)), 'be2 is deleted at once, not left at weight 0');
 
     before = ipvsSent(c);
-    c.onEndpointSliceChange(endpointsOf('idle', []));
+    c.upsertEndpointSlice(endpointsOf('idle', []));
     t.match(await c.sync(), { planned: 1, applied: 1, failed: 0 });
     t.equal(ipvsSent(c) - before, 3, 'the weight change and the same read; no delete');
     t.ok((await ipvsadmSave(nodeNs)).includes(`-a -t ${vip}:80 -r ${PODS.be1}:8080 -m -w 0`), 'be1, with connections, stays at weight 0');
@@ -72,15 +72,15 @@ t.test('graceful termination with real connections', async (t) => {
 
   await t.test('a UDP real server is deleted at once even with connections, without reading anything', async (t) => {
     const vip = '10.96.100.53';
-    c.onServiceChange(clusterIP('dns', vip, 'UDP'));
-    c.onEndpointSliceChange(endpointsOf('dns', ['be1', 'be2'], 'UDP'));
+    c.upsertService(clusterIP('dns', vip, 'UDP'));
+    c.upsertEndpointSlice(endpointsOf('dns', ['be1', 'be2'], 'UDP'));
     t.match(await c.sync(), { failed: 0 });
     const answers = [await udpRequest(client, vip, 80), await udpRequest(client, vip, 80)];
     t.same(answers.sort(), ['be1', 'be2'], 'both pods answered over UDP');
     t.ok((await connections(nodeNs, '-u', vip, 'be1'))! > 0, 'be1 has a UDP connection');
 
     const before = ipvsSent(c);
-    c.onEndpointSliceChange(endpointsOf('dns', ['be2'], 'UDP'));
+    c.upsertEndpointSlice(endpointsOf('dns', ['be2'], 'UDP'));
     t.match(await c.sync(), { planned: 1, applied: 1, failed: 0 });
     t.equal(ipvsSent(c) - before, 1, 'one delete, no read');
     const lines = await ipvsadmSave(nodeNs);
@@ -91,8 +91,8 @@ t.test('graceful termination with real connections', async (t) => {
 
   await t.test('an established TCP connection: weight 0, still served; its endpoint returns (weight 1) and leaves again; deleted once it is gone', async (t) => {
     const vip = '10.96.100.41';
-    c.onServiceChange(clusterIP('busy', vip));
-    c.onEndpointSliceChange(endpointsOf('busy', ['be1', 'be2']));
+    c.upsertService(clusterIP('busy', vip));
+    c.upsertEndpointSlice(endpointsOf('busy', ['be1', 'be2']));
     t.match(await c.sync(), { failed: 0 });
     const conn = await openConnection(t, client, vip, 80);
     const first = (await conn.ask()) as Pod;
@@ -100,19 +100,19 @@ t.test('graceful termination with real connections', async (t) => {
     const other: Pod = first === 'be1' ? 'be2' : 'be1';
     const draining = `-a -t ${vip}:80 -r ${PODS[first]}:8080 -m -w 0`;
 
-    c.onEndpointSliceChange(endpointsOf('busy', [other]));
+    c.upsertEndpointSlice(endpointsOf('busy', [other]));
     t.match(await c.sync(), { planned: 1, applied: 1, failed: 0 }, 'one operation');
     t.ok((await ipvsadmSave(nodeNs)).includes(draining), `${first} is at weight 0`);
     t.equal(await conn.ask(), first, 'the established connection still reaches it');
     t.same(await requests(client, `http://${vip}/`, 3), [other, other, other], 'new connections go elsewhere');
-    t.match(await c.removeDrainedRealServers(), { kind: 'drain', planned: 0 }, 'the drain pass keeps it while it has connections');
+    t.match(await c.drain(), { kind: 'drain', planned: 0 }, 'the drain pass keeps it while it has connections');
 
-    c.onEndpointSliceChange(endpointsOf('busy', ['be1', 'be2']));
+    c.upsertEndpointSlice(endpointsOf('busy', ['be1', 'be2']));
     t.match(await c.sync(), { planned: 1, applied: 1, failed: 0 });
     t.ok((await ipvsadmSave(nodeNs)).includes(`-a -t ${vip}:80 -r ${PODS[first]}:8080 -m -w 1`), 'its endpoint came back: weight 1 again');
     t.equal(await conn.ask(), first, 'the connection never noticed');
 
-    c.onEndpointSliceChange(endpointsOf('busy', [other]));
+    c.upsertEndpointSlice(endpointsOf('busy', [other]));
     t.match(await c.sync(), { planned: 1, failed: 0 });
     t.ok((await ipvsadmSave(nodeNs)).includes(draining), 'removed again: weight 0 again');
 
@@ -121,7 +121,7 @@ t.test('graceful termination with real connections', async (t) => {
     let deleted = false;
     for (let i = 0; i < 30 && !deleted; i++) {
       await new Promise((r) => setTimeout(r, 1000));
-      const r = await c.removeDrainedRealServers();
+      const r = await c.drain();
       deleted = r.applied === 1;
     }
     t.ok(deleted, 'a drain pass deleted it once the connection had expired');

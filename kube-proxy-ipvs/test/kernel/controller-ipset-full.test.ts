@@ -32,8 +32,8 @@ t.test('a full set fails alone and is retried entry by entry', async (t) => {
   await ns.exec('ip', ['addr', 'add', '192.168.1.10/24', 'dev', 'eth0']);
   const c = await startController(t, ns, { config: defaultProxyConfig({ ipsetMaxElem: { 'KUBE-CLUSTER-IP': MAX } }), node });
   for (let i = 1; i <= SERVICES; i++) {
-    c.onServiceChange(svc(i));
-    c.onEndpointSliceChange(eps(i));
+    c.upsertService(svc(i));
+    c.upsertEndpointSlice(eps(i));
   }
 
   const first = await c.sync();
@@ -75,8 +75,8 @@ t.test('a full set fails alone and is retried entry by entry', async (t) => {
     // Two services whose entries are in the set go away: their entries are deleted (after the retry, which still finds the set full).
     const present = sets['KUBE-CLUSTER-IP'].slice(0, 2).map((e) => Number(e.split(',')[0].split('.')[3]));
     for (const i of present) {
-      c.onServiceDelete('default', `svc-${i}`);
-      c.onEndpointSliceDelete(eps(i));
+      c.deleteService(service(`svc-${i}`, {}));
+      c.deleteEndpointSlice(eps(i));
     }
     const freed = await c.sync();
     t.same(freed.ipsetFailures.map((f) => f.entries), [failure.entries], 'the retry came before the deletions made room');

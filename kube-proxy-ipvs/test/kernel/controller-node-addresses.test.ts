@@ -71,8 +71,8 @@ t.test('NodePorts on every interface address but kube-ipvs0; externalIPs already
   await dummy(ns, 'eth0', '192.168.1.10/24', 'fe80::10/64');
   await dummy(ns, 'eth1', '10.0.0.10/24', 'fd00:1::10/64'); // a second interface; its IPv6 address is not of this IPv4 node's family
   const c = await startController(t, ns, { config: defaultProxyConfig(), node });
-  c.onServiceChange(web);
-  c.onEndpointSliceChange(webSlice);
+  c.upsertService(web);
+  c.upsertEndpointSlice(webSlice);
   t.match(await c.sync(), { kind: 'full', failed: 0 });
 
   const lines = await ipvsadmSave(ns);
@@ -107,8 +107,8 @@ t.test('NodePorts on every interface address but kube-ipvs0; externalIPs already
   await t.test('--nodeport-addresses narrows the interface addresses', async (t) => {
     c.close();
     const narrowed = await startController(t, ns, { config: defaultProxyConfig({ nodePortAddresses: ['10.0.0.0/16'] }), node });
-    narrowed.onServiceChange(web);
-    narrowed.onEndpointSliceChange(webSlice);
+    narrowed.upsertService(web);
+    narrowed.upsertEndpointSlice(webSlice);
     t.match(await narrowed.sync(), { kind: 'full', failed: 0 });
     t.same(nodePortVIPs(await ipvsadmSave(ns)), ['10.0.0.10:30080', '10.0.1.10:30080'], 'only the addresses inside 10.0.0.0/16');
     await kernelMatches(t, top, ns, narrowed.desired, 'narrowed');

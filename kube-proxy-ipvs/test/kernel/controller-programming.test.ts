@@ -12,6 +12,7 @@ import { loadManifests } from '../../lib/kubernetes/manifests.js';
 import { defaultProxyConfig, type EndpointSlice, type Service } from '../../lib/kubernetes/model.js';
 import { freshNetns, type Netns } from '../../../test/support/netns.js';
 import { ipvsadmSave, kernelMatches, expectedIpvsadm, startController } from '../support/controller-kernel.js';
+import { service } from '../support/k8s-objects.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const manifests = loadManifests(path.join(here, '..', 'fixtures', 'manifests', 'cluster'));
@@ -49,8 +50,8 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
   const top = t;
   const ns = await nodeNetns(t);
   const c = await startController(t, ns, { config, node });
-  for (const s of manifests.endpointSlices) c.onEndpointSliceChange(s);
-  for (const s of manifests.services) c.onServiceChange(s);
+  for (const s of manifests.endpointSlices) c.upsertEndpointSlice(s);
+  for (const s of manifests.services) c.upsertService(s);
 
   const first = await c.sync();
   t.comment(`first sync: ${JSON.stringify(first)}`);
@@ -67,7 +68,7 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
   await t.test('an added endpoint costs a handful of netlink messages', async (t) => {
     web.endpoints.push({ addresses: ['10.244.1.21'], nodeName: 'node-a' }); // local: ClusterIP + NodePort (ETP=Local) + hairpin entry
     const before = sent(c);
-    c.onEndpointSliceChange(web);
+    c.upsertEndpointSlice(web);
     const r = await c.sync();
     const after = sent(c);
     const delta = { ipvs: after.ipvs - before.ipvs, ipset: after.ipset - before.ipset, rtnl: after.rtnl - before.rtnl };
@@ -81,7 +82,7 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
   await t.test('a removed idle TCP endpoint is quiesced, read back idle and deleted in the same sync', async (t) => {
     web.endpoints = web.endpoints.filter((e) => e.addresses[0] !== '10.244.2.20');
     const before = sent(c);
-    c.onEndpointSliceChange(web);
+    c.upsertEndpointSlice(web);
     // 10.244.2.20 is remote: it was only in the ClusterIP virtual server (the ETP=Local NodePort has local endpoints).
     const r = await c.sync();
     const after = sent(c);
@@ -90,21 +91,21 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
     t.same({ ipvs: after.ipvs - before.ipvs, ipset: after.ipset - before.ipset, rtnl: after.rtnl - before.rtnl }, { ipvs: 4, ipset: 0, rtnl: 0 }, "the weight-0 update, one read of that virtual server's destinations (GET_SERVICE + GET_DEST dump), one delete");
     t.match(r.netlink, { ipvs: { messagesSent: 4, sendmsgCalls: 2 }, ipset: { messagesSent: 0 }, rtnl: { messagesSent: 0 } }, 'reported by the sync: 4 messages in 2 sendmsg (the read rides with the update)');
     t.same(c.counters().lastSync, { kind: 'incremental', netlink: r.netlink }, 'and kept as the last sync for the metrics');
-    t.match(await c.removeDrainedRealServers(), { kind: 'drain', planned: 0 }, 'nothing left to drain');
+    t.match(await c.drain(), { kind: 'drain', planned: 0 }, 'nothing left to drain');
     await kernelMatches(t, top, ns, c.desired, 'after the removal');
   });
 
   await t.test('a changed port and a deleted service', async (t) => {
     const svc = serviceOf('web');
     svc.spec.ports![0].port = 8081;
-    c.onServiceChange(svc);
+    c.upsertService(svc);
     t.match(await c.sync(), { failed: 0 });
     const lines = await ipvsadmSave(ns);
     t.ok(lines.includes('-A -t 10.96.10.20:8081 -s rr'), 'the new port is served');
     t.notOk(lines.some((l) => l.includes('10.96.10.20:80 ')), 'the old one is gone');
     await kernelMatches(t, top, ns, c.desired, 'after a port change');
 
-    c.onServiceDelete('kube-system', 'kube-dns');
+    c.deleteService(service('kube-dns', {}, undefined, 'kube-system'));
     t.match(await c.sync(), { failed: 0 });
     t.notOk((await ipvsadmSave(ns)).some((l) => l.includes('10.96.0.10')), 'kube-dns is gone');
     await kernelMatches(t, top, ns, c.desired, 'after a service deletion');

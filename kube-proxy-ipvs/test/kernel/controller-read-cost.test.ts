@@ -51,8 +51,8 @@ t.test('read cost and size independence', async (t) => {
   const c = await startController(t, ns, { config: defaultProxyConfig(), node });
   const add = (from: number, to: number) => {
     for (let i = from; i <= to; i++) {
-      c.onServiceChange(svc(i));
-      c.onEndpointSliceChange(eps(i));
+      c.upsertService(svc(i));
+      c.upsertEndpointSlice(eps(i));
     }
   };
 
@@ -76,7 +76,7 @@ t.test('read cost and size independence', async (t) => {
   const endpointAdded = async (t: typeof tap, i: number): Promise<Cost> => {
     let result: Awaited<ReturnType<Controller['sync']>> | undefined;
     const spent = await cost(c, async () => {
-      c.onEndpointSliceChange(eps(i, 2));
+      c.upsertEndpointSlice(eps(i, 2));
       result = await c.sync();
     });
     t.match(result, { kind: 'incremental', planned: 1, applied: 1, failed: 0 }, 'one operation');

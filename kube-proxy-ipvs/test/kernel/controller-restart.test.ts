@@ -16,8 +16,8 @@ t.test('a restart interrupts nothing', async (t) => {
   const config = defaultProxyConfig();
 
   const first = await startController(t, nodeNs, { config, node });
-  for (const s of slices()) first.onEndpointSliceChange(s);
-  for (const s of objects()) first.onServiceChange(s);
+  for (const s of slices()) first.upsertEndpointSlice(s);
+  for (const s of objects()) first.upsertService(s);
   t.match(await first.sync(), { failed: 0 }, 'the first instance programmed the services');
   const conn = await openConnection(t, client, API_VIP, 80);
   const pod = await conn.ask();
@@ -34,8 +34,8 @@ t.test('a restart interrupts nothing', async (t) => {
   t.equal(found, 5, 'the first instance programmed five virtual servers');
   t.equal(second.counters().virtualServers, found, 'start() adopted every virtual server it found');
   t.same(await ipvsadmSave(nodeNs), before.ipvsadm, 'start() changed nothing');
-  for (const s of slices()) second.onEndpointSliceChange(s);
-  for (const s of objects()) second.onServiceChange(s);
+  for (const s of slices()) second.upsertEndpointSlice(s);
+  for (const s of objects()) second.upsertService(s);
   const r = await second.sync();
   t.match(r, { kind: 'full', failed: 0 }, 'the first sync after the restart is a full one');
   const ops = second.counters().operations;

@@ -2,7 +2,8 @@
  * The kernel settings kube-proxy's IPVS mode makes, read back from
  * /proc/sys in the controller's namespace after start(): the IPVS sysctls,
  * ip_forward, and strictARP's arp_ignore/arp_announce; conn_reuse_mode is
- * left alone on this 6.1 kernel (#93297).
+ * left alone on this 6.1 kernel (#93297). A resync writes them again; the
+ * IPVS timeouts are set at start, as `ipvsadm -L --timeout` shows.
  */
 import { release } from 'node:os';
 import t from 'tap';
@@ -57,4 +58,26 @@ t.test('sysctls and strictARP, read back from /proc/sys', async (t) => {
   await startController(t, loose, { config: defaultProxyConfig({ strictARP: false }), node });
   t.match(await read(loose), { 'net/ipv4/vs/conntrack': 1, 'net/ipv4/ip_forward': 1, 'net/ipv4/conf/all/arp_ignore': 0, 'net/ipv4/conf/all/arp_announce': 0 }, 'without strictARP the ARP settings are left alone');
   t.equal((await read(strict))['net/ipv4/conf/all/arp_ignore'], 1, 'and each namespace keeps its own');
+});
+
+t.test('a resync writes the sysctls again (an ip_vs reload resets them)', async (t) => {
+  const ns = await freshNetns(t, 'sysc');
+  const c = await startController(t, ns, { config: defaultProxyConfig(), node });
+  await c.sync();
+  // What `modprobe -r ip_vs; modprobe ip_vs` leaves behind, without reloading the module under the other tests.
+  await ns.exec('sysctl', ['-q', '-w', 'net.ipv4.vs.conntrack=0', 'net.ipv4.vs.expire_nodest_conn=0']);
+  t.match(await read(ns), { 'net/ipv4/vs/conntrack': 0, 'net/ipv4/vs/expire_nodest_conn': 0 });
+  await c.resync();
+  t.match(await read(ns), { 'net/ipv4/vs/conntrack': 1, 'net/ipv4/vs/expire_nodest_conn': 1 }, 'restored by the resync');
+});
+
+t.test('IPVS timeouts: set at start through the controller\'s handle; a 0 leaves the kernel\'s', async (t) => {
+  const timeouts = async (n: Netns) => /Timeout \(tcp tcpfin udp\): (.*)/.exec(await n.exec('ipvsadm', ['-L', '--timeout']))![1];
+  const ns = await freshNetns(t, 'sysd');
+  const kernel = await timeouts(ns);
+  await startController(t, ns, { config: defaultProxyConfig(), node, ipvsTimeouts: { tcp: 1800, tcpFin: 0, udp: 45 } });
+  t.equal(await timeouts(ns), `1800 ${kernel.split(' ')[1]} 45`, 'tcp and udp set, tcpfin as it was (ipvsadm -L --timeout)');
+  const untouched = await freshNetns(t, 'syse');
+  await startController(t, untouched, { config: defaultProxyConfig(), node });
+  t.equal(await timeouts(untouched), kernel, 'no timeouts given: the kernel\'s stay');
 });

@@ -15,10 +15,10 @@ const count = (answers: string[], name: string) => answers.filter((a) => a === n
 t.test('traffic through the controller', async (t) => {
   const { node: nodeNs, client } = await nodeWithPods(t);
   const c = await startController(t, nodeNs, { config: defaultProxyConfig(), node });
-  c.onServiceChange(api);
-  c.onServiceChange(web);
-  c.onEndpointSliceChange(endpointsOf('api', ['be1', 'be2']));
-  c.onEndpointSliceChange(endpointsOf('web', ['be1', 'be2']));
+  c.upsertService(api);
+  c.upsertService(web);
+  c.upsertEndpointSlice(endpointsOf('api', ['be1', 'be2']));
+  c.upsertEndpointSlice(endpointsOf('web', ['be1', 'be2']));
   t.match(await c.sync(), { failed: 0 }, 'programmed');
 
   await t.test('a ClusterIP and a NodePort spread requests over both pods', async (t) => {
@@ -37,7 +37,7 @@ t.test('traffic through the controller', async (t) => {
     t.ok(first === 'be1' || first === 'be2', `the connection reached a pod (${first})`);
     const other = first === 'be1' ? 'be2' : 'be1';
 
-    c.onEndpointSliceChange(endpointsOf('api', [other]));
+    c.upsertEndpointSlice(endpointsOf('api', [other]));
     t.match(await c.sync(), { kind: 'incremental', planned: 1, failed: 0 }, 'one operation: the real server goes to weight 0');
     t.ok((await ipvsadmSave(nodeNs)).includes(`-a -t ${API_VIP}:80 -r ${PODS[first]}:8080 -m -w 0`), 'ipvsadm shows it at weight 0');
 
@@ -46,7 +46,7 @@ t.test('traffic through the controller', async (t) => {
     t.same(fresh, Array(4).fill(other), 'every new connection goes to the remaining pod');
     t.equal(await conn.ask(), first, 'and the old connection still works after them');
 
-    t.match(await c.removeDrainedRealServers(), { planned: 0 }, 'the drain pass keeps a real server that still has a connection');
+    t.match(await c.drain(), { planned: 0 }, 'the drain pass keeps a real server that still has a connection');
     t.ok((await ipvsadmSave(nodeNs)).includes(`-a -t ${API_VIP}:80 -r ${PODS[first]}:8080 -m -w 0`), 'it is still there');
     await conn.close();
   });

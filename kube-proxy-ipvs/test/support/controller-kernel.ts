@@ -6,7 +6,8 @@
  */
 import { JUMP_RULES } from '../../lib/desired/iptables-rules.js';
 import { LEGACY_IPTABLES } from '../../lib/kernel/iptables-runner.js';
-import type { Controller, ControllerOptions } from '../../lib/kernel/controller.js';
+import type { Controller } from '../../lib/kernel/controller.js';
+import type { ControllerOptions } from '../../lib/kernel/controller-port.js';
 import type { DesiredState } from '../../lib/plan/kernel-state.js';
 import { Controller as ControllerClass } from '../../lib/kernel/controller.js';
 import { sortedLines } from '../../../test/support/ipvs-env.js';

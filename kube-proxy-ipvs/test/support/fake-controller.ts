@@ -2,8 +2,9 @@
  * A ControllerPort that records what the proxy asks of it, for unit tests
  * without a kernel. Syncs can be made slow (gate) or failing.
  */
+import type { SocketCounters } from 'ipvs-netlink';
+import type { ControllerCounters, ControllerFactory, ControllerOptions, ControllerPort, SyncKind, SyncResult } from '../../lib/kernel/controller-port.js';
 import type { EndpointSlice, NodeInfo, Service } from '../../lib/kubernetes/model.js';
-import type { ControllerCounters, ControllerFactory, ControllerInit, ControllerPort, NetlinkCounters, SyncReport } from '../../lib/proxy/controller-port.js';
 
 export class FakeController implements ControllerPort {
   readonly calls: string[] = [];
@@ -17,10 +18,10 @@ export class FakeController implements ControllerPort {
   netlink = { ipvs: traffic(0, 0), ipset: traffic(0, 0), rtnl: traffic(0, 0) };
   /** IPVS messages each sync and resync sends (a big cluster's cold start or resync: tens of thousands). */
   ipvsMessages = 2;
-  syncs = { full: 0, incremental: 0, resync: 0, drain: 0 };
+  syncs = { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 };
   lastSync?: ControllerCounters['lastSync'];
 
-  constructor(readonly init?: ControllerInit) {
+  constructor(readonly init?: ControllerOptions) {
     this.node = init?.node;
   }
 
@@ -48,7 +49,7 @@ export class FakeController implements ControllerPort {
     this.calls.push(`setNode ${node.addresses.join(',')}`);
     this.node = node;
   }
-  private async run(kind: string): Promise<SyncReport> {
+  private async run(kind: string): Promise<SyncResult> {
     this.calls.push(kind);
     if (this.failSyncs > 0) {
       this.failSyncs--;
@@ -59,18 +60,18 @@ export class FakeController implements ControllerPort {
     this.ops.ipset.ok += 1;
     const cost = { ipvs: traffic(this.ipvsMessages, 1), ipset: traffic(1, 1), rtnl: traffic(0, 0) };
     for (const k of ['ipvs', 'ipset', 'rtnl'] as const) this.netlink[k] = add(this.netlink[k], cost[k]);
-    const syncKind = kind === 'sync' ? (this.syncs.full === 0 ? 'full' : 'incremental') : (kind as 'resync' | 'drain');
+    const syncKind: SyncKind = kind === 'sync' ? (this.syncs.full === 0 ? 'full' : 'incremental') : (kind as 'resync' | 'drain');
     this.syncs[syncKind]++;
     this.lastSync = { kind: syncKind, netlink: cost };
-    return { planned: 3, applied: 3, failed: 0, netlink: cost };
+    return { kind: syncKind, planned: 3, applied: 3, failed: 0, durationSeconds: 0, ipsetFailures: [], netlink: cost };
   }
-  sync(): Promise<SyncReport> {
+  sync(): Promise<SyncResult> {
     return this.run('sync');
   }
-  resync(): Promise<SyncReport> {
+  resync(): Promise<SyncResult> {
     return this.run('resync');
   }
-  drain(): Promise<SyncReport> {
+  drain(): Promise<SyncResult> {
     return this.run('drain');
   }
   async cleanup(): Promise<void> {
@@ -83,7 +84,9 @@ export class FakeController implements ControllerPort {
       virtualServers: this.services.size,
       realServers,
       ipsetEntries: this.services.size * 2,
+      boundAddresses: this.services.size,
       operations: structuredClone(this.ops),
+      ipsetFailures: [],
       netlink: structuredClone(this.netlink),
       syncs: { ...this.syncs },
       lastSync: this.lastSync,
@@ -94,12 +97,18 @@ export class FakeController implements ControllerPort {
   }
 }
 
-function traffic(messages: number, calls: number): NetlinkCounters {
-  return { messagesSent: messages, messagesReceived: messages, sendmsgCalls: calls, recvCalls: calls };
+function traffic(messages: number, calls: number): SocketCounters {
+  return { messagesSent: messages, messagesReceived: messages, sendmsgCalls: calls, recvCalls: calls, dumpsRestarted: 0 };
 }
 
-function add(a: NetlinkCounters, b: NetlinkCounters): NetlinkCounters {
-  return { messagesSent: a.messagesSent + b.messagesSent, messagesReceived: a.messagesReceived + b.messagesReceived, sendmsgCalls: a.sendmsgCalls + b.sendmsgCalls, recvCalls: a.recvCalls + b.recvCalls };
+function add(a: SocketCounters, b: SocketCounters): SocketCounters {
+  return {
+    messagesSent: a.messagesSent + b.messagesSent,
+    messagesReceived: a.messagesReceived + b.messagesReceived,
+    sendmsgCalls: a.sendmsgCalls + b.sendmsgCalls,
+    recvCalls: a.recvCalls + b.recvCalls,
+    dumpsRestarted: a.dumpsRestarted + b.dumpsRestarted,
+  };
 }
 
 /** A factory that remembers the controller it made. */

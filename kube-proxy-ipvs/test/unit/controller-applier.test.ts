@@ -12,7 +12,7 @@ import { Mirror } from '../../lib/plan/mirror.js';
 import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js';
 import { scopeOf } from '../../lib/plan/scope.js';
 import { plan } from '../../lib/plan/planner.js';
-import { ProxyState } from '../../lib/desired/known-objects.js';
+import { KnownObjects } from '../../lib/desired/known-objects.js';
 import { withLines } from '../../lib/kernel/iptables-runner.js';
 import { kubeProxySysctls } from '../../lib/kernel/sysctls.js';
 import { IpsetBulkError } from 'ipvs-netlink';
@@ -67,7 +67,7 @@ function fakes(opts: { failIpvs?: (op: string) => boolean; refuseEntry?: string 
 }
 
 function cluster() {
-  const state = new ProxyState(node, defaultProxyConfig());
+  const state = new KnownObjects(node, defaultProxyConfig());
   state.upsertService(service('a', { clusterIP: '10.96.0.1', ports: [{ name: 'p', protocol: 'TCP', port: 80 }] }));
   state.upsertEndpointSlice(slice('a', [endpoint('10.244.1.1'), endpoint('10.244.1.2')], [{ name: 'p', protocol: 'TCP', port: 8080 }]));
   state.upsertService(service('b', { type: 'NodePort', clusterIP: '10.96.0.2', ports: [{ name: 'p', protocol: 'TCP', port: 80, nodePort: 30001 }] }));
@@ -165,7 +165,16 @@ t.test('a set that fills up fails alone: the other sets, IPVS and addresses are 
 t.test('refused ipset operations are exported as kubeproxy_ipvs_netlink_ipset_failures_total{set,code}', async (t) => {
   const zero = { ok: 0, failed: 0 };
   const metrics = new ProxyMetrics(
-    () => ({ virtualServers: 0, realServers: 0, ipsetEntries: 0, operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero }, ipsetFailures: [{ set: 'KUBE-CLUSTER-IP', code: 'IPSET_ERR_HASH_FULL', count: 3 }] }),
+    () => ({
+      virtualServers: 0,
+      realServers: 0,
+      ipsetEntries: 0,
+      boundAddresses: 0,
+      operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero },
+      ipsetFailures: [{ set: 'KUBE-CLUSTER-IP', code: 'IPSET_ERR_HASH_FULL', count: 3 }],
+      netlink: {},
+      syncs: { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 },
+    }),
     { defaultMetrics: false },
   );
   t.match(await metrics.registry.metrics(), /^kubeproxy_ipvs_netlink_ipset_failures_total\{set="KUBE-CLUSTER-IP",code="IPSET_ERR_HASH_FULL"\} 3$/m);

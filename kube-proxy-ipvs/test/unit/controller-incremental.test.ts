@@ -7,7 +7,7 @@ import t from 'tap';
 import { Mirror } from '../../lib/plan/mirror.js';
 import { defaultProxyConfig, type EndpointSlice, type NodeInfo } from '../../lib/kubernetes/model.js';
 import { gracefulRemovals, plan, planDrainedDeletions } from '../../lib/plan/planner.js';
-import { ProxyState } from '../../lib/desired/known-objects.js';
+import { KnownObjects } from '../../lib/desired/known-objects.js';
 import { compareDestinations, destinationKey, type CurrentDestination, type Operation } from '../../lib/plan/kernel-state.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 
@@ -28,7 +28,7 @@ function endpoints(i: number, count: number, protocol: 'TCP' | 'UDP' = 'TCP'): E
 
 /** A cluster of `n` services, programmed: the mirror holds what the first sync applied. */
 function programmed(n: number, protocolOf: (i: number) => 'TCP' | 'UDP' = () => 'TCP') {
-  const state = new ProxyState(node, config);
+  const state = new KnownObjects(node, config);
   for (let i = 1; i <= n; i++) {
     state.upsertService(svc(i, protocolOf(i)));
     state.upsertEndpointSlice(endpoints(i, 2, protocolOf(i)));
@@ -102,7 +102,7 @@ t.test('GracefulDeleteRS: a TCP real server is quiesced first whatever its count
 });
 
 t.test('SCTP real servers are deleted at once (IsRsGracefulTerminationNeeded)', async (t) => {
-  const state = new ProxyState(node, config);
+  const state = new KnownObjects(node, config);
   const sctp = service('sig', { clusterIP: '10.96.7.7', ports: [{ name: 'p', protocol: 'SCTP', port: 3868 }] });
   state.upsertService(sctp);
   state.upsertEndpointSlice(slice('sig', [endpoint('10.244.1.1'), endpoint('10.244.1.2')], [{ name: 'p', protocol: 'SCTP', port: 3868 }]));
@@ -254,7 +254,7 @@ function structuredCloneMirror(m: Mirror): Mirror {
 }
 
 t.test('two services claiming one VIP:port: the first keeps it; the other takes over when it goes', async (t) => {
-  const state = new ProxyState(node, config);
+  const state = new KnownObjects(node, config);
   const a = service('a', { clusterIP: '10.96.5.5', ports: [{ name: 'p', port: 80 }] });
   const b = service('b', { clusterIP: '10.96.5.5', ports: [{ name: 'p', port: 80 }] });
   const dests = (ip: string) => [{ address: ip, port: 8080, weight: 1 }];
@@ -275,7 +275,7 @@ t.test('two services claiming one VIP:port: the first keeps it; the other takes 
 });
 
 t.test('what is kept of an object is what the mapping reads: metadata, unused fields and extra endpoint addresses go', async (t) => {
-  const state = new ProxyState(node, config);
+  const state = new KnownObjects(node, config);
   const big = service('big', { clusterIP: '10.96.6.6', ports: [{ name: 'p', port: 80, targetPort: 8080 }] });
   big.metadata.annotations = { 'kubectl.kubernetes.io/last-applied-configuration': 'x'.repeat(10_000) };
   const s = slice('big', [{ addresses: ['10.3.0.1', '10.3.0.2'], conditions: { ready: true }, nodeName: 'node-b', zone: 'z' }], [{ name: 'p', port: 8080 }]);

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js';
 import { narrowNodePortIPs, nodeContext, usableLocalAddresses } from '../../lib/desired/node-addresses.js';
-import { desiredState, ProxyState } from '../../lib/desired/known-objects.js';
+import { desiredState, KnownObjects } from '../../lib/desired/known-objects.js';
 import { service } from '../support/k8s-objects.js';
 
 const dualStack: NodeInfo = { name: 'node-a', addresses: ['192.168.1.10', 'fd00:1::10'] };
@@ -65,7 +65,7 @@ const nodePortWithExternalIP = service('web', {
 });
 
 t.test('the mapping uses the interface addresses: NodePort virtual servers and "already local" external IPs', async (t) => {
-  const state = new ProxyState({ name: 'node-a', addresses: ['192.168.1.10'] }, defaultProxyConfig(), ['127.0.0.1', '192.168.1.10', '10.0.0.10']);
+  const state = new KnownObjects({ name: 'node-a', addresses: ['192.168.1.10'] }, defaultProxyConfig(), ['127.0.0.1', '192.168.1.10', '10.0.0.10']);
   state.upsertService(nodePortWithExternalIP);
   const vips = [...state.desired.virtualServers.values()].map((v) => `${v.service.address}:${v.service.port}`).sort();
   t.same(vips, ['10.0.0.10:30080', '10.0.0.10:80', '10.96.0.20:80', '192.168.1.10:30080', '203.0.113.10:80'], 'a NodePort virtual server per interface address (not loopback)');
@@ -80,10 +80,10 @@ t.test('the mapping uses the interface addresses: NodePort virtual servers and "
 });
 
 t.test('ipsetMaxElem sizes the named hash set only; a bad value is a RangeError naming the set', async (t) => {
-  const state = new ProxyState({ name: 'node-a', addresses: ['192.168.1.10'] }, defaultProxyConfig({ ipsetMaxElem: { 'KUBE-CLUSTER-IP': 8 } }));
+  const state = new KnownObjects({ name: 'node-a', addresses: ['192.168.1.10'] }, defaultProxyConfig({ ipsetMaxElem: { 'KUBE-CLUSTER-IP': 8 } }));
   t.same(state.desired.ipsets.get('KUBE-CLUSTER-IP')!.options, { family: 'inet', hashSize: 1024, maxElem: 8 });
   t.same(state.desired.ipsets.get('KUBE-IPVS-IPS')!.options, { family: 'inet', hashSize: 1024, maxElem: 65536 }, "kube-proxy's default elsewhere");
-  t.throws(() => new ProxyState({ name: 'n', addresses: ['192.168.1.10'] }, defaultProxyConfig({ ipsetMaxElem: { 'KUBE-CLUSTER-IP': 0 } })), {
+  t.throws(() => new KnownObjects({ name: 'n', addresses: ['192.168.1.10'] }, defaultProxyConfig({ ipsetMaxElem: { 'KUBE-CLUSTER-IP': 0 } })), {
     name: 'RangeError',
     message: /ipsetMaxElem\[KUBE-CLUSTER-IP\]/,
   });

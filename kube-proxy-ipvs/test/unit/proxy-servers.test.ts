@@ -155,6 +155,8 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
   t.ok(sum >= 1.5 && sum < 10, `programming latency measured from the trigger time (${sum}s)`);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0, 'nothing pending after the sync');
   t.equal(await metric(metrics, 'kubeproxy_ipvs_syncs_total{kind="incremental"}'), 1, 'then an incremental one');
+  const kinds = [...(await (await fetch(`${metrics}/metrics`)).text()).matchAll(/^kubeproxy_ipvs_syncs_total\{kind="([^"]+)"\}/gm)].map((m) => m[1]);
+  t.same(kinds, ['full', 'incremental', 'resync', 'drain'], 'a sync kind per label, and nothing else');
   t.equal(await metric(metrics, 'kubeproxy_netlink_messages_sent_total{family="ipvs"}'), 4, 'the counters add up');
   t.ok(controller.calls.includes('upsertEndpointSlice api-x7k2p'));
   t.equal(await (await fetch(`${metrics}/proxyMode`)).text(), 'ipvs');
