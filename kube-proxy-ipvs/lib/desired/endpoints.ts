@@ -5,7 +5,7 @@
  * address, conditions defaulted the way the API documents them (done when
  * the slice was reduced to its facts, facts.ts).
  */
-import { READY, SERVING, TERMINATING, type SliceFacts } from '../kubernetes/object-facts.js';
+import { READY, SERVING, TERMINATING, type EndpointFacts, type SliceFacts } from '../kubernetes/object-facts.js';
 import type { K8sProtocol } from '../kubernetes/model.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { compareDestinations } from '../plan/kernel-state.js';
@@ -23,6 +23,11 @@ export interface EndpointInfo {
 }
 
 const NONE: readonly string[] = [];
+
+/** An endpoint is local when its nodeName is this node's name (--hostname-override). */
+export function isLocalEndpoint(ep: EndpointFacts, hostname: string): boolean {
+  return ep.nodeName !== undefined && ep.nodeName === hostname;
+}
 
 /**
  * The endpoints in destination order (compareDestinations), each address
@@ -47,7 +52,7 @@ export function endpointsForPort(
       all.push({
         address: ep.address,
         port: port.port,
-        isLocal: ep.nodeName !== undefined && ep.nodeName === hostname,
+        isLocal: isLocalEndpoint(ep, hostname),
         ready: (ep.conditions & READY) !== 0,
         serving: (ep.conditions & SERVING) !== 0,
         terminating: (ep.conditions & TERMINATING) !== 0,

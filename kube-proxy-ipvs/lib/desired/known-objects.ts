@@ -1,24 +1,29 @@
 /**
- * The Services and EndpointSlices the proxy knows, and the desired state
- * they imply, updated one object at a time: an event recomputes only the
- * service it concerns and returns the Scope of keys that may have changed.
- * Objects are kept as their facts (facts.ts): what the mapping reads.
+ * The one store of the Services and EndpointSlices the proxy knows, and
+ * what they imply, updated one object at a time: the desired state (an
+ * event recomputes only the service it concerns and returns the Scope of
+ * keys that may have changed) and the node-local endpoints of the
+ * Services with a Local traffic policy (local-endpoints.ts). Objects are
+ * kept as their facts (object-facts.ts): what the mapping reads.
  */
-import { serviceContribution } from './service-contribution.js';
+import { naturalCompare } from 'ipvs-netlink/address';
+import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
+import { serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
+import { FactsBuilder, type SliceFacts } from '../kubernetes/object-facts.js';
+import type { DesiredState } from '../plan/kernel-state.js';
 import { emptyScope, type Scope } from '../plan/scope.js';
 import { DesiredIndex } from './desired-index.js';
-import { FactsBuilder, type SliceFacts } from '../kubernetes/object-facts.js';
-import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
-import { namespaceOf, SERVICE_NAME_LABEL, serviceKeyOf } from '../kubernetes/model.js';
-import { naturalCompare } from 'ipvs-netlink/address';
+import { hasLocalPolicy, localEndpointsOf, type LocalEndpoints } from './local-endpoints.js';
 import { nodeContext, type NodeContext } from './node-addresses.js';
-import type { DesiredState } from '../plan/kernel-state.js';
+import { serviceContribution } from './service-contribution.js';
 
 export class KnownObjects {
   private readonly facts = new FactsBuilder();
   private readonly services = new Map<string, Service>();
   /** service key → its slices' facts, in name order (the order the mapping reads them in) */
   private readonly slices = new Map<string, SliceFacts[]>();
+  /** Keys of the Services with a Local traffic policy (most have none): the only ones localEndpoints() looks at. */
+  private readonly localPolicy = new Set<string>();
   private ctx: NodeContext;
   private index: DesiredIndex;
 
@@ -41,14 +46,24 @@ export class KnownObjects {
 
   upsertService(svc: Service): Scope {
     const key = serviceKeyOf(svc.metadata);
-    this.services.set(key, this.facts.service(svc));
+    const facts = this.facts.service(svc);
+    this.services.set(key, facts);
+    if (hasLocalPolicy(facts)) this.localPolicy.add(key);
+    else this.localPolicy.delete(key);
     return this.recompute(key);
   }
 
   deleteService(namespace: string, name: string): Scope {
     const key = `${namespace}/${name}`;
     this.services.delete(key);
+    this.localPolicy.delete(key);
     return this.recompute(key);
+  }
+
+  /** The Services with a Local traffic policy and their ready endpoints on this node. */
+  localEndpoints(): LocalEndpoints {
+    const services = [...this.localPolicy].map((key): [string, Service] => [key, this.services.get(key)!]);
+    return localEndpointsOf(services, (key) => this.slices.get(key), this.ctx.hostname);
   }
 
   upsertEndpointSlice(slice: EndpointSlice): Scope {
@@ -89,12 +104,6 @@ export class KnownObjects {
     const svc = this.services.get(key);
     return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx) : undefined);
   }
-}
-
-/** Slices name their service by label (this is how selector-less services with manual slices work too). */
-function sliceOwner(slice: EndpointSlice): string | undefined {
-  const name = slice.metadata.labels?.[SERVICE_NAME_LABEL];
-  return name === undefined ? undefined : `${namespaceOf(slice.metadata)}/${name}`;
 }
 
 /** The desired state of a whole set of objects (the `plan` command, tests). */

@@ -59,16 +59,13 @@ export function servicePortInfos(svc: Service, family: AddressFamily): ServicePo
   const loadBalancerSourceRanges = (svc.spec.loadBalancerSourceRanges ?? [])
     .map((c, i) => parseCidr(c, `spec.loadBalancerSourceRanges[${i}]`))
     .filter((c) => c.family === family);
-  // apiservice.ExternalPolicyLocal: only NodePort/LoadBalancer services and those with externalIPs.
-  const externallyAccessible = type === 'NodePort' || type === 'LoadBalancer' || externalIPs.length > 0;
-  const externalPolicyLocal = externallyAccessible && svc.spec.externalTrafficPolicy === 'Local';
   const affinitySeconds =
     svc.spec.sessionAffinity === 'ClientIP'
       ? (svc.spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_AFFINITY_SECONDS)
       : undefined;
-  // apiservice.NeedsHealthCheck: LoadBalancer with ETP=Local.
-  const healthCheckNodePort =
-    type === 'LoadBalancer' && svc.spec.externalTrafficPolicy === 'Local' ? (svc.spec.healthCheckNodePort ?? 0) : 0;
+  const externalLocal = externalPolicyLocal(svc);
+  const internalLocal = internalPolicyLocal(svc);
+  const healthCheckPort = healthCheckNodePortOf(svc);
 
   return (svc.spec.ports ?? []).map((p) => ({
     service: serviceKeyOf(svc.metadata),
@@ -82,10 +79,37 @@ export function servicePortInfos(svc: Service, family: AddressFamily): ServicePo
     loadBalancerVIPs,
     loadBalancerSourceRanges,
     affinitySeconds,
-    externalPolicyLocal,
-    internalPolicyLocal: svc.spec.internalTrafficPolicy === 'Local',
-    healthCheckNodePort,
+    externalPolicyLocal: externalLocal,
+    internalPolicyLocal: internalLocal,
+    healthCheckNodePort: healthCheckPort,
   }));
+}
+
+/**
+ * externalTrafficPolicy: Local as kube-proxy honours it
+ * (apiservice.ExternalPolicyLocal): only for externally reachable Services,
+ * NodePort and LoadBalancer ones and those with externalIPs.
+ */
+export function externalPolicyLocal(svc: Service): boolean {
+  const type = svc.spec.type ?? 'ClusterIP';
+  const externallyAccessible = type === 'NodePort' || type === 'LoadBalancer' || (svc.spec.externalIPs?.length ?? 0) > 0;
+  return externallyAccessible && svc.spec.externalTrafficPolicy === 'Local';
+}
+
+/** internalTrafficPolicy: Local (apiservice.InternalPolicyLocal). */
+export function internalPolicyLocal(svc: Service): boolean {
+  return svc.spec.internalTrafficPolicy === 'Local';
+}
+
+/**
+ * The health-check node port kube-proxy serves for a Service, or 0:
+ * apiservice.NeedsHealthCheck, a LoadBalancer Service with
+ * externalTrafficPolicy Local. A NodePort Service with a
+ * healthCheckNodePort gets none (its KUBE-HEALTH-CHECK-NODE-PORT entry
+ * and its listener come from this one rule).
+ */
+export function healthCheckNodePortOf(svc: Service): number {
+  return svc.spec.type === 'LoadBalancer' && externalPolicyLocal(svc) ? (svc.spec.healthCheckNodePort ?? 0) : 0;
 }
 
 /** Whether the service ever sends traffic to cluster-wide endpoints (kube-proxy's UsesClusterEndpoints). */

@@ -6,6 +6,7 @@
  */
 import type { SocketCounters } from 'ipvs-netlink';
 import type { Logger } from 'pino';
+import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
 import type { IpsetOp, Operation } from '../plan/kernel-state.js';
 import type { IptablesTools } from './iptables-runner.js';
@@ -56,6 +57,8 @@ export interface ControllerPort {
   /** Removes everything an IPVS proxy programs, read from the kernel (--cleanup). */
   cleanup(): Promise<void>;
   counters(): ControllerCounters;
+  /** The Services with a Local traffic policy and their ready endpoints on this node, as the objects given so far say. */
+  localEndpoints(): LocalEndpoints;
   /** Closes the handles; the kernel state stays (a restart adopts it). */
   close(): Promise<void>;
 }

@@ -27,6 +27,7 @@ import { performance } from 'node:perf_hooks';
 import type { AddressServiceKey } from 'ipvs-netlink';
 import { pino, type Logger } from 'pino';
 import { KnownObjects } from '../desired/known-objects.js';
+import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import { usableLocalAddresses } from '../desired/node-addresses.js';
 import { namespaceOf, type EndpointSlice, type NodeInfo, type ProxyConfig, type Service } from '../kubernetes/model.js';
 import { DUMMY_DEVICE, type CurrentState, type CurrentVirtualServer, type DesiredState, type Operation } from '../plan/kernel-state.js';
@@ -234,6 +235,10 @@ export class Controller implements ControllerPort {
       syncs: this.stats.syncs(),
       lastSync: this.stats.lastSync,
     };
+  }
+
+  localEndpoints(): LocalEndpoints {
+    return this.objects.localEndpoints();
   }
 
   async close(): Promise<void> {

@@ -152,3 +152,13 @@ export function namespaceOf(meta: ObjectMeta): string {
 export function serviceKeyOf(meta: ObjectMeta): string {
   return `${namespaceOf(meta)}/${meta.name}`;
 }
+
+/**
+ * The key ("namespace/name") of the Service a slice belongs to, which it
+ * names by label (so selector-less Services with hand-made slices work
+ * too); undefined for a slice without the label.
+ */
+export function sliceOwner(slice: EndpointSlice): string | undefined {
+  const name = slice.metadata.labels?.[SERVICE_NAME_LABEL];
+  return name === undefined ? undefined : `${namespaceOf(slice.metadata)}/${name}`;
+}

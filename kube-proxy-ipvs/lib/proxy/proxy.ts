@@ -18,7 +18,6 @@ import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
 import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
 import { HealthServer } from './health-server.js';
-import { LocalEndpoints } from './local-endpoints.js';
 import { ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
@@ -54,7 +53,6 @@ export class Proxy {
   readonly health: ProxyHealth;
   private controller?: ControllerPort;
   private runner?: SyncRunner;
-  private readonly local: LocalEndpoints;
   private readonly healthServer: HealthServer;
   private readonly metricsServer: MetricsServer;
   private readonly serviceHealth: ServiceHealthServers;
@@ -87,7 +85,6 @@ export class Proxy {
     this.metrics = new ProxyMetrics(() => this.controller?.counters(), { defaultMetrics: deps.defaultMetrics });
     // server.go: healthTimeout = 2 × syncPeriod.
     this.health = new ProxyHealth(2 * options.ipvs.syncPeriodMs, this.clock);
-    this.local = new LocalEndpoints(options.hostnameOverride);
     this.healthServer = new HealthServer(this.health, this.metrics);
     this.metricsServer = new MetricsServer(this.metrics);
     this.serviceHealth = new ServiceHealthServers({
@@ -227,27 +224,19 @@ export class Proxy {
     this.runner?.request();
   }
 
-  /** Feeds one Service/EndpointSlice event to the controller and the local bookkeeping; `now` is when it was received. */
+  /** Feeds one Service/EndpointSlice event to the controller; `now` is when it was received. */
   private apply(e: SourceEvent, now: number): void {
     const c = this.controller!;
     if (e.kind === 'Service') {
       const svc = e.object as Service;
-      if (e.type === 'delete') {
-        c.deleteService(svc);
-        this.local.deleteService(svc);
-      } else {
-        c.upsertService(svc);
-        this.local.setService(svc);
-      }
+      if (e.type === 'delete') c.deleteService(svc);
+      else c.upsertService(svc);
       this.metrics.serviceChanged(now);
     } else if (e.kind === 'EndpointSlice') {
       const slice = e.object as EndpointSlice;
-      if (e.type === 'delete') {
-        c.deleteEndpointSlice(slice);
-        this.local.deleteSlice(slice);
-      } else {
+      if (e.type === 'delete') c.deleteEndpointSlice(slice);
+      else {
         c.upsertEndpointSlice(slice);
-        this.local.setSlice(slice);
         const trigger = slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION];
         if (trigger !== undefined) {
           const at = Date.parse(trigger);
@@ -295,10 +284,10 @@ export class Proxy {
     const done = this.triggers.filter((t) => t <= r.startedAt);
     this.triggers = this.triggers.filter((t) => t > r.startedAt);
     for (const t of done) this.metrics.networkProgrammingDuration.observe(Math.max(0, end - t) / 1000);
-    const noLocal = this.local.noLocalEndpoints();
-    this.metrics.noLocalEndpoints.set({ traffic_policy: 'internal' }, noLocal.internal);
-    this.metrics.noLocalEndpoints.set({ traffic_policy: 'external' }, noLocal.external);
-    this.serviceHealth.update(this.local.healthCheckServices()).catch((err: unknown) => this.log.error({ err }, 'health check node ports'));
+    const local = this.controller!.localEndpoints();
+    this.metrics.noLocalEndpoints.set({ traffic_policy: 'internal' }, local.withoutLocalEndpoints.internal);
+    this.metrics.noLocalEndpoints.set({ traffic_policy: 'external' }, local.withoutLocalEndpoints.external);
+    this.serviceHealth.update(local.healthChecks).catch((err: unknown) => this.log.error({ err }, 'health check node ports'));
     const counters = this.controller?.counters();
     const fields = { kind: r.kind, durationMs: ms, virtualServers: counters?.virtualServers, realServers: counters?.realServers, ipsetEntries: counters?.ipsetEntries };
     // The first sync is worth an info line (start-up is done); the rest are routine.

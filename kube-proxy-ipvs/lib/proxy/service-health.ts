@@ -16,7 +16,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { closeServer, listenOn } from './http-util.js';
-import type { HealthCheckService } from './local-endpoints.js';
+import type { HealthCheckService } from '../desired/local-endpoints.js';
 
 async function closeAll(servers: Server[]): Promise<void> {
   await Promise.all(servers.map((s) => closeServer(s)));

@@ -1,10 +1,13 @@
 /**
  * A ControllerPort that records what the proxy asks of it, for unit tests
- * without a kernel. Syncs can be made slow (gate) or failing.
+ * without a kernel. Syncs can be made failing. The local endpoints come
+ * from the real store of known objects, as the Controller's do.
  */
 import type { SocketCounters } from 'ipvs-netlink';
 import type { ControllerCounters, ControllerFactory, ControllerOptions, ControllerPort, SyncKind, SyncResult } from '../../lib/kernel/controller-port.js';
-import type { EndpointSlice, NodeInfo, Service } from '../../lib/kubernetes/model.js';
+import { KnownObjects } from '../../lib/desired/known-objects.js';
+import type { LocalEndpoints } from '../../lib/desired/local-endpoints.js';
+import { defaultProxyConfig, namespaceOf, type EndpointSlice, type NodeInfo, type Service } from '../../lib/kubernetes/model.js';
 
 export class FakeController implements ControllerPort {
   readonly calls: string[] = [];
@@ -21,8 +24,11 @@ export class FakeController implements ControllerPort {
   syncs = { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 };
   lastSync?: ControllerCounters['lastSync'];
 
+  private readonly objects: KnownObjects;
+
   constructor(readonly init?: ControllerOptions) {
     this.node = init?.node;
+    this.objects = new KnownObjects(init?.node ?? { name: 'node-a', addresses: [] }, init?.config ?? defaultProxyConfig());
   }
 
   async start(): Promise<void> {
@@ -32,22 +38,27 @@ export class FakeController implements ControllerPort {
   upsertService(svc: Service): void {
     this.calls.push(`upsertService ${svc.metadata.name}`);
     this.services.set(`${svc.metadata.namespace}/${svc.metadata.name}`, svc);
+    this.objects.upsertService(svc);
   }
   deleteService(svc: Service): void {
     this.calls.push(`deleteService ${svc.metadata.name}`);
     this.services.delete(`${svc.metadata.namespace}/${svc.metadata.name}`);
+    this.objects.deleteService(namespaceOf(svc.metadata), svc.metadata.name);
   }
   upsertEndpointSlice(slice: EndpointSlice): void {
     this.calls.push(`upsertEndpointSlice ${slice.metadata.name}`);
     this.slices.set(`${slice.metadata.namespace}/${slice.metadata.name}`, slice);
+    this.objects.upsertEndpointSlice(slice);
   }
   deleteEndpointSlice(slice: EndpointSlice): void {
     this.calls.push(`deleteEndpointSlice ${slice.metadata.name}`);
     this.slices.delete(`${slice.metadata.namespace}/${slice.metadata.name}`);
+    this.objects.deleteEndpointSlice(slice);
   }
   setNode(node: NodeInfo): void {
     this.calls.push(`setNode ${node.addresses.join(',')}`);
     this.node = node;
+    this.objects.reset(node, this.init?.config ?? defaultProxyConfig());
   }
   private async run(kind: string): Promise<SyncResult> {
     this.calls.push(kind);
@@ -91,6 +102,9 @@ export class FakeController implements ControllerPort {
       syncs: { ...this.syncs },
       lastSync: this.lastSync,
     };
+  }
+  localEndpoints(): LocalEndpoints {
+    return this.objects.localEndpoints();
   }
   async close(): Promise<void> {
     this.calls.push('close');

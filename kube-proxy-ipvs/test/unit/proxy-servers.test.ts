@@ -255,6 +255,35 @@ ${local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10
   t.pass('the port closes with the service');
 });
 
+t.test('a NodePort Service with a healthCheckNodePort gets no health check listener: only LoadBalancer ones do, as in kube-proxy', async (t) => {
+  const { dir } = await started(t);
+  const lbPort = 30000 + Math.floor(Math.random() * 1000);
+  const nodePortPort = lbPort + 1000;
+  const svc = (name: string, type: string, hcPort: number, ip: string, nodePort: number) => `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: demo}
+spec:
+  type: ${type}
+  clusterIP: ${ip}
+  externalTrafficPolicy: Local
+  healthCheckNodePort: ${hcPort}
+  ports: [{name: http, port: 80, targetPort: 8080, nodePort: ${nodePort}}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: ${name}-1, namespace: demo, labels: {kubernetes.io/service-name: ${name}}}
+addressType: IPv4
+ports: [{name: http, port: 8080}]
+endpoints:
+  - {addresses: [10.244.1.60], nodeName: node-a}
+`;
+  // Both in one file: one reload, one sync.
+  writeFileSync(join(dir, 'hc.yaml'), svc('lb', 'LoadBalancer', lbPort, '10.96.100.40', 30091) + '---\n' + svc('np', 'NodePort', nodePortPort, '10.96.100.41', 30092));
+  await until('the LoadBalancer one', async () => (await fetch(`http://127.0.0.1:${lbPort}/`).catch(() => undefined))?.status === 200);
+  t.pass('the LoadBalancer Service\'s port answers');
+  t.equal(await fetch(`http://127.0.0.1:${nodePortPort}/`).catch(() => 'refused'), 'refused', 'the NodePort Service\'s is not served (no KUBE-HEALTH-CHECK-NODE-PORT entry admits it either)');
+});
+
 t.test('a Node change (addresses, zone label) reaches the controller; other nodes do not', async (t) => {
   const { dir, controller } = await started(t);
   controller.calls.length = 0;
