@@ -9,7 +9,7 @@
  *   kube-ipvs0, read with one rtnetlink dump. This is what kube-proxy's
  *   IPVS mode uses (GetAllLocalAddressesExcept), for NodePorts and for
  *   "is this externalIP/LB IP already local?".
- * - the node's declared addresses (--node-ip, the Node object) when there
+ * - the node's declared addresses (the Node object, --bind-address) when there
  *   is no kernel to ask (the `plan` command, the pure planner).
  * The families served and each family's primary address always come from
  * the declared addresses (the Node object / --bind-address), as in kube-proxy.

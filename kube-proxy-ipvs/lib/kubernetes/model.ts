@@ -94,7 +94,7 @@ export interface NodeInfo {
   /** --hostname-override: endpoints with this nodeName are local. */
   name: string;
   /**
-   * --node-ip / the Node object: the node's addresses (both families for
+   * The Node object / --bind-address: the node's addresses (both families for
    * dual-stack). They say which families are served, and the first of each
    * family is that family's primary. The kernel Controller takes NodePort
    * and "already local" addresses from the interfaces instead (as

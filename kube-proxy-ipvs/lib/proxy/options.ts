@@ -7,7 +7,8 @@
  */
 import { hostname } from 'node:os';
 import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
-import { defaultProxyConfig, type ProxyConfig } from '../kubernetes/model.js';
+import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig } from '../kubernetes/model.js';
+import { nodeInfoOf } from '../kubernetes/node.js';
 
 export interface IpvsOptions {
   scheduler: string;
@@ -163,6 +164,26 @@ export function proxyConfigOf(o: ProxyOptions): ProxyConfig {
 }
 
 /** A node IP given by --bind-address (kube-proxy: "overrides kube-proxy's idea of what its node's primary IP is"). */
-export function bindAddressNodeIP(o: ProxyOptions): string | undefined {
+function bindAddressNodeIP(o: ProxyOptions): string | undefined {
   return o.bindAddress === '0.0.0.0' || o.bindAddress === '::' ? undefined : canonicalAddress(o.bindAddress);
+}
+
+/**
+ * This node as the proxy and `plan` both see it: --hostname-override's
+ * Node object (its InternalIPs, then ExternalIPs, and its labels), with
+ * --bind-address as the primary address when it names one.
+ */
+export function nodeInfoFor(o: ProxyOptions, node: Node | undefined): NodeInfo {
+  return nodeInfoOf(o.hostnameOverride, node, bindAddressNodeIP(o));
+}
+
+/** nodeInfoFor(), for a start: a node without any address cannot be served, and the error says where addresses come from. */
+export function startingNodeInfo(o: ProxyOptions, node: Node | undefined): NodeInfo {
+  const info = nodeInfoFor(o, node);
+  if (info.addresses.length === 0) {
+    throw new Error(
+      `no address for node "${o.hostnameOverride}": no Node object of that name with an InternalIP/ExternalIP (check --hostname-override), and no --bind-address`,
+    );
+  }
+  return info;
 }

@@ -21,8 +21,8 @@ import { HealthServer } from './health-server.js';
 import { ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
-import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
-import { bindAddressNodeIP, type ProxyOptions, proxyConfigOf } from './options.js';
+import { nodeEligible, sameNodeInfo } from '../kubernetes/node.js';
+import { nodeInfoFor, type ProxyOptions, proxyConfigOf, startingNodeInfo } from './options.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
 import { ServiceHealthServers } from './service-health.js';
@@ -111,13 +111,7 @@ export class Proxy {
       rejected: (r) => this.metrics.invalidObjectsTotal.inc({ kind: r.kind, action: r.action }),
     });
     this.flush();
-    const bindIP = bindAddressNodeIP(o);
-    this.nodeInfo = nodeInfoOf(o.hostnameOverride, this.node, bindIP);
-    if (this.nodeInfo.addresses.length === 0) {
-      throw new Error(
-        `no address for node "${o.hostnameOverride}": no Node object of that name with an InternalIP/ExternalIP (check --hostname-override), and no --bind-address`,
-      );
-    }
+    this.nodeInfo = startingNodeInfo(o, this.node);
     this.health.setNodeEligible(nodeEligible(this.node) || this.node === undefined);
     this.log.info({ node: this.nodeInfo.name, addresses: this.nodeInfo.addresses }, 'node');
 
@@ -252,7 +246,7 @@ export class Proxy {
     this.node = type === 'delete' ? undefined : node;
     this.health.setNodeEligible(type !== 'delete' && nodeEligible(node));
     if (!this.controller || type === 'delete') return;
-    const info = nodeInfoOf(this.options.hostnameOverride, node, bindAddressNodeIP(this.options));
+    const info = nodeInfoFor(this.options, node);
     if (info.addresses.length === 0 || (this.nodeInfo && sameNodeInfo(info, this.nodeInfo))) return;
     this.log.info({ addresses: info.addresses }, 'node changed; everything is compared on the next sync');
     this.nodeInfo = info;

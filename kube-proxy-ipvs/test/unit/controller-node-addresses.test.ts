@@ -2,7 +2,7 @@
  * The node's addresses as kube-proxy's IPVS mode takes them
  * (GetAllLocalAddressesExcept(kube-ipvs0), narrowed by
  * --nodeport-addresses): from the interfaces when the controller has read
- * them, from --node-ip / the Node object otherwise (the plan command).
+ * them, from the Node object / --bind-address otherwise (the plan command).
  */
 import t from 'tap';
 import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js';
@@ -71,9 +71,9 @@ t.test('the mapping uses the interface addresses: NodePort virtual servers and "
   t.same(vips, ['10.0.0.10:30080', '10.0.0.10:80', '10.96.0.20:80', '192.168.1.10:30080', '203.0.113.10:80'], 'a NodePort virtual server per interface address (not loopback)');
   t.same([...state.desired.boundAddresses].sort(), ['10.96.0.20', '203.0.113.10'], 'the externalIP on an interface is not bound to kube-ipvs0');
 
-  // The same objects planned from --node-ip alone: 10.0.0.10 is not a node address there.
+  // The same objects planned from the declared addresses alone: 10.0.0.10 is not a node address there.
   const planned = desiredState({ services: [nodePortWithExternalIP], endpointSlices: [] }, { name: 'node-a', addresses: ['192.168.1.10'] }, defaultProxyConfig());
-  t.same([...planned.boundAddresses].sort(), ['10.0.0.10', '10.96.0.20', '203.0.113.10'], 'the plan command binds it: it only knows --node-ip');
+  t.same([...planned.boundAddresses].sort(), ['10.0.0.10', '10.96.0.20', '203.0.113.10'], 'the plan command binds it: it only knows the declared addresses');
 
   state.reset({ name: 'node-a', addresses: ['192.168.1.10'] }, defaultProxyConfig(), ['192.168.1.10']);
   t.same([...state.desired.virtualServers.keys()].filter((k) => k.endsWith('/30080')), ['tcp/192.168.1.10/30080'], 'an address gone from the interfaces loses its NodePort virtual server on reset');
