@@ -3,7 +3,7 @@
  * EndpointSliceCache builds them: the slices of the port's family, the
  * slice port with the same name and protocol, one endpoint per first
  * address, conditions defaulted the way the API documents them (done when
- * the slice was reduced to its facts, facts.ts).
+ * the slice was reduced to its facts, kubernetes/object-facts.ts).
  */
 import { READY, SERVING, TERMINATING, type EndpointFacts, type SliceFacts } from '../kubernetes/object-facts.js';
 import type { K8sProtocol } from '../kubernetes/model.js';

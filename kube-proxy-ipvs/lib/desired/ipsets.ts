@@ -78,7 +78,7 @@ export function ipsetName(name: SetName, family: AddressFamily): string {
 }
 
 /** kube-proxy's maxelem for every hash set. */
-export const DEFAULT_MAX_ELEM = 65536;
+const DEFAULT_MAX_ELEM = 65536;
 
 /** How `ipset create` is asked for a set: kube-proxy's hashsize 1024 and maxelem 65536, port range 0-65535. */
 export function createOptions(type: IpsetType, family: AddressFamily, maxElem = DEFAULT_MAX_ELEM): SetCreateOptions {

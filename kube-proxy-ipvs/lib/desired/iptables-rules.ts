@@ -84,7 +84,7 @@ const SET_JUMPS: readonly SetJump[] = [
 ];
 
 /** kube-proxy prints the mark with Go's %#08x: eight hex digits after 0x. */
-export function masqueradeMark(bit: number): string {
+function masqueradeMark(bit: number): string {
   return `0x${(1 << bit).toString(16).padStart(8, '0')}`;
 }
 

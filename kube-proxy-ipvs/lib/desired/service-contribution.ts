@@ -174,7 +174,7 @@ function addVirtualServer(
  * scheduler mh also gets FlagSourceHash (IP_VS_SVC_F_SCHED2, hash the
  * source port too), as kube-proxy sets it.
  */
-export function virtualServerSpec(info: ServicePortInfo, address: string, port: number, scheduler: string): VirtualServerSpec {
+function virtualServerSpec(info: ServicePortInfo, address: string, port: number, scheduler: string): VirtualServerSpec {
   const spec: VirtualServerSpec = { protocol: lower(info.protocol), address, port, scheduler };
   if (info.affinitySeconds !== undefined) spec.persistent = { timeout: info.affinitySeconds };
   if (scheduler === 'mh') spec.flags = { sched2: true };

@@ -9,7 +9,7 @@ import { serviceKeyOf } from '../kubernetes/model.js';
 import { canonicalAddress, familyOf, parseCidr, type AddressFamily, type Cidr } from 'ipvs-netlink/address';
 
 /** kube-proxy's default ClientIP affinity timeout (v1.DefaultClientIPServiceAffinitySeconds). */
-export const DEFAULT_AFFINITY_SECONDS = 10800;
+const DEFAULT_AFFINITY_SECONDS = 10800;
 
 export interface ServicePortInfo {
   /** "namespace/name" */
@@ -38,7 +38,7 @@ export interface ServicePortInfo {
  * kube-proxy skips services without a usable ClusterIP (headless "None",
  * not yet allocated "") and ExternalName services (ShouldSkipService).
  */
-export function isProxied(svc: Service): boolean {
+function isProxied(svc: Service): boolean {
   const ip = svc.spec.clusterIP;
   return svc.spec.type !== 'ExternalName' && ip !== undefined && ip !== '' && ip !== 'None';
 }

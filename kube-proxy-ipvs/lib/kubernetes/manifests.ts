@@ -6,11 +6,11 @@
  * Two ways to read:
  *  - loadManifests() is strict (the `plan` command): the first bad object
  *    throws a ManifestError naming the file, the object and the field.
- *  - readManifests() collects: every good object comes back with the file
- *    it came from, every bad one as a ManifestError, and one bad object
- *    never hides the others (the proxy's manifests source).
- * readManifestFile() is one file of the latter, for callers that keep each
- * file's result and read again only the files that changed.
+ *  - readDocuments() and parseManifestText() collect, for one file's text:
+ *    every good object comes back with the file it came from, every bad one
+ *    as a ManifestError, and one bad object never hides the others (the
+ *    proxy's manifests source, which keeps each file's result and reads
+ *    again only the files and documents that changed).
  *
  * A file whose text is JSON (every `.json` file, and a YAML file holding a
  * single JSON value) is read with JSON.parse, tens of times faster than the
@@ -76,32 +76,19 @@ export class ManifestError extends Error {
   }
 }
 
-export interface ManifestRead {
-  objects: ManifestObject[];
-  errors: ManifestError[];
-  /** Every manifest file looked at, good or not. */
-  files: string[];
-}
-
 /** Strict: throws the first bad object or document (`plan`). A missing path throws too. */
 export function loadManifests(path: string): Manifests {
-  const read = readManifests(path);
-  if (read.errors.length > 0) throw read.errors[0];
-  return toManifests(read.objects);
-}
-
-/**
- * Collecting: bad objects and unreadable documents are returned as errors
- * next to the good objects. Only a path that cannot be listed at all throws.
- */
-export function readManifests(path: string): ManifestRead {
-  const out: ManifestRead = { objects: [], errors: [], files: manifestFiles(path) };
-  for (const file of out.files) {
-    const one = readManifestFile(file);
-    out.objects.push(...one.objects);
-    out.errors.push(...one.errors);
+  const m: Manifests = { services: [], endpointSlices: [], nodes: [] };
+  for (const file of manifestFiles(path)) {
+    const { objects, errors } = readManifestFile(file);
+    if (errors.length > 0) throw errors[0];
+    for (const o of objects) {
+      if (o.kind === 'Service') m.services.push(o.object);
+      else if (o.kind === 'EndpointSlice') m.endpointSlices.push(o.object);
+      else m.nodes.push(o.object);
+    }
   }
-  return out;
+  return m;
 }
 
 export interface FileRead {
@@ -110,7 +97,7 @@ export interface FileRead {
 }
 
 /** One manifest file, read and parsed; a file that cannot be read is one error. */
-export function readManifestFile(file: string): FileRead {
+function readManifestFile(file: string): FileRead {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -304,16 +291,6 @@ function ownStrings(value: unknown): unknown {
 
 function digestOf(source: string): string {
   return createHash('sha1').update(source).digest('base64');
-}
-
-export function toManifests(objects: readonly ManifestObject[]): Manifests {
-  const m: Manifests = { services: [], endpointSlices: [], nodes: [] };
-  for (const o of objects) {
-    if (o.kind === 'Service') m.services.push(o.object);
-    else if (o.kind === 'EndpointSlice') m.endpointSlices.push(o.object);
-    else m.nodes.push(o.object);
-  }
-  return m;
 }
 
 /** The manifest files of a path: itself when it is a file, else every *.yaml, *.yml and *.json below it, in name order. */

@@ -1,7 +1,7 @@
 /**
  * What the proxy keeps of each Service and EndpointSlice between events:
- * the fields the mapping reads (desired.ts and what it calls), nothing
- * else. An object as parsed or as the API server sends it carries
+ * the fields the mapping reads (desired/service-contribution.ts and what
+ * it calls), nothing else. An object as parsed or as the API server sends it carries
  * metadata (labels, annotations such as kubectl's last-applied
  * configuration, managedFields) and, per endpoint, several small objects
  * and strings; kept whole, 10,000 Services with 10-endpoint slices were
@@ -53,7 +53,7 @@ export interface SliceFacts {
  * churning names cannot grow it without bound; forgetting costs sharing,
  * never correctness.
  */
-export class Interner<T> {
+class Interner<T> {
   private readonly values = new Map<string, T>();
 
   constructor(private readonly limit = 10_000) {}

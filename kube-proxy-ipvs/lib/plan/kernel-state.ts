@@ -5,8 +5,7 @@
  * client's own BatchOps, so the applier hands them to ipvs.apply() as-is.
  */
 import type { AddressServiceKey, BatchOp, DestinationKey, ServiceSpec } from 'ipvs-netlink';
-import { dottedQuadValue } from 'ipvs-netlink/address';
-import { naturalCompare, type AddressFamily } from 'ipvs-netlink/address';
+import { dottedQuadValue, naturalCompare, type AddressFamily } from 'ipvs-netlink/address';
 
 /** The set types kube-proxy's IPVS mode uses. */
 export type IpsetType = 'hash:ip' | 'hash:ip,port' | 'hash:ip,port,ip' | 'hash:ip,port,net' | 'bitmap:port';

@@ -94,7 +94,7 @@ export function addProxyFlags(cmd: Command): Command {
 }
 
 /** Flags → the options patch they set. */
-export function patchFromFlags(f: RawFlags): OptionsPatch {
+function patchFromFlags(f: RawFlags): OptionsPatch {
   const p: OptionsPatch = {};
   const ipvs: NonNullable<OptionsPatch['ipvs']> = {};
   if (f.proxyMode !== undefined) p.proxyMode = f.proxyMode as 'ipvs';
@@ -123,7 +123,7 @@ export function patchFromFlags(f: RawFlags): OptionsPatch {
   return p;
 }
 
-export function applyPatch(base: ProxyOptions, patch: OptionsPatch): ProxyOptions {
+function applyPatch(base: ProxyOptions, patch: OptionsPatch): ProxyOptions {
   const { ipvs, ...rest } = patch;
   return { ...base, ...rest, ipvs: { ...base.ipvs, ...ipvs } };
 }

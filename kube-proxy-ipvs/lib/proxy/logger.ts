@@ -4,7 +4,7 @@
  */
 import { pino, type Logger } from 'pino';
 
-export function levelFor(verbosity: number): pino.Level {
+function levelFor(verbosity: number): pino.Level {
   if (verbosity >= 5) return 'trace';
   if (verbosity >= 2) return 'debug';
   return 'info';

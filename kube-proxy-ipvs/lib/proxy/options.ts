@@ -48,7 +48,7 @@ export interface ProxyOptions {
 }
 
 /** IPVS schedulers kube-proxy's validation accepts, plus the newer kernel ones. */
-export const SCHEDULERS = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'mh', 'fo', 'ovf', 'twos'] as const;
+const SCHEDULERS = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'mh', 'fo', 'ovf', 'twos'] as const;
 
 export function defaultOptions(): ProxyOptions {
   return {

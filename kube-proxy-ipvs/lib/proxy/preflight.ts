@@ -7,7 +7,7 @@ import { NetlinkError } from 'ipvs-netlink';
 
 const CAP_NET_ADMIN = 12;
 
-export function hasCapability(bit: number, statusText = readProcStatus()): boolean | undefined {
+function hasCapability(bit: number, statusText = readProcStatus()): boolean | undefined {
   const m = /^CapEff:\s*([0-9a-f]+)$/m.exec(statusText);
   if (!m) return undefined;
   return ((BigInt(`0x${m[1]}`) >> BigInt(bit)) & 1n) === 1n;

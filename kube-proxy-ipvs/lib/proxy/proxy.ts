@@ -320,7 +320,7 @@ export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): s
 }
 
 /** A sync that went through with some operations refused: the runner retries it (as a resync) like a failed one. */
-export class PartialSyncError extends Error {
+class PartialSyncError extends Error {
   constructor(readonly result: SyncResult) {
     super(`${result.failed} of ${result.planned} operations were refused; they are retried by the next resync`);
     this.name = 'PartialSyncError';

@@ -15,9 +15,8 @@ import { plan } from '../../lib/plan/planner.js';
 import { KnownObjects } from '../../lib/desired/known-objects.js';
 import { withLines } from '../../lib/kernel/iptables-runner.js';
 import { kubeProxySysctls } from '../../lib/kernel/sysctls.js';
-import { IpsetBulkError } from 'ipvs-netlink';
 import { ProxyMetrics } from '../../lib/proxy/metrics.js';
-import { NetlinkError } from 'ipvs-netlink';
+import { IpsetBulkError, NetlinkError } from 'ipvs-netlink';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 
 const node: NodeInfo = { name: 'node-a', addresses: ['192.168.1.10'] };

@@ -55,7 +55,7 @@ export function loadKubeConfig(opts: { kubeconfig?: string; master?: string }): 
 }
 
 /** client-go's `user.tokenFile` → client-node's `auth-provider: {name: tokenFile, config: {tokenFile}}`. */
-export function withTokenFileProvider(text: string): string {
+function withTokenFileProvider(text: string): string {
   const doc = parse(text) as { users?: Array<{ user?: Record<string, unknown> }> } | null;
   let changed = false;
   for (const u of doc?.users ?? []) {
