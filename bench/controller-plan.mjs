@@ -7,7 +7,10 @@
  * does), the ipset entries per set, the addresses to bind, and the
  * iptables-restore input.
  */
-import { defaultProxyConfig, desiredState, emptyCurrentState, plan } from '../dist/lib/controller/index.js';
+import { desiredState } from '../kube-proxy-ipvs/dist/lib/desired/known-objects.js';
+import { defaultProxyConfig } from '../kube-proxy-ipvs/dist/lib/kubernetes/model.js';
+import { emptyCurrentState } from '../kube-proxy-ipvs/dist/lib/plan/kernel-state.js';
+import { plan } from '../kube-proxy-ipvs/dist/lib/plan/planner.js';
 import { CMD } from '../dist/lib/ipvs/constants.js';
 import { RequestWriter } from '../dist/lib/ipvs/request-writer.js';
 import { native } from '../dist/lib/netlink/binding.js';

@@ -1,6 +1,6 @@
 /**
  * The kube-proxy-ipvs binary as the controller benchmarks run it: the real
- * `node dist/lib/cli/main.js` with --netns, started like a real process,
+ * `node kube-proxy-ipvs/dist/lib/cli/main.js` with --netns, started like a real process,
  * with bench/proxy-instrument.mjs preloaded so that every controller start,
  * sync, resync and drain is reported (time, netlink counters, CPU, memory)
  * on a pipe. Also reads the process's resident set from /proc.
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
-export const MAIN = path.join(root, 'dist/lib/cli/main.js');
+export const MAIN = path.join(root, 'kube-proxy-ipvs/dist/lib/cli/main.js');
 const INSTRUMENT = path.join(here, 'proxy-instrument.mjs');
 
 let nextPort = 30000 + (process.pid % 500) * 4;

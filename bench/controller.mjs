@@ -4,7 +4,7 @@
  *   bash scripts/with-kernel.sh node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs \
  *     bench/controller.mjs --services N [--runs R] [--changes C] [--manifest-changes M] --out FILE
  *
- * (the TypeScript loader is for the test API server, test/support/fake-apiserver.ts).
+ * (the TypeScript loader is for the test API server, kube-proxy-ipvs/test/support/fake-apiserver.ts).
  *
  * 4. Cold start: the kube-proxy-ipvs binary started with --manifests DIR
  *    (N Services x 10 endpoints in YAML) on an empty network namespace,
@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { Ipvs } from '../dist/lib/index.js';
-import { BULK_MESSAGES, messagesOf } from '../dist/lib/proxy/heap.js';
+import { BULK_MESSAGES, messagesOf } from '../kube-proxy-ipvs/dist/lib/proxy/heap.js';
 import { clusterIP, endpointIP, ENDPOINTS_PER_SERVICE, node, NODE_NAME, rewriteManifest, service, slice, writeJsonObjects, writeManifests } from './controller-objects.mjs';
 import { coldStartPlan, ipvsMessages } from './controller-plan.mjs';
 import { msBetween, now, ProxyProcess } from './controller-proxy.mjs';
@@ -98,7 +98,7 @@ const iptablesInput = planned.iptables.find((x) => x.family === 'inet').restore;
 say(`plan: ${JSON.stringify(planned.counts)}`);
 planned.ipvs.length = 0; // the messages file has them; the rest of the run does not need the objects
 
-/** The iptables-restore the proxy would pick here (the nf_tables one unless it does not work, as lib/proxy/iptables-mode.ts). */
+/** The iptables-restore the proxy would pick here (the nf_tables one unless it does not work, as kube-proxy-ipvs/lib/kernel/iptables-flavour.ts). */
 function iptablesRestore(ns) {
   return spawnSync('ip', ['netns', 'exec', ns, 'iptables-save', '-t', 'nat']).status === 0 ? 'iptables-restore' : 'iptables-legacy-restore';
 }
@@ -200,7 +200,7 @@ async function memoryAfterResync(p) {
   const e = await p.waitFor('the first periodic resync', (x) => x.ev === 'resync-end');
   if (e.error) throw new Error(`the resync failed: ${e.error}`);
   const begin = p.events.find((x) => x.ev === 'resync-begin');
-  // The proxy collects a big resync's garbage as soon as the resync ends (lib/proxy/heap.ts); a
+  // The proxy collects a big resync's garbage as soon as the resync ends (kube-proxy-ipvs/lib/proxy/heap.ts); a
   // small one's (the CI size) it leaves to V8.
   const bulk = messagesOf(e.netlink) >= BULK_MESSAGES;
   const gc = bulk ? await p.waitFor('the collection after the resync', (x) => x.ev === 'gc-end', { from: p.events.indexOf(e) }) : undefined;
@@ -334,7 +334,7 @@ for (let r = 0; r < RUNS; r++) {
 
 // 4c + 5: the test API server; one cold start, then the endpoint changes
 if (!a['skip-apiserver']) {
-  const { FakeApiServer } = await import('../test/support/fake-apiserver.js');
+  const { FakeApiServer } = await import('../kube-proxy-ipvs/test/support/fake-apiserver.js');
   const api = new FakeApiServer();
   await api.start();
   try {

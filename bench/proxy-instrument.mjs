@@ -1,6 +1,6 @@
 /**
  * Loaded into the real kube-proxy-ipvs binary by the controller benchmarks
- * (`node --import ./bench/proxy-instrument.mjs dist/lib/cli/main.js ...`):
+ * (`node --import ./bench/proxy-instrument.mjs kube-proxy-ipvs/dist/lib/cli/main.js ...`):
  * reports, as JSON lines on the file descriptor BENCH_PROXY_EVENTS_FD,
  * when the controller starts and when each sync, resync and drain begins
  * and ends, with the netlink traffic of each (messages and system calls
@@ -20,9 +20,9 @@ import { writeSync } from 'node:fs';
 
 const fd = Number(process.env.BENCH_PROXY_EVENTS_FD);
 if (Number.isInteger(fd) && fd > 2) {
-  const { Controller } = await import('../dist/lib/controller/controller.js');
-  const { ManifestsSource } = await import('../dist/lib/proxy/sources/manifests-source.js');
-  const { Proxy } = await import('../dist/lib/proxy/proxy.js');
+  const { Controller } = await import('../kube-proxy-ipvs/dist/lib/kernel/controller.js');
+  const { ManifestsSource } = await import('../kube-proxy-ipvs/dist/lib/proxy/sources/manifests-source.js');
+  const { Proxy } = await import('../kube-proxy-ipvs/dist/lib/proxy/proxy.js');
 
   const emit = (ev, extra = {}) => {
     const cpu = process.cpuUsage();
@@ -56,7 +56,7 @@ if (Number.isInteger(fd) && fd > 2) {
 
   /** Per-socket counters; the clients are private to the Controller, read here without the O(services) walk counters() makes. */
   const netlink = (controller) => {
-    const c = controller.clients;
+    const c = controller.kernel?.clients;
     if (!c) return {};
     return { ipvs: c.ipvs.counters(), ipset: c.ipset.counters(), rtnl: c.rtnl.counters() };
   };
@@ -95,9 +95,9 @@ if (Number.isInteger(fd) && fd > 2) {
   wrap(Controller.prototype, 'start', 'start');
   wrap(Controller.prototype, 'sync', 'sync');
   wrap(Controller.prototype, 'resync', 'resync');
-  wrap(Controller.prototype, 'removeDrainedRealServers', 'drain');
+  wrap(Controller.prototype, 'drain', 'drain');
   wrap(ManifestsSource.prototype, 'start', 'source');
-  // The collection after bulk work (lib/proxy/heap.ts), synchronous: its memory readings are after it.
+  // The collection after bulk work (kube-proxy-ipvs/lib/proxy/heap.ts), synchronous: its memory readings are after it.
   const collect = Proxy.prototype.collectAfterBulk;
   if (typeof collect !== 'function') throw new Error('proxy-instrument: Proxy.collectAfterBulk is not a method any more; update bench/proxy-instrument.mjs');
   Proxy.prototype.collectAfterBulk = function (...args) {

@@ -73,7 +73,7 @@ function expectWritten(file) {
 }
 
 // --- prerequisites ---
-if (!existsSync(path.join(root, 'dist/lib/index.js')) || !existsSync(path.join(root, 'build/Release/ipvs_netlink.node')))
+if (!['dist/lib/index.js', 'kube-proxy-ipvs/dist/lib/cli/main.js', 'build/Release/ipvs_netlink.node'].every((f) => existsSync(path.join(root, f))))
   throw new Error('build first: npm run build');
 const probe = path.join(here, '.build', 'floor-probe');
 const addressProbe = path.join(here, '.build', 'address-probe');
@@ -133,7 +133,7 @@ const controllerRan = !a['report-only'] && (!a.only || a.only === 'controller');
 if (controllerRan) {
   const c = CONTROLLER;
   say(`controller: kube-proxy-ipvs with ${c.services} Services x 10 endpoints, ${c.runs} cold start(s), ${c.changes} endpoint changes`);
-  // The TypeScript loader is for the test API server (test/support/fake-apiserver.ts); the proxy itself runs without it.
+  // The TypeScript loader is for the test API server (kube-proxy-ipvs/test/support/fake-apiserver.ts); the proxy itself runs without it.
   run('bash', ['scripts/with-kernel.sh', process.execPath, '--import=./node_modules/@tapjs/typescript/dist/esm/import.mjs', 'bench/controller.mjs',
     '--services', String(c.services), '--runs', String(c.runs), '--changes', String(c.changes), '--manifest-changes', String(c.manifestChanges),
     '--sync-period', c.syncPeriod, '--probe', probe, '--address-probe', addressProbe, '--out', controllerFile],

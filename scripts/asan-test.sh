@@ -7,10 +7,10 @@
 # .sandbox/asan/ and .sandbox/ubsan/ (a copy of binding.gyp + native/), never
 # to build/Release, which others keep using; tests load them through
 # IPVS_NETLINK_ADDON (lib/netlink/binding.ts).
-#   unit          tap test/unit, ASan + LSan + UBSan
+#   unit          tap test/unit and kube-proxy-ipvs/test/unit, ASan + LSan + UBSan
 #   host-ipset    tap test/kernel/ipset-*.test.ts on this host (root), and
 #                 conntrack-*.test.ts where it has conntrack netlink, ASan + LSan + UBSan
-#   kernel        tap test/kernel, ASan + LSan + UBSan, where IPVS exists on
+#   kernel        tap test/kernel and kube-proxy-ipvs/test/kernel, ASan + LSan + UBSan, where IPVS exists on
 #                 the host kernel. In the user-mode-linux sandbox ASan and
 #                 LSan cannot start (see below): exits 125 saying so.
 #   kernel-ubsan  tap test/kernel in the sandbox (or on the host) with UBSan,
@@ -115,13 +115,13 @@ build() { # asan|ubsan
 # freed memory in quarantine, so RSS says nothing there (LSan checks leaks
 # instead). UBSan leaves the allocator alone: they run in kernel-ubsan.
 # The sandbox kernel has no nf_tables for ip/ip6/inet: nftables tests run on the host only.
-kernel_tests() { ls test/kernel/${1:-}*.test.ts | grep -v '/nft-' | { if [ "${2:-}" = no-leak ]; then grep -v leak; else cat; fi; }; }
+kernel_tests() { ls test/kernel/${1:-}*.test.ts kube-proxy-ipvs/test/kernel/${1:-}*.test.ts 2>/dev/null | grep -v '/nft-' | { if [ "${2:-}" = no-leak ]; then grep -v leak; else cat; fi; }; }
 host_has_ipvs() { [ -e /proc/net/ip_vs ] || { modprobe -q ip_vs 2>/dev/null && [ -e /proc/net/ip_vs ]; }; }
 
 status=0
 for what in "${@:-unit}"; do
 	case "$what" in
-	unit) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" test/unit) ;;
+	unit) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" test/unit kube-proxy-ipvs/test/unit) ;;
 	host-ipset)
 		build asan
 		cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests ipset- no-leak))

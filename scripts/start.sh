@@ -28,8 +28,9 @@ case "$DURATION" in '' | *[!0-9]*) echo "start.sh: --demo-duration must be a who
 
 bash scripts/sandbox/ensure-deps.sh
 [ -f build/Release/ipvs_netlink.node ] || npx --no-install node-gyp rebuild
-# Always compile: a stale dist/ would run yesterday's proxy.
+# Always compile (the library, then the proxy): a stale dist/ would run yesterday's proxy.
 npx --no-install tsc -p tsconfig.json
+npx --no-install tsc -p kube-proxy-ipvs/tsconfig.json
 
 mkdir -p .sandbox
 STOPFILE=$(pwd -P)/.sandbox/demo-stop-$$

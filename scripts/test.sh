@@ -2,8 +2,8 @@
 # scripts/test.sh — every test, on a fresh machine (this is `npm test`).
 #
 #  1. system packages (apt-get as root, else the exact command to run)
-#  2. the addon and the TypeScript build
-#  3. unit tests (no privileges)
+#  2. the addon and the TypeScript build (the library, then kube-proxy-ipvs)
+#  3. unit tests of both packages (no privileges)
 #  4. ipset, nftables and conntrack kernel tests on this host's kernel
 #     (ipset and nf_tables are built in, conntrack netlink too where the
 #     kernel has it; needs root)
@@ -104,14 +104,14 @@ if ! bash scripts/sandbox/ensure-deps.sh uml qemu; then
 fi
 
 step "build"
-if ! { [ -f build/Release/ipvs_netlink.node ] || npx --no-install node-gyp rebuild; } || ! npx --no-install tsc -p tsconfig.json; then
+if ! { [ -f build/Release/ipvs_netlink.node ] || npx --no-install node-gyp rebuild; } || ! npx --no-install tsc -p tsconfig.json || ! npx --no-install tsc -p kube-proxy-ipvs/tsconfig.json; then
 	echo "test: the build failed" >&2
 	echo "0 passed, 1 failed"
 	exit 1
 fi
 
 step "unit tests"
-run_tap unit npx --no-install tap --reporter=tap test/unit
+run_tap unit npx --no-install tap --reporter=tap test/unit kube-proxy-ipvs/test/unit
 
 step "ipset, nftables and conntrack kernel tests on the host kernel ($(uname -r))"
 host_tests=(test/kernel/ipset-*.test.ts test/kernel/nft-*.test.ts)
@@ -142,6 +142,7 @@ step "kernel tests where IPVS exists"
 # through hostfs, and tap's own listing of it there once missed a file.
 kernel_tests=()
 for f in test/kernel/*.test.ts; do [[ $f == test/kernel/nft-* ]] || kernel_tests+=("$f"); done
+kernel_tests+=(kube-proxy-ipvs/test/kernel/*.test.ts)
 run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=tap --jobs=1 "${kernel_tests[@]}"
 expect_files kernel "${kernel_tests[@]}"
 

@@ -86,8 +86,8 @@ backend $NS_B 10.244.2.21 web-pod-2
 say "starting kube-proxy-ipvs on examples/ (logs: $LOG)"
 # NodePorts listen on the node's network (192.168.56.0/24), not on its
 # pod-side interfaces, as operators usually set --nodeport-addresses.
-echo "node dist/lib/cli/main.js --manifests examples --hostname-override node-a --netns /run/netns/$NS_NODE --nodeport-addresses 192.168.56.0/24 --healthz-bind-address 127.0.0.1:10256 --metrics-bind-address 127.0.0.1:10249"
-node dist/lib/cli/main.js --manifests examples --hostname-override node-a --netns /run/netns/$NS_NODE \
+echo "node kube-proxy-ipvs/dist/lib/cli/main.js --manifests examples --hostname-override node-a --netns /run/netns/$NS_NODE --nodeport-addresses 192.168.56.0/24 --healthz-bind-address 127.0.0.1:10256 --metrics-bind-address 127.0.0.1:10249"
+node kube-proxy-ipvs/dist/lib/cli/main.js --manifests examples --hostname-override node-a --netns /run/netns/$NS_NODE \
 	--nodeport-addresses 192.168.56.0/24 \
 	--healthz-bind-address 127.0.0.1:10256 --metrics-bind-address 127.0.0.1:10249 -v 2 >"$LOG" 2>&1 &
 PROXY_PID=$!

@@ -1,0 +1,34 @@
+/**
+ * `kube-proxy-ipvs plan`: what the proxy would program for a set of
+ * manifests, printed as JSON, without touching the kernel. It takes the
+ * proxy's own flags and --config, resolved by the same code, and works out
+ * the node the way the proxy does (nodeInfoFor), so the two cannot
+ * disagree; flags that only matter to a running proxy are accepted and
+ * have no effect. Without a kernel to read the interfaces from, the node's
+ * declared addresses stand in for them (NodePorts, "already local").
+ */
+import type { Command } from 'commander';
+import { desiredState } from '../desired/known-objects.js';
+import { loadManifests } from '../kubernetes/manifests.js';
+import { planOutput, type PlanOutput } from '../plan/plan-json.js';
+import { addProxyFlags, type RawFlags, resolveOptions } from '../proxy/flags.js';
+import { OptionsError, proxyConfigOf, startingNodeInfo, type ProxyOptions } from '../proxy/options.js';
+
+function planFor(options: ProxyOptions): PlanOutput {
+  if (!options.manifests) throw new OptionsError('plan reads its objects from --manifests PATH (a YAML or JSON file, or a folder of them)');
+  const manifests = loadManifests(options.manifests);
+  const node = startingNodeInfo(
+    options,
+    manifests.nodes.find((n) => n.metadata.name === options.hostnameOverride),
+  );
+  return planOutput(desiredState(manifests, node, proxyConfigOf(options)));
+}
+
+export function registerPlanCommand(program: Command): void {
+  const plan = program
+    .command('plan')
+    .description('print the IPVS virtual servers, ipsets, kube-ipvs0 addresses and iptables rules the proxy would program for --manifests, without touching the kernel');
+  addProxyFlags(plan).action((flags: RawFlags) => {
+    process.stdout.write(JSON.stringify(planFor(resolveOptions(flags).options), null, 2) + '\n');
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * The default command: `kube-proxy-ipvs [flags]` runs the proxy until
+ * SIGTERM/SIGINT, then stops within a bounded time (the kernel state is
+ * left programmed, so a restart interrupts no connection). `--cleanup`
+ * removes what the proxy programs and exits.
+ */
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import { Controller } from '../kernel/controller.js';
+import type { ControllerFactory } from '../kernel/controller-port.js';
+import { addProxyFlags, type RawFlags, resolveOptions } from '../proxy/flags.js';
+import { makeLogger } from '../proxy/logger.js';
+import { type ProxyOptions, proxyConfigOf } from '../proxy/options.js';
+import { checkPrivileges, explainStartError } from '../proxy/preflight.js';
+import { Proxy } from '../proxy/proxy.js';
+import { ManifestsSource } from '../proxy/sources/manifests-source.js';
+import type { Source } from '../proxy/sources/source.js';
+
+/** How long a stop may take before the process exits anyway. */
+const STOP_TIMEOUT_MS = 10_000;
+
+const factory: ControllerFactory = (options) => new Controller(options);
+
+export function registerRunCommand(program: Command): void {
+  addProxyFlags(program).action(async (flags: RawFlags) => {
+    const { options, ignoredConfigFields } = resolveOptions(flags);
+    const log = makeLogger(options.verbosity);
+    if (ignoredConfigFields.length) log.warn({ fields: ignoredConfigFields }, 'config fields not used by kube-proxy-ipvs');
+    checkPrivileges({ netns: options.netns });
+    if (options.cleanup) return cleanup(options, factory, log);
+    await runProxy(options, factory, log);
+  });
+}
+
+async function makeSource(o: ProxyOptions, log: Logger): Promise<Source> {
+  if (o.manifests) return new ManifestsSource({ path: o.manifests, logger: log.child({ component: 'manifests' }) });
+  // Loaded only when needed: @kubernetes/client-node takes seconds to import on a small node.
+  const [{ ApiServerSource }, { loadKubeConfig }] = await Promise.all([import('../proxy/sources/apiserver-source.js'), import('../proxy/sources/kubeconfig.js')]);
+  return new ApiServerSource({ kubeconfig: loadKubeConfig(o), nodeName: o.hostnameOverride, logger: log.child({ component: 'apiserver' }) });
+}
+
+async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+  const proxy = new Proxy(options, { source: await makeSource(options, log), controllerFactory: factory, logger: log });
+  let stopping: Promise<void> | undefined;
+  const stop = (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    log.info({ signal }, 'stopping');
+    const timer = setTimeout(() => {
+      log.error({ timeoutMs: STOP_TIMEOUT_MS }, 'stop took too long; exiting');
+      process.exit(1);
+    }, STOP_TIMEOUT_MS);
+    timer.unref();
+    stopping = proxy.stop().finally(() => clearTimeout(timer));
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    await proxy.start();
+  } catch (err) {
+    await proxy.stop().catch(() => undefined);
+    throw err;
+  }
+  // Runs until a signal: the servers, source watchers and timers keep the event loop alive.
+  await new Promise<void>((resolve) => {
+    const wait = setInterval(() => {
+      if (stopping) {
+        clearInterval(wait);
+        stopping.then(resolve, resolve);
+      }
+    }, 100);
+  });
+}
+
+async function cleanup(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+  // Cleanup needs no objects and no node addresses: it removes by ownership, read from the kernel.
+  const controller = factory({
+    node: { name: options.hostnameOverride, addresses: [] },
+    config: proxyConfigOf(options),
+    netns: options.netns,
+    logger: log.child({ component: 'controller' }),
+  });
+  try {
+    await controller.cleanup();
+    log.info('cleanup done: IPVS virtual servers, kube-proxy ipsets, kube-ipvs0 and KUBE-* chains removed');
+  } catch (err) {
+    throw explainStartError(err);
+  } finally {
+    await controller.close();
+  }
+}

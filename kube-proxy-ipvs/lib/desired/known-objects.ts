@@ -1,0 +1,115 @@
+/**
+ * The one store of the Services and EndpointSlices the proxy knows, and
+ * what they imply, updated one object at a time: the desired state (an
+ * event recomputes only the service it concerns and returns the Scope of
+ * keys that may have changed) and the node-local endpoints of the
+ * Services with a Local traffic policy (local-endpoints.ts). Objects are
+ * kept as their facts (object-facts.ts): what the mapping reads.
+ */
+import { naturalCompare } from 'ipvs-netlink/address';
+import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
+import { serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
+import { FactsBuilder, type SliceFacts } from '../kubernetes/object-facts.js';
+import type { DesiredState } from '../plan/kernel-state.js';
+import { emptyScope, type Scope } from '../plan/scope.js';
+import { DesiredIndex } from './desired-index.js';
+import { hasLocalPolicy, localEndpointsOf, type LocalEndpoints } from './local-endpoints.js';
+import { nodeContext, type NodeContext } from './node-addresses.js';
+import { serviceContribution } from './service-contribution.js';
+
+export class KnownObjects {
+  private readonly facts = new FactsBuilder();
+  private readonly services = new Map<string, Service>();
+  /** service key → its slices' facts, in name order (the order the mapping reads them in) */
+  private readonly slices = new Map<string, SliceFacts[]>();
+  /** Keys of the Services with a Local traffic policy (most have none): the only ones localEndpoints() looks at. */
+  private readonly localPolicy = new Set<string>();
+  private ctx: NodeContext;
+  private index: DesiredIndex;
+
+  /**
+   * @param hostAddresses the addresses on the node's interfaces except
+   *   kube-ipvs0, read from the kernel; without them node.addresses stand in.
+   */
+  constructor(node: NodeInfo, config: ProxyConfig, hostAddresses?: readonly string[]) {
+    this.ctx = nodeContext(node, config, hostAddresses);
+    this.index = new DesiredIndex(this.ctx);
+  }
+
+  get desired(): DesiredState {
+    return this.index.state;
+  }
+
+  get context(): NodeContext {
+    return this.ctx;
+  }
+
+  upsertService(svc: Service): Scope {
+    const key = serviceKeyOf(svc.metadata);
+    const facts = this.facts.service(svc);
+    this.services.set(key, facts);
+    if (hasLocalPolicy(facts)) this.localPolicy.add(key);
+    else this.localPolicy.delete(key);
+    return this.recompute(key);
+  }
+
+  deleteService(namespace: string, name: string): Scope {
+    const key = `${namespace}/${name}`;
+    this.services.delete(key);
+    this.localPolicy.delete(key);
+    return this.recompute(key);
+  }
+
+  /** The Services with a Local traffic policy and their ready endpoints on this node. */
+  localEndpoints(): LocalEndpoints {
+    const services = [...this.localPolicy].map((key): [string, Service] => [key, this.services.get(key)!]);
+    return localEndpointsOf(services, (key) => this.slices.get(key), this.ctx.hostname);
+  }
+
+  upsertEndpointSlice(slice: EndpointSlice): Scope {
+    const key = sliceOwner(slice);
+    if (key === undefined) return emptyScope();
+    const facts = this.facts.slice(slice);
+    const list = this.slices.get(key);
+    if (!list) this.slices.set(key, [facts]);
+    else {
+      const at = list.findIndex((s) => s.name === facts.name);
+      if (at >= 0) list[at] = facts;
+      else {
+        list.push(facts);
+        list.sort((a, b) => naturalCompare(a.name, b.name));
+      }
+    }
+    return this.recompute(key);
+  }
+
+  deleteEndpointSlice(slice: EndpointSlice): Scope {
+    const key = sliceOwner(slice);
+    if (key === undefined) return emptyScope();
+    const list = this.slices.get(key);
+    const at = list?.findIndex((s) => s.name === slice.metadata.name) ?? -1;
+    if (at >= 0) list!.splice(at, 1);
+    if (list?.length === 0) this.slices.delete(key);
+    return this.recompute(key);
+  }
+
+  /** A node change (addresses, zone label, the interfaces' addresses) or a config change can touch everything: rebuild. */
+  reset(node: NodeInfo, config: ProxyConfig, hostAddresses?: readonly string[]): void {
+    this.ctx = nodeContext(node, config, hostAddresses);
+    this.index = new DesiredIndex(this.ctx);
+    for (const key of this.services.keys()) this.recompute(key);
+  }
+
+  private recompute(key: string): Scope {
+    const svc = this.services.get(key);
+    return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx) : undefined);
+  }
+}
+
+/** The desired state of a whole set of objects (the `plan` command, tests). */
+export function desiredState(objects: { services: Service[]; endpointSlices: EndpointSlice[] }, node: NodeInfo, config: ProxyConfig): DesiredState {
+  const state = new KnownObjects(node, config);
+  for (const slice of objects.endpointSlices) state.upsertEndpointSlice(slice);
+  for (const svc of objects.services) state.upsertService(svc);
+  return state.desired;
+}

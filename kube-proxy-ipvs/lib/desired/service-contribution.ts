@@ -1,0 +1,186 @@
+/**
+ * Service + its EndpointSlices → what kube-proxy's IPVS mode programs for
+ * it: virtual servers with their real servers, ipset entries, addresses
+ * bound to kube-ipvs0, and the LoadBalancer VIPs the node may not reach.
+ * Pure; the same function serves a full build and a one-service update.
+ */
+import type { EndpointInfo } from './endpoints.js';
+import { endpointsForPort } from './endpoints.js';
+import type { SliceFacts } from '../kubernetes/object-facts.js';
+import type { OutFilterDrop } from './iptables-rules.js';
+import { ipPortEntry, ipPortIpEntry, ipPortNetEntry, ipsetName, portEntry, SET, type SetName } from './ipsets.js';
+import type { Service } from '../kubernetes/model.js';
+import type { NodeContext } from './node-addresses.js';
+import { cidrContains, type AddressFamily } from 'ipvs-netlink/address';
+import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
+import { virtualServerKey, type DesiredDestination, type DesiredVirtualServer, type VirtualServerSpec } from '../plan/kernel-state.js';
+import { categorizeEndpoints, selectEndpoints, type Categorized } from './topology.js';
+
+/** What one service adds to the desired state (kept by DesiredIndex until the service changes: compact). */
+export interface ServiceContribution {
+  /** The service's virtual servers, each key once. */
+  virtualServers: DesiredVirtualServer[];
+  /** Set entries as pairs, flat: the set name (family-specific) at even indexes, its entry after it; a pair may repeat. */
+  setEntries: string[];
+  boundAddresses: string[];
+  outFilterDrops: OutFilterDrop[];
+}
+
+/** Being built: virtual servers by key (a later one of the same key replaces an earlier one). */
+interface Building {
+  virtualServers: Map<string, DesiredVirtualServer>;
+  setEntries: string[];
+  boundAddresses: string[];
+  outFilterDrops: OutFilterDrop[];
+  /** Endpoint list → its destinations, so virtual servers with the same endpoints share one list. */
+  destinations: Map<readonly EndpointInfo[], readonly DesiredDestination[]>;
+}
+
+const NO_DROPS: OutFilterDrop[] = [];
+
+/** `slices`: the service's slices in name order. */
+export function serviceContribution(svc: Service, slices: readonly SliceFacts[], ctx: NodeContext): ServiceContribution {
+  const out: Building = { virtualServers: new Map(), setEntries: [], boundAddresses: [], outFilterDrops: [], destinations: new Map() };
+  for (const family of ctx.families) {
+    for (const info of servicePortInfos(svc, family)) addServicePort(out, info, slices, ctx);
+  }
+  // Kept for the life of the service: copies sized to their contents (an
+  // array grown by push keeps room for 16 more, ~150 bytes per array,
+  // megabytes over a cluster's services).
+  return {
+    virtualServers: [...out.virtualServers.values()],
+    setEntries: out.setEntries.slice(),
+    boundAddresses: out.boundAddresses.slice(),
+    outFilterDrops: out.outFilterDrops.length > 0 ? out.outFilterDrops : NO_DROPS,
+  };
+}
+
+/** One service port in one family: the body of kube-proxy's per-svcPort loop, in small steps. */
+function addServicePort(out: Building, info: ServicePortInfo, slices: readonly SliceFacts[], ctx: NodeContext): void {
+  const endpoints = endpointsForPort(slices, info.portName, info.protocol, info.family, ctx.hostname);
+  const categorized = categorizeEndpoints(endpoints, info, ctx.hostname, ctx.zone);
+  const entry = entryAdder(out, info.family);
+
+  addLoopBackEntries(entry, info, endpoints);
+  addClusterIP(out, entry, info, categorized, ctx);
+  for (const ip of info.externalIPs) addExternalIP(out, entry, info, categorized, ip, ctx);
+  for (const vip of info.loadBalancerVIPs) addLoadBalancerVIP(out, entry, info, categorized, vip, ctx);
+  if (info.nodePort !== 0) addNodePort(out, entry, info, categorized, ctx);
+  if (info.healthCheckNodePort !== 0) entry(SET.healthCheckNodePort, portEntry(info.healthCheckNodePort));
+}
+
+type AddEntry = (set: SetName, entry: string) => void;
+
+function entryAdder(out: Building, family: AddressFamily): AddEntry {
+  return (set, entry) => out.setEntries.push(ipsetName(set, family), entry);
+}
+
+/**
+ * Hairpin: a local pod reaching itself through a VIP must be masqueraded.
+ * kube-proxy lists every local endpoint here, ready or not.
+ */
+function addLoopBackEntries(entry: AddEntry, info: ServicePortInfo, endpoints: readonly EndpointInfo[]): void {
+  for (const e of endpoints) if (e.isLocal) entry(SET.loopBack, ipPortIpEntry(e.address, info.protocol, e.port, e.address));
+}
+
+/** ETP does not apply to ClusterIP traffic; ITP=Local does. */
+function addClusterIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext): void {
+  entry(SET.clusterIP, ipPortEntry(info.clusterIP, info.protocol, info.port));
+  addVirtualServer(out, ctx, info, info.clusterIP, info.port, selectEndpoints(c, info.internalPolicyLocal));
+  bind(out, entry, info.clusterIP);
+}
+
+function addExternalIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ip: string, ctx: NodeContext): void {
+  // ETP=Local external IPs keep the client address: no masquerade set.
+  entry(info.externalPolicyLocal ? SET.externalIPLocal : SET.externalIP, ipPortEntry(ip, info.protocol, info.port));
+  addVirtualServer(out, ctx, info, ip, info.port, selectEndpoints(c, info.externalPolicyLocal));
+  // An address that is already on another interface must not be bound to kube-ipvs0 too.
+  if (!ctx.localAddresses.has(ip)) bind(out, entry, ip);
+}
+
+function addLoadBalancerVIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, vip: string, ctx: NodeContext): void {
+  const vipEntry = ipPortEntry(vip, info.protocol, info.port);
+  entry(SET.loadBalancer, vipEntry);
+  if (info.externalPolicyLocal) entry(SET.loadBalancerLocal, vipEntry);
+  if (info.loadBalancerSourceRanges.length > 0) addSourceRanges(out, entry, info, vip, ctx);
+  addVirtualServer(out, ctx, info, vip, info.port, selectEndpoints(c, info.externalPolicyLocal));
+  if (!ctx.localAddresses.has(vip)) bind(out, entry, vip);
+}
+
+/**
+ * loadBalancerSourceRanges: the VIP goes to the firewall set, each allowed
+ * CIDR to the source-CIDR set. When the node's own IP is allowed, traffic
+ * from the node (which IPVS sources from the VIP) is allowed through
+ * SOURCE-IP; otherwise the node is blocked from the VIP in
+ * KUBE-IPVS-OUT-FILTER (#119656).
+ */
+function addSourceRanges(out: Building, entry: AddEntry, info: ServicePortInfo, vip: string, ctx: NodeContext): void {
+  entry(SET.loadBalancerFW, ipPortEntry(vip, info.protocol, info.port));
+  for (const cidr of info.loadBalancerSourceRanges) entry(SET.loadBalancerSourceCIDR, ipPortNetEntry(vip, info.protocol, info.port, cidr));
+  const nodeIP = ctx.primaryIP.get(info.family);
+  const allowFromNode = nodeIP !== undefined && info.loadBalancerSourceRanges.some((c) => cidrContains(c, nodeIP));
+  if (allowFromNode) entry(SET.loadBalancerSourceIP, ipPortIpEntry(vip, info.protocol, info.port, vip));
+  else out.outFilterDrops.push({ family: info.family, address: vip, protocol: info.protocol, port: info.port });
+}
+
+/**
+ * NodePorts: one virtual server per node address (never bound). TCP/UDP
+ * ports go to bitmap:port sets; SCTP needs hash:ip,port, one entry per
+ * node address. Without node addresses kube-proxy skips the NodePort.
+ */
+function addNodePort(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext): void {
+  const nodeIPs = ctx.nodePortIPs.get(info.family) ?? [];
+  if (nodeIPs.length === 0) return;
+  const [plain, local] = nodePortSets(info);
+  const entries = info.protocol === 'SCTP' ? nodeIPs.map((ip) => ipPortEntry(ip, 'SCTP', info.nodePort)) : [portEntry(info.nodePort)];
+  for (const e of entries) {
+    entry(plain, e);
+    if (info.externalPolicyLocal) entry(local, e);
+  }
+  const endpoints = selectEndpoints(c, info.externalPolicyLocal);
+  for (const ip of nodeIPs) addVirtualServer(out, ctx, info, ip, info.nodePort, endpoints);
+}
+
+function nodePortSets(info: ServicePortInfo): [SetName, SetName] {
+  if (info.protocol === 'UDP') return [SET.nodePortUDP, SET.nodePortLocalUDP];
+  if (info.protocol === 'SCTP') return [SET.nodePortSCTP, SET.nodePortLocalSCTP];
+  return [SET.nodePortTCP, SET.nodePortLocalTCP];
+}
+
+/** Every bound address is also listed in KUBE-IPVS-IPS, which KUBE-IPVS-FILTER guards. */
+function bind(out: Building, entry: AddEntry, address: string): void {
+  if (!out.boundAddresses.includes(address)) out.boundAddresses.push(address);
+  entry(SET.ipvsIPs, address);
+}
+
+function addVirtualServer(
+  out: Building,
+  ctx: NodeContext,
+  info: ServicePortInfo,
+  address: string,
+  port: number,
+  endpoints: readonly EndpointInfo[],
+): void {
+  const service = virtualServerSpec(info, address, port, ctx.config.scheduler);
+  // endpointsForPort() gives them in destination order, each once; selecting keeps the order.
+  let destinations = out.destinations.get(endpoints);
+  if (!destinations) out.destinations.set(endpoints, (destinations = endpoints.map((e) => ({ address: e.address, port: e.port, weight: 1 as const }))));
+  const key = virtualServerKey(service);
+  out.virtualServers.set(key, { key, service, destinations });
+}
+
+/**
+ * ClientIP affinity becomes IPVS persistence with the affinity timeout;
+ * scheduler mh also gets FlagSourceHash (IP_VS_SVC_F_SCHED2, hash the
+ * source port too), as kube-proxy sets it.
+ */
+function virtualServerSpec(info: ServicePortInfo, address: string, port: number, scheduler: string): VirtualServerSpec {
+  const spec: VirtualServerSpec = { protocol: lower(info.protocol), address, port, scheduler };
+  if (info.affinitySeconds !== undefined) spec.persistent = { timeout: info.affinitySeconds };
+  if (scheduler === 'mh') spec.flags = { sched2: true };
+  return spec;
+}
+
+function lower(p: ServicePortInfo['protocol']): VirtualServerSpec['protocol'] {
+  return p.toLowerCase() as VirtualServerSpec['protocol'];
+}

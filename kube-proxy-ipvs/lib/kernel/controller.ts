@@ -1,0 +1,365 @@
+/**
+ * The IPVS proxy's kernel side, the ControllerPort's implementation: owns
+ * the known objects (objects → desired state), the mirror (what we
+ * programmed), and the one netlink handle per family of one network
+ * namespace, through which it also sets that namespace's kernel settings.
+ *
+ * - start() writes kube-proxy's sysctls and the IPVS timeouts, and adopts
+ *   the kernel as it is (nothing is flushed, so a restart interrupts no
+ *   traffic); the first sync() then plans in full against what was read,
+ *   which also serves again real servers a previous run left at weight 0.
+ *   Feed every object before that first sync: a full plan with nothing
+ *   known would remove every service.
+ * - upsert*() and delete*() record object changes; sync() plans only the
+ *   keys they touched (plus those of failed operations) against the
+ *   mirror. The only kernel reads are for graceful termination: a TCP real
+ *   server that leaves is quiesced (weight 0), its virtual server's
+ *   destinations are read at the end of the same batch, and it is deleted
+ *   at once if idle.
+ * - resync() reads the kernel back (a fixed handful of requests), takes
+ *   the node's interface addresses from it (NodePorts, "already local"),
+ *   repairs drift and writes the sysctls again; drain() ends graceful
+ *   termination. The caller runs both periodically.
+ * - cleanup() removes what an IPVS proxy owns, and nothing else.
+ */
+import { release } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { AddressServiceKey } from 'ipvs-netlink';
+import { pino, type Logger } from 'pino';
+import { KnownObjects } from '../desired/known-objects.js';
+import type { LocalEndpoints } from '../desired/local-endpoints.js';
+import { usableLocalAddresses } from '../desired/node-addresses.js';
+import { namespaceOf, type EndpointSlice, type NodeInfo, type ProxyConfig, type Service } from '../kubernetes/model.js';
+import { DUMMY_DEVICE, type CurrentState, type CurrentVirtualServer, type DesiredState, type Operation } from '../plan/kernel-state.js';
+import { Mirror } from '../plan/mirror.js';
+import { plan, planDrainedDeletions } from '../plan/planner.js';
+import { emptyScope, isEmptyScope, mergeScope, scopeOf, type Scope } from '../plan/scope.js';
+import { Applier, type ApplyReport } from './applier.js';
+import { removeOwned } from './cleanup.js';
+import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraffic, SyncKind, SyncResult } from './controller-port.js';
+import { execIn, type Exec } from './exec.js';
+import { detectIptables } from './iptables-flavour.js';
+import { IptablesRunner } from './iptables-runner.js';
+import { connectionsOf, currentOf, readKernel, type KernelRead } from './kernel-reader.js';
+import { closeClients, openClients, type Clients } from './netlink-clients.js';
+import { SyncStats, trafficBetween, trafficOf } from './sync-stats.js';
+import { kubeProxySysctls, writeSysctls } from './sysctls.js';
+
+/** The handles and programs of the namespace, opened together. */
+interface Kernel {
+  clients: Clients;
+  iptables: IptablesRunner;
+  applier: Applier;
+}
+
+export class Controller implements ControllerPort {
+  private readonly objects: KnownObjects;
+  private readonly config: ProxyConfig;
+  private node: NodeInfo;
+  private mirror = new Mirror();
+  private kernel?: Kernel;
+  private readonly exec: Exec;
+  private readonly logger: Logger;
+  /** Keys changed since the last sync, and keys of operations that failed. */
+  private pending: Scope = emptyScope();
+  /** A node change, or the first sync after start: compare everything. */
+  private fullSyncPending = true;
+  /** Syncs, resyncs, drains and cleanup never interleave: each starts once the one before has settled. */
+  private queueTail: Promise<unknown> = Promise.resolve();
+  private readonly stats = new SyncStats();
+  /** The addresses on the node's interfaces except kube-ipvs0, as last read; undefined before start(). */
+  private hostAddresses?: string[];
+
+  constructor(private readonly options: ControllerOptions) {
+    this.config = options.config;
+    this.node = options.node;
+    // Until start() reads the interfaces, the declared node addresses stand in.
+    this.objects = new KnownObjects(options.node, options.config);
+    this.logger = options.logger ?? pino({ level: 'silent' });
+    this.exec = execIn(options.netns);
+  }
+
+  start(): Promise<void> {
+    return this.serially(async () => {
+      const { clients } = await this.openKernel();
+      // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
+      await this.writeSysctls();
+      await this.setIpvsTimeouts(clients);
+      const read = await this.readKernel(clients);
+      this.mirror = Mirror.fromKernel(read.snapshot);
+      this.adoptHostAddresses(read.hostAddresses);
+      this.fullSyncPending = true;
+      this.logger.info({ virtualServers: this.mirror.virtualServers.size, hostAddresses: this.hostAddresses }, 'adopted the kernel state');
+    });
+  }
+
+  // --- object changes: each marks the keys it touched ---
+
+  upsertService(svc: Service): void {
+    mergeScope(this.pending, this.objects.upsertService(svc));
+  }
+
+  deleteService(svc: Service): void {
+    mergeScope(this.pending, this.objects.deleteService(namespaceOf(svc.metadata), svc.metadata.name));
+  }
+
+  upsertEndpointSlice(slice: EndpointSlice): void {
+    mergeScope(this.pending, this.objects.upsertEndpointSlice(slice));
+  }
+
+  deleteEndpointSlice(slice: EndpointSlice): void {
+    mergeScope(this.pending, this.objects.deleteEndpointSlice(slice));
+  }
+
+  setNode(node: NodeInfo): void {
+    this.node = node;
+    this.objects.reset(node, this.config, this.hostAddresses);
+    this.fullSyncPending = true;
+  }
+
+  get desired(): DesiredState {
+    return this.objects.desired;
+  }
+
+  /** What we believe the kernel holds. */
+  get current(): CurrentState {
+    return this.mirror;
+  }
+
+  /**
+   * Programs the changes since the last sync (all of it after start or a
+   * node change). A TCP real server that leaves goes to weight 0
+   * (GracefulDeleteRS); its virtual server's destinations, read in the same
+   * batch, tell whether it is idle, and then it is deleted at once.
+   */
+  sync(): Promise<SyncResult> {
+    return this.serially(async () => {
+      const started = performance.now();
+      const traffic = trafficOf(this.kernel?.clients);
+      const full = this.fullSyncPending;
+      const scope = this.takePending();
+      try {
+        const ops = plan(this.objects.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
+        const report = await this.apply(ops);
+        const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
+        return this.finish(full ? 'full' : 'incremental', [...ops, ...deletions], joinReports(report, deleted), started, traffic);
+      } catch (err) {
+        // Nothing may be lost: the next sync looks at these keys again.
+        mergeScope(this.pending, scope);
+        this.fullSyncPending ||= full;
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Reads the kernel back — one IPVS dump, one list per kube-proxy set,
+   * one address dump — and repairs whatever differs from the desired state
+   * (drift, lost operations, changed interface addresses). The iptables
+   * chains are rewritten only when iptables-save shows them changed.
+   *
+   * The sysctls are written again too: they live in the ip_vs module's
+   * per-namespace state, so an operator's `modprobe -r ip_vs; modprobe
+   * ip_vs` resets them to the kernel's defaults (net.ipv4.vs.conntrack=0
+   * breaks masqueraded IPVS traffic), and the resync that reprograms the
+   * flushed table must restore them as well.
+   */
+  resync(): Promise<SyncResult> {
+    return this.serially(async () => {
+      const started = performance.now();
+      const { clients, iptables } = await this.openKernel();
+      const traffic = trafficOf(clients);
+      const read = await this.readKernel(clients);
+      const previous = this.mirror;
+      this.mirror = Mirror.fromKernel(read.snapshot, this.objects.desired);
+      for (const [family, payload] of previous.iptables) {
+        if (await iptables.holds(family, payload).catch(() => false)) this.mirror.iptables.set(family, payload);
+      }
+      this.adoptHostAddresses(read.hostAddresses);
+      this.takePending();
+      // The dump just read has the connections of real servers already at weight 0; those still
+      // serving are quiesced first and read again, as in sync().
+      const ops = plan(this.objects.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.objects.desired) });
+      const report = await this.apply(ops);
+      const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
+      const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic);
+      await this.writeSysctls();
+      return result;
+    });
+  }
+
+  /**
+   * Graceful termination's second half: deletes the weight-0 real servers
+   * nobody wants once they have no connections left. Only the virtual
+   * servers with such a real server are read (one request each).
+   */
+  drain(): Promise<SyncResult> {
+    return this.serially(async () => {
+      const started = performance.now();
+      const traffic = trafficOf(this.kernel?.clients);
+      const services = new Map<string, AddressServiceKey>();
+      for (const [key, vs] of this.mirror.virtualServers) {
+        if (vs.destinations.some((d) => d.weight === 0)) services.set(key, vs.service);
+      }
+      const ops = planDrainedDeletions(this.objects.desired, await this.readDestinations(services));
+      return this.finish('drain', ops, await this.apply(ops), started, traffic);
+    });
+  }
+
+  cleanup(): Promise<void> {
+    return this.serially(async () => {
+      const { clients, iptables } = await this.openKernel();
+      try {
+        await removeOwned(clients, iptables, this.config.excludeCIDRs, this.logger);
+      } finally {
+        this.mirror = new Mirror();
+        this.fullSyncPending = true;
+      }
+    });
+  }
+
+  counters(): ControllerCounters {
+    let realServers = 0;
+    for (const vs of this.mirror.virtualServers.values()) realServers += vs.destinations.length;
+    let ipsetEntries = 0;
+    for (const set of this.mirror.ipsets.values()) ipsetEntries += set.entries.size;
+    const clients = this.kernel?.clients;
+    return {
+      virtualServers: this.mirror.virtualServers.size,
+      realServers,
+      ipsetEntries,
+      boundAddresses: this.mirror.boundAddresses.size,
+      ipsetFailures: this.stats.ipsetFailures(),
+      operations: structuredClone(this.kernel?.applier.counts ?? { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } }),
+      netlink: clients ? { ipvs: clients.ipvs.counters(), ipset: clients.ipset.counters(), rtnl: clients.rtnl.counters() } : {},
+      syncs: this.stats.syncs(),
+      lastSync: this.stats.lastSync,
+    };
+  }
+
+  localEndpoints(): LocalEndpoints {
+    return this.objects.localEndpoints();
+  }
+
+  async close(): Promise<void> {
+    if (this.kernel) closeClients(this.kernel.clients);
+    this.kernel = undefined;
+  }
+
+  // --- internals ---
+
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.queueTail.then(task, task);
+    this.queueTail = result.then(noop, noop);
+    return result;
+  }
+
+  /** The namespace's handles, and the iptables flavour in use there (found once, unless given). */
+  private async openKernel(): Promise<Kernel> {
+    if (!this.kernel) {
+      let tools = this.options.iptables;
+      if (!tools) {
+        const found = await detectIptables(this.exec);
+        this.logger.info({ iptables: found.mode }, 'iptables flavour');
+        tools = found.tools;
+      }
+      const iptables = new IptablesRunner(this.exec, tools);
+      const clients = await openClients({ netns: this.options.netns, timeoutMs: this.options.timeoutMs });
+      this.kernel = { clients, iptables, applier: new Applier(clients, iptables, this.logger) };
+    }
+    return this.kernel;
+  }
+
+  private writeSysctls(): Promise<void> {
+    return writeSysctls(this.exec, kubeProxySysctls(this.config, release()));
+  }
+
+  /** ipvsadm --set semantics: a 0 leaves that timeout as the kernel has it. */
+  private async setIpvsTimeouts(clients: Clients): Promise<void> {
+    const { tcp, tcpFin, udp } = this.options.ipvsTimeouts ?? {};
+    if (!tcp && !tcpFin && !udp) return;
+    await clients.ipvs.setTimeouts({ ...(tcp ? { tcp } : {}), ...(tcpFin ? { tcpFin } : {}), ...(udp ? { udp } : {}) });
+  }
+
+  /** The kernel read shared by start() and resync(); kube-ipvs0 is (re)made only when it is missing, down or replaced. */
+  private async readKernel(clients: Clients): Promise<KernelRead> {
+    const read = await readKernel(clients, new Set(this.objects.desired.ipsets.keys()));
+    const link = read.dummyLink;
+    if (!link || !link.up || link.kind !== 'dummy') await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
+    return read;
+  }
+
+  /** New interface addresses change NodePort virtual servers and what is bound: the desired state is rebuilt (rare). */
+  private adoptHostAddresses(read: string[]): void {
+    // Only what can matter is compared: a link-local address coming and going changes nothing.
+    const addresses = usableLocalAddresses(read);
+    if (this.hostAddresses && sameList(this.hostAddresses, addresses)) return;
+    if (this.hostAddresses) this.logger.info({ before: this.hostAddresses, after: addresses }, 'the node\'s interface addresses changed');
+    this.hostAddresses = addresses;
+    this.objects.reset(this.node, this.config, addresses);
+    this.fullSyncPending = true;
+  }
+
+  /**
+   * Graceful termination's fast path: the real servers a sync just
+   * quiesced were read back in the same batch (Applier); the idle ones are
+   * deleted now. Read after the weight-0 update, a count of 0 stays 0:
+   * nothing new is scheduled to them.
+   */
+  private async deleteIdleQuiesced(report: ApplyReport): Promise<{ ops: Operation[]; report: ApplyReport }> {
+    const read: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
+    for (const [key, { service, destinations }] of report.quiesced ?? []) (read.virtualServers as Map<string, CurrentVirtualServer>).set(key, currentOf(service, destinations));
+    const ops = planDrainedDeletions(this.objects.desired, read);
+    return { ops, report: ops.length > 0 ? await this.apply(ops) : { applied: [], failed: [] } };
+  }
+
+  /** The live destinations (weights, connection counts) of these virtual servers: one destination dump each. */
+  private async readDestinations(services: Map<string, AddressServiceKey>): Promise<CurrentState> {
+    const { clients } = await this.openKernel();
+    const out: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
+    for (const [key, service] of services) {
+      const live = await clients.ipvs.listDestinations(service).catch(() => undefined);
+      if (!live) continue; // gone meanwhile: the next resync notices
+      (out.virtualServers as Map<string, CurrentVirtualServer>).set(key, currentOf(service, live));
+    }
+    return out;
+  }
+
+  private async apply(ops: Operation[]): Promise<ApplyReport> {
+    if (ops.length === 0) return { applied: [], failed: [] };
+    const { applier } = await this.openKernel();
+    const report = await applier.apply(ops);
+    this.mirror.record(report.applied);
+    // Failed operations are looked at again by the next sync.
+    mergeScope(this.pending, scopeOf(report.failed.map((f) => f.op)));
+    return report;
+  }
+
+  /** Takes the pending scope (and the full-sync flag) for the sync about to plan. */
+  private takePending(): Scope {
+    const scope = this.pending;
+    this.pending = emptyScope();
+    this.fullSyncPending = false;
+    return scope;
+  }
+
+  private finish(kind: SyncKind, ops: Operation[], report: ApplyReport, started: number, before: NetlinkTraffic): SyncResult {
+    const durationSeconds = (performance.now() - started) / 1000;
+    const netlink = trafficBetween(before, trafficOf(this.kernel?.clients));
+    const ipsetFailures = this.stats.record(kind, durationSeconds, netlink, report);
+    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures, netlink };
+    if (ipsetFailures.length > 0) this.logger.warn({ ipsetFailures: ipsetFailures.map((f) => ({ ...f, entries: f.entries.length })) }, 'ipset operations refused; the rest of the sync was applied');
+    this.logger.debug(result, 'sync');
+    return result;
+  }
+}
+
+const noop = (): void => undefined;
+
+function joinReports(a: ApplyReport, b: ApplyReport): ApplyReport {
+  return b.applied.length === 0 && b.failed.length === 0 ? a : { applied: [...a.applied, ...b.applied], failed: [...a.failed, ...b.failed], quiesced: a.quiesced };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}

@@ -1,0 +1,57 @@
+/**
+ * The kernel settings kube-proxy's IPVS mode makes (NewProxier in
+ * proxier.go). They are per network namespace, so they are written by a
+ * `sysctl` running in the controller's namespace: /proc/sys/net shows the
+ * namespace of the process that opens it.
+ */
+import { execError, type Exec } from './exec.js';
+import type { ProxyConfig } from '../kubernetes/model.js';
+
+export interface Sysctl {
+  key: string;
+  value: number;
+}
+
+/**
+ * conn_reuse_mode=0 only on kernels from 4.1 up to (not including) 5.9
+ * (#93297): before 4.1 the knob does not exist, from 5.9 the kernel's own
+ * default no longer drops reused connections and 0 would hurt rollouts.
+ */
+export function kubeProxySysctls(config: Pick<ProxyConfig, 'strictARP'>, kernelRelease: string): Sysctl[] {
+  const list: Sysctl[] = [
+    // IPVS-NAT'ed packets must go through conntrack for MASQUERADE to see them.
+    { key: 'net.ipv4.vs.conntrack', value: 1 },
+  ];
+  const version = kernelVersion(kernelRelease);
+  if (version !== undefined && atLeast(version, [4, 1]) && !atLeast(version, [5, 9])) list.push({ key: 'net.ipv4.vs.conn_reuse_mode', value: 0 });
+  list.push(
+    // Drop connections to a deleted real server at once, so clients retry instead of hanging.
+    { key: 'net.ipv4.vs.expire_nodest_conn', value: 1 },
+    // Affinity templates pointing at a weight-0 real server expire (#81587).
+    { key: 'net.ipv4.vs.expire_quiescent_template', value: 1 },
+    { key: 'net.ipv4.ip_forward', value: 1 },
+  );
+  if (config.strictARP) {
+    // Addresses on kube-ipvs0 must not answer ARP on the other interfaces.
+    list.push({ key: 'net.ipv4.conf.all.arp_ignore', value: 1 }, { key: 'net.ipv4.conf.all.arp_announce', value: 2 });
+  }
+  return list;
+}
+
+/** "5.10.0-21-amd64" → [5, 10]; undefined when unreadable. */
+export function kernelVersion(release: string): [number, number] | undefined {
+  const m = /^(\d+)\.(\d+)/.exec(release);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+function atLeast(v: [number, number], min: [number, number]): boolean {
+  return v[0] > min[0] || (v[0] === min[0] && v[1] >= min[1]);
+}
+
+/** Writes them all with one `sysctl -w` in the namespace. */
+export async function writeSysctls(exec: Exec, sysctls: readonly Sysctl[]): Promise<void> {
+  if (sysctls.length === 0) return;
+  const args = ['-q', '-w', ...sysctls.map((s) => `${s.key}=${s.value}`)];
+  const r = await exec('sysctl', args);
+  if (r.code !== 0) throw execError('sysctl', args, r);
+}

@@ -1,0 +1,31 @@
+/**
+ * This node as the controller needs it, from its Node object and the
+ * flags: its addresses (kube-proxy's order: InternalIP, then ExternalIP;
+ * --bind-address, when it names an address, is the primary), its labels
+ * (topology zone), and whether it is being deleted (healthz says no then).
+ */
+import type { Node, NodeInfo } from './model.js';
+import { canonicalAddress, familyOf } from 'ipvs-netlink/address';
+
+export function nodeInfoOf(name: string, node: Node | undefined, bindIP: string | undefined): NodeInfo {
+  const status = node?.status?.addresses ?? [];
+  const byType = (type: string) => status.filter((a) => a.type === type).map((a) => canonicalAddress(a.address)).filter((a): a is string => a !== undefined);
+  let addresses = [...new Set([...byType('InternalIP'), ...byType('ExternalIP')])];
+  if (bindIP) {
+    // The bind address is this family's primary; the other family's addresses stay (dual-stack).
+    addresses = [bindIP, ...addresses.filter((a) => familyOf(a) !== familyOf(bindIP))];
+  }
+  return { name, addresses, labels: node?.metadata.labels };
+}
+
+/** kube-proxy's node eligibility for /healthz: not being deleted, not marked for scale-down. */
+export function nodeEligible(node: Node | undefined): boolean {
+  if (!node) return false;
+  const loose = node as unknown as { metadata: { deletionTimestamp?: unknown }; spec?: { taints?: Array<{ key?: string }> } };
+  if (loose.metadata.deletionTimestamp) return false;
+  return !(loose.spec?.taints ?? []).some((t) => t.key === 'ToBeDeletedByClusterAutoscaler');
+}
+
+export function sameNodeInfo(a: NodeInfo, b: NodeInfo): boolean {
+  return JSON.stringify([a.name, a.addresses, a.labels ?? {}]) === JSON.stringify([b.name, b.addresses, b.labels ?? {}]);
+}

@@ -1,0 +1,139 @@
+/**
+ * What the proxy keeps of each Service and EndpointSlice between events:
+ * the fields the mapping reads (desired/service-contribution.ts and what
+ * it calls), nothing else. An object as parsed or as the API server sends it carries
+ * metadata (labels, annotations such as kubectl's last-applied
+ * configuration, managedFields) and, per endpoint, several small objects
+ * and strings; kept whole, 10,000 Services with 10-endpoint slices were
+ * most of the proxy's heap. What is kept shares strings: addresses as
+ * canonical text (the parsed string itself when it already is), node
+ * names, port lists and hints through an Interner.
+ */
+import type { EndpointSlice, K8sProtocol, Service } from './model.js';
+import { canonicalAddress } from 'ipvs-netlink/address';
+
+/** Endpoint conditions as bits, with the API's defaults applied (a missing ready means ready...). */
+export const READY = 1;
+export const SERVING = 2;
+export const TERMINATING = 4;
+
+export interface EndpointFacts {
+  /** The first address, canonical (kube-proxy uses that one only). */
+  address: string;
+  /** READY | SERVING | TERMINATING */
+  conditions: number;
+  nodeName: string | undefined;
+  /** Topology hints, when the endpoint has any. */
+  hints: EndpointHints | undefined;
+}
+
+export interface EndpointHints {
+  zones: readonly string[];
+  nodes: readonly string[];
+}
+
+export interface SlicePortFacts {
+  /** "" when unnamed. */
+  name: string;
+  protocol: K8sProtocol;
+  port: number | undefined;
+}
+
+export interface SliceFacts {
+  name: string;
+  addressType: EndpointSlice['addressType'];
+  ports: readonly SlicePortFacts[];
+  /** Endpoints without a usable first address are left out (the mapping skips them). */
+  endpoints: readonly EndpointFacts[];
+}
+
+/**
+ * Shares equal values (node names, port lists) between the objects that
+ * hold them. It forgets everything once it holds `limit` values, so
+ * churning names cannot grow it without bound; forgetting costs sharing,
+ * never correctness.
+ */
+class Interner<T> {
+  private readonly values = new Map<string, T>();
+
+  constructor(private readonly limit = 10_000) {}
+
+  get(key: string, make: () => T): T {
+    let v = this.values.get(key);
+    if (v === undefined) {
+      if (this.values.size >= this.limit) this.values.clear();
+      v = make();
+      this.values.set(key, v);
+    }
+    return v;
+  }
+}
+
+export class FactsBuilder {
+  private readonly strings = new Interner<string>();
+  private readonly slicePorts = new Interner<readonly SlicePortFacts[]>();
+
+  /** A Service reduced to the fields servicePortInfos() reads, as a Service. */
+  service(svc: Service): Service {
+    const s = svc.spec;
+    const spec: Service['spec'] = {};
+    if (s.type !== undefined) spec.type = s.type;
+    if (s.clusterIP !== undefined) spec.clusterIP = s.clusterIP;
+    if (s.clusterIPs !== undefined) spec.clusterIPs = s.clusterIPs;
+    if (s.externalIPs?.length) spec.externalIPs = s.externalIPs;
+    if (s.loadBalancerSourceRanges?.length) spec.loadBalancerSourceRanges = s.loadBalancerSourceRanges;
+    if (s.externalTrafficPolicy !== undefined) spec.externalTrafficPolicy = s.externalTrafficPolicy;
+    if (s.internalTrafficPolicy !== undefined) spec.internalTrafficPolicy = s.internalTrafficPolicy;
+    if (s.healthCheckNodePort !== undefined) spec.healthCheckNodePort = s.healthCheckNodePort;
+    if (s.sessionAffinity !== undefined) spec.sessionAffinity = s.sessionAffinity;
+    const timeout = s.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+    if (timeout !== undefined) spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: timeout } };
+    if (s.ports?.length) {
+      spec.ports = s.ports.map((p) => {
+        const port: NonNullable<Service['spec']['ports']>[number] = { port: p.port };
+        if (p.name !== undefined) port.name = p.name;
+        if (p.protocol !== undefined) port.protocol = p.protocol;
+        if (p.nodePort !== undefined) port.nodePort = p.nodePort;
+        return port;
+      });
+    }
+    const out: Service = { metadata: { name: svc.metadata.name }, spec };
+    if (svc.metadata.namespace !== undefined) out.metadata.namespace = svc.metadata.namespace;
+    const ingress = svc.status?.loadBalancer?.ingress?.filter((i) => i.ip !== undefined);
+    if (ingress?.length) out.status = { loadBalancer: { ingress: ingress.map((i) => (i.ipMode === undefined ? { ip: i.ip } : { ip: i.ip, ipMode: i.ipMode })) } };
+    return out;
+  }
+
+  /** An EndpointSlice reduced to what endpointsForPort() reads. */
+  slice(slice: EndpointSlice): SliceFacts {
+    const endpoints: EndpointFacts[] = [];
+    for (const ep of slice.endpoints ?? []) {
+      const first = ep.addresses?.[0];
+      const address = first === undefined ? undefined : canonicalAddress(first);
+      if (address === undefined) continue;
+      // API semantics: a nil ready means ready; a nil serving follows ready; a nil terminating means not terminating.
+      const ready = ep.conditions?.ready ?? true;
+      const conditions = (ready ? READY : 0) | ((ep.conditions?.serving ?? ready) ? SERVING : 0) | (ep.conditions?.terminating ? TERMINATING : 0);
+      const zones = ep.hints?.forZones?.map((z) => z.name) ?? [];
+      const nodes = ep.hints?.forNodes?.map((n) => n.name) ?? [];
+      endpoints.push({
+        address,
+        conditions,
+        nodeName: ep.nodeName === undefined ? undefined : this.string(ep.nodeName),
+        hints: zones.length + nodes.length > 0 ? { zones, nodes } : undefined,
+      });
+    }
+    const ports = slice.ports ?? [];
+    const portsKey = JSON.stringify(ports.map((p) => [p.name ?? '', p.protocol ?? 'TCP', p.port ?? null]));
+    return {
+      name: slice.metadata.name,
+      addressType: slice.addressType,
+      ports: this.slicePorts.get(portsKey, () => ports.map((p) => ({ name: p.name ?? '', protocol: p.protocol ?? 'TCP', port: p.port }))),
+      endpoints,
+    };
+  }
+
+  private string(s: string): string {
+    return this.strings.get(s, () => s);
+  }
+}

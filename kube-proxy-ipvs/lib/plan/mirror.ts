@@ -1,0 +1,169 @@
+/**
+ * What we programmed: the current state as we left it, updated with each
+ * operation the applier carried out. Incremental updates plan against it
+ * (no kernel dumps); a periodic resync or a restart starts it from a
+ * kernel snapshot instead (adoption: nothing is flushed).
+ *
+ * It is as big as the cluster, so it is kept lean: real servers in sorted
+ * lists (no per-real-server key strings), and what matches the desired
+ * state is the desired state's own objects and strings (real servers,
+ * service specs, keys: the planner hands them over in its operations; a
+ * snapshot is matched against the desired state). Nothing here is changed
+ * in place: an update replaces the object.
+ */
+import type { AddressServiceKey, ServiceSpec } from 'ipvs-netlink';
+import { canonicalAddress, type AddressFamily } from 'ipvs-netlink/address';
+import {
+  compareDestinations,
+  findDestination,
+  serviceOptionsDiffer,
+  virtualServerKey,
+  type CurrentDestination,
+  type CurrentState,
+  type CurrentVirtualServer,
+  type IpsetType,
+  type DesiredDestination,
+  type DesiredState,
+  type IpvsOp,
+  type Operation,
+} from './kernel-state.js';
+
+interface MutableVirtualServer extends CurrentVirtualServer {
+  service: AddressServiceKey & Partial<ServiceSpec>;
+  destinations: CurrentDestination[];
+}
+
+/** The kernel as read back: IPVS services (fwmark ones are skipped), ipsets, kube-ipvs0 addresses. */
+export interface KernelSnapshot {
+  virtualServers: ReadonlyArray<(Partial<AddressServiceKey> & Partial<ServiceSpec> & { fwmark?: number }) & { destinations: readonly CurrentDestination[] }>;
+  ipsets: Array<{ name: string; type: IpsetType; entries: string[] }>;
+  boundAddresses: string[];
+}
+
+export class Mirror implements CurrentState {
+  readonly virtualServers = new Map<string, MutableVirtualServer>();
+  readonly ipsets = new Map<string, { type: IpsetType; entries: Set<string> }>();
+  readonly boundAddresses = new Set<string>();
+  readonly iptables = new Map<AddressFamily, string>();
+
+  /**
+   * The kernel as read. Given the desired state, what the kernel holds as
+   * wanted takes the desired state's key strings, address strings and
+   * service specs instead of the snapshot's; connection counts are not
+   * kept (they are stale at once).
+   */
+  static fromKernel(snapshot: KernelSnapshot, desired?: DesiredState): Mirror {
+    const m = new Mirror();
+    for (const vs of snapshot.virtualServers) {
+      if (vs.fwmark || vs.address === undefined || vs.protocol === undefined || vs.port === undefined) continue;
+      const address = canonicalAddress(vs.address) ?? vs.address;
+      const key = virtualServerKey({ protocol: vs.protocol, address, port: vs.port });
+      const want = desired?.virtualServers.get(key);
+      const service =
+        want && !serviceOptionsDiffer(want.service, vs)
+          ? want.service
+          : { protocol: vs.protocol, address, port: vs.port, scheduler: vs.scheduler, ...(vs.persistent ? { persistent: vs.persistent } : {}), ...(vs.flags ? { flags: vs.flags } : {}) };
+      const destinations = vs.destinations
+        .map((d): CurrentDestination => ({ address: canonicalAddress(d.address) ?? d.address, port: d.port, weight: d.weight }))
+        .sort(compareDestinations);
+      m.virtualServers.set(want?.key ?? key, { service, destinations: want ? shared(destinations, want.destinations) : destinations });
+    }
+    for (const set of snapshot.ipsets) m.ipsets.set(set.name, { type: set.type, entries: sharedEntries(set.entries, desired?.ipsets.get(set.name)?.entries) });
+    for (const a of snapshot.boundAddresses) m.boundAddresses.add(canonicalAddress(a) ?? a);
+    return m;
+  }
+
+  /** Records operations that succeeded. Their objects are kept (operations are not changed once planned). */
+  record(ops: Iterable<Operation>): void {
+    for (const op of ops) this.recordOne(op);
+  }
+
+  private recordOne(op: Operation): void {
+    switch (op.kind) {
+      case 'ipset':
+        return this.recordIpset(op);
+      case 'address':
+        if (op.op === 'bind') this.boundAddresses.add(op.address);
+        else this.boundAddresses.delete(op.address);
+        return;
+      case 'iptables':
+        this.iptables.set(op.family, op.restore);
+        return;
+      case 'ipvs':
+        return this.recordIpvs(op);
+    }
+  }
+
+  private recordIpset(op: Extract<Operation, { kind: 'ipset' }>): void {
+    if (op.op === 'create') this.ipsets.set(op.set, { type: op.type, entries: new Set() });
+    else if (op.op === 'destroy') this.ipsets.delete(op.set);
+    else {
+      const set = this.ipsets.get(op.set);
+      for (const e of op.entries) op.op === 'add' ? set?.entries.add(e) : set?.entries.delete(e);
+    }
+  }
+
+  private recordIpvs(op: IpvsOp): void {
+    const b = op.batch;
+    if (!('address' in b.service)) return;
+    const key = op.key ?? virtualServerKey(b.service);
+    switch (b.op) {
+      case 'addService':
+        this.virtualServers.set(key, { service: b.service as AddressServiceKey & Partial<ServiceSpec>, destinations: [] });
+        return;
+      case 'updateService': {
+        const vs = this.virtualServers.get(key);
+        if (vs) vs.service = b.service as AddressServiceKey & Partial<ServiceSpec>;
+        return;
+      }
+      case 'deleteService':
+        this.virtualServers.delete(key);
+        return;
+      case 'addDestination':
+      case 'updateDestination': {
+        const list = this.virtualServers.get(key)?.destinations;
+        if (!list) return;
+        // The planner's real servers are the desired state's own objects (weight 1) or new ones: kept as they are.
+        const given = b.destination;
+        const d: CurrentDestination = given.weight !== undefined ? (given as CurrentDestination) : { address: given.address, port: given.port, weight: 1 };
+        // The planner emits real servers in destination order: appending is the common case.
+        const last = list[list.length - 1];
+        if (last === undefined || compareDestinations(last, d) < 0) list.push(d);
+        else {
+          const at = findDestination(list, d);
+          if (at >= 0) list[at] = d;
+          else list.splice(-at - 1, 0, d);
+        }
+        return;
+      }
+      case 'deleteDestination': {
+        const list = this.virtualServers.get(key)?.destinations;
+        const at = list ? findDestination(list, b.destination) : -1;
+        if (at >= 0) list!.splice(at, 1);
+        return;
+      }
+    }
+  }
+}
+
+/** The real servers read, each that is as wanted (weight 1) replaced by the desired state's object (both lists in destination order). */
+function shared(have: CurrentDestination[], want: readonly DesiredDestination[]): CurrentDestination[] {
+  let j = 0;
+  for (let i = 0; i < have.length; i++) {
+    const d = have[i];
+    while (j < want.length && compareDestinations(want[j], d) < 0) j++;
+    if (j < want.length && d.weight === 1 && compareDestinations(want[j], d) === 0) have[i] = want[j];
+  }
+  return have;
+}
+
+/** The entries as a set, each that the desired set has as the desired set's string. */
+function sharedEntries(entries: readonly string[], desired: ReadonlySet<string> | undefined): Set<string> {
+  if (!desired) return new Set(entries);
+  // A Set hands back no stored string for a lookup: the desired strings are met by walking it once.
+  const out = new Set<string>();
+  const have = new Set(entries);
+  for (const e of desired) if (have.has(e)) out.add(e);
+  for (const e of entries) out.add(e);
+  return out;
+}

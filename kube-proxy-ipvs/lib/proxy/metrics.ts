@@ -1,0 +1,201 @@
+/**
+ * Prometheus metrics with kube-proxy's names (pkg/proxy/metrics), so
+ * existing dashboards and alerts work, plus gauges of what is programmed
+ * (virtual servers, real servers, ipset entries) and counters of netlink
+ * operations, which upstream has no equivalent for.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SocketCounters } from 'ipvs-netlink';
+import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';
+
+const SYNC_KINDS: readonly SyncKind[] = ['full', 'incremental', 'resync', 'drain'];
+
+/** kube-proxy: metrics.ExponentialBuckets(0.001, 2, 15) */
+const SYNC_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
+/** kube-proxy: 0.25, 0.5, then 1..59 s by 1, 60..115 by 5, 120..300 by 30 */
+const PROGRAMMING_BUCKETS = [
+  0.25, 0.5,
+  ...Array.from({ length: 59 }, (_, i) => i + 1),
+  ...Array.from({ length: 12 }, (_, i) => 60 + 5 * i),
+  ...Array.from({ length: 7 }, (_, i) => 120 + 30 * i),
+];
+
+export class ProxyMetrics {
+  readonly registry = new Registry();
+  readonly syncDuration: Histogram;
+  readonly syncFullDuration: Histogram;
+  readonly syncPartialDuration: Histogram;
+  readonly lastSyncTimestamp: Gauge;
+  readonly lastQueuedTimestamp: Gauge;
+  readonly networkProgrammingDuration: Histogram;
+  readonly endpointChangesTotal: Counter;
+  readonly endpointChangesPending: Gauge;
+  readonly serviceChangesTotal: Counter;
+  readonly serviceChangesPending: Gauge;
+  readonly noLocalEndpoints: Gauge<'traffic_policy'>;
+  readonly healthzTotal: Counter<'code'>;
+  readonly livezTotal: Counter<'code'>;
+  readonly syncErrorsTotal: Counter<'kind'>;
+  readonly invalidObjectsTotal: Counter<'kind' | 'action'>;
+
+  constructor(counters: () => ControllerCounters | undefined, opts: { defaultMetrics?: boolean } = {}) {
+    const r = [this.registry];
+    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.syncDuration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds', buckets: SYNC_BUCKETS, registers: r });
+    this.syncFullDuration = new Histogram({ name: 'kubeproxy_sync_full_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds for full resyncs (kernel read back)', buckets: SYNC_BUCKETS, registers: r });
+    this.syncPartialDuration = new Histogram({ name: 'kubeproxy_sync_partial_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds for incremental syncs', buckets: SYNC_BUCKETS, registers: r });
+    this.lastSyncTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', help: 'The last time proxy rules were successfully synced', registers: r });
+    this.lastQueuedTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', help: 'The last time a sync of proxy rules was queued', registers: r });
+    this.networkProgrammingDuration = new Histogram({
+      name: 'kubeproxy_network_programming_duration_seconds',
+      help: 'In Network Programming Latency in seconds',
+      buckets: PROGRAMMING_BUCKETS,
+      registers: r,
+    });
+    this.endpointChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', help: 'Cumulative proxy rules Endpoint changes', registers: r });
+    this.endpointChangesPending = new Gauge({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_pending', help: 'Pending proxy rules Endpoint changes', registers: r });
+    this.serviceChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total', help: 'Cumulative proxy rules Service changes', registers: r });
+    this.serviceChangesPending = new Gauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: 'Pending proxy rules Service changes', registers: r });
+    this.noLocalEndpoints = new Gauge({
+      name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
+      help: 'Number of services with a Local traffic policy and no endpoints',
+      labelNames: ['traffic_policy'],
+      registers: r,
+    });
+    this.healthzTotal = new Counter({ name: 'kubeproxy_proxy_healthz_total', help: 'Cumulative proxy healthz HTTP status', labelNames: ['code'], registers: r });
+    this.livezTotal = new Counter({ name: 'kubeproxy_proxy_livez_total', help: 'Cumulative proxy livez HTTP status', labelNames: ['code'], registers: r });
+    this.syncErrorsTotal = new Counter({ name: 'kubeproxy_ipvs_sync_errors_total', help: 'Syncs, resyncs and drain passes that failed, by kind', labelNames: ['kind'], registers: r });
+    this.invalidObjectsTotal = new Counter({
+      name: 'kubeproxy_invalid_objects_total',
+      help: 'Objects (or unreadable manifest documents) rejected by validation, by kind and action (skipped, kept-last-good)',
+      labelNames: ['kind', 'action'],
+      registers: r,
+    });
+
+    // What is programmed, read from the controller when scraped.
+    const gauge = (name: string, help: string, pick: (c: ControllerCounters) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: r,
+        collect() {
+          const c = counters();
+          if (c) this.set(pick(c));
+        },
+      });
+    gauge('kubeproxy_ipvs_virtual_servers', 'IPVS virtual servers programmed', (c) => c.virtualServers);
+    gauge('kubeproxy_ipvs_real_servers', 'IPVS real servers programmed, over all virtual servers', (c) => c.realServers);
+    gauge('kubeproxy_ipset_entries', 'ipset entries programmed, over all kube-proxy sets', (c) => c.ipsetEntries);
+    new Counter({
+      name: 'kubeproxy_netlink_operations_total',
+      help: 'Netlink operations carried out, by family (ipvs, ipset, rtnl) and result (ok, error)',
+      labelNames: ['family', 'result'],
+      registers: r,
+      collect() {
+        const c = counters();
+        if (!c) return;
+        // The controller keeps monotonic counts; mirror them.
+        this.reset();
+        for (const [kind, family] of [['ipvs', 'ipvs'], ['ipset', 'ipset'], ['address', 'rtnl']] as const) {
+          this.inc({ family, result: 'ok' }, c.operations[kind].ok);
+          this.inc({ family, result: 'error' }, c.operations[kind].failed);
+        }
+      },
+    });
+    // Netlink traffic: what the operations above cost in messages and system calls, per socket.
+    const traffic: Array<[string, string, keyof SocketCounters]> = [
+      ['kubeproxy_netlink_messages_sent_total', 'Netlink messages sent, by socket (ipvs, ipset, rtnl)', 'messagesSent'],
+      ['kubeproxy_netlink_messages_received_total', 'Netlink messages received (replies, acks, dump records), by socket', 'messagesReceived'],
+      ['kubeproxy_netlink_sendmsg_calls_total', 'sendmsg system calls on the netlink sockets, by socket', 'sendmsgCalls'],
+      ['kubeproxy_netlink_recv_calls_total', 'Receive system calls on the netlink sockets, by socket', 'recvCalls'],
+    ];
+    for (const [name, help, field] of traffic) {
+      new Counter({
+        name,
+        help,
+        labelNames: ['family'],
+        registers: r,
+        collect() {
+          const c = counters();
+          if (!c?.netlink) return;
+          this.reset();
+          for (const [family, n] of Object.entries(c.netlink)) if (n) this.inc({ family }, n[field]);
+        },
+      });
+    }
+    const lastSync: Array<[string, string, keyof SocketCounters]> = [
+      ['kubeproxy_sync_netlink_messages_sent', 'Netlink messages the last sync, resync or drain pass sent, by socket', 'messagesSent'],
+      ['kubeproxy_sync_netlink_sendmsg_calls', 'sendmsg system calls of the last sync, resync or drain pass, by socket', 'sendmsgCalls'],
+    ];
+    for (const [name, help, field] of lastSync) {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['family'],
+        registers: r,
+        collect() {
+          const last = counters()?.lastSync;
+          if (!last) return;
+          for (const [family, n] of Object.entries(last.netlink)) this.set({ family }, n[field]);
+        },
+      });
+    }
+    new Counter({
+      name: 'kubeproxy_ipvs_syncs_total',
+      help: 'Syncs carried out, by kind: full (the first, or after a node change), incremental, resync (kernel read back), drain (graceful termination)',
+      labelNames: ['kind'],
+      registers: r,
+      collect() {
+        const c = counters();
+        if (!c?.syncs) return;
+        this.reset();
+        for (const kind of SYNC_KINDS) this.inc({ kind }, c.syncs[kind]);
+      },
+    });
+    new Counter({
+      name: 'kubeproxy_ipvs_netlink_ipset_failures_total',
+      help: 'ipset operations the kernel refused in whole or in part, by set and the kernel\'s code (IPSET_ERR_HASH_FULL: the set reached maxelem)',
+      labelNames: ['set', 'code'],
+      registers: r,
+      collect() {
+        const c = counters();
+        if (!c) return;
+        this.reset();
+        for (const f of c.ipsetFailures ?? []) this.inc({ set: f.set, code: f.code }, f.count);
+      },
+    });
+    new Counter({
+      name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+      help: 'Cumulative proxy iptables restore failures',
+      registers: r,
+      collect() {
+        const c = counters();
+        if (!c) return;
+        this.reset();
+        this.inc(c.operations.iptables.failed);
+      },
+    });
+  }
+
+  /** A sync or resync finished successfully. */
+  synced(kind: 'sync' | 'resync', durationMs: number, at: number): void {
+    const seconds = durationMs / 1000;
+    this.syncDuration.observe(seconds);
+    (kind === 'resync' ? this.syncFullDuration : this.syncPartialDuration).observe(seconds);
+    this.lastSyncTimestamp.set(at / 1000);
+    this.endpointChangesPending.set(0);
+    this.serviceChangesPending.set(0);
+  }
+
+  serviceChanged(at: number): void {
+    this.serviceChangesTotal.inc();
+    this.serviceChangesPending.inc();
+    this.lastQueuedTimestamp.set(at / 1000);
+  }
+
+  endpointsChanged(at: number): void {
+    this.endpointChangesTotal.inc();
+    this.endpointChangesPending.inc();
+    this.lastQueuedTimestamp.set(at / 1000);
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Everything the proxy is configured with, after flags and the
+ * KubeProxyConfiguration file are merged, and the checks kube-proxy makes
+ * on it (pkg/proxy/apis/config/validation). Invalid values are refused at
+ * start with a message naming the flag (or config field) and what is
+ * accepted, never discovered halfway through a sync.
+ */
+import { hostname } from 'node:os';
+import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
+import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig } from '../kubernetes/model.js';
+import { nodeInfoOf } from '../kubernetes/node.js';
+
+export interface IpvsOptions {
+  scheduler: string;
+  syncPeriodMs: number;
+  minSyncPeriodMs: number;
+  excludeCIDRs: string[];
+  strictARP: boolean;
+  /** 0 = leave the kernel's value (ipvsadm --set semantics). */
+  tcpTimeoutMs: number;
+  tcpFinTimeoutMs: number;
+  udpTimeoutMs: number;
+}
+
+export interface ProxyOptions {
+  proxyMode: 'ipvs';
+  hostnameOverride: string;
+  /** Also the node's primary IP when it is not 0.0.0.0 / ::, as kube-proxy treats it. */
+  bindAddress: string;
+  clusterCIDRs: string[];
+  nodePortAddresses: string[];
+  masqueradeAll: boolean;
+  masqueradeBit: number;
+  ipvs: IpvsOptions;
+  /** "host:port"; "" disables the server. */
+  healthzBindAddress: string;
+  metricsBindAddress: string;
+  cleanup: boolean;
+  verbosity: number;
+  kubeconfig?: string;
+  master?: string;
+  /** Our addition: read objects from a file/folder of YAML instead of an API server. */
+  manifests?: string;
+  /** Our addition: program the network namespace at this path (tests). */
+  netns?: string;
+  /** The file --config named, for logs. */
+  configFile?: string;
+}
+
+/** IPVS schedulers kube-proxy's validation accepts, plus the newer kernel ones. */
+const SCHEDULERS = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'mh', 'fo', 'ovf', 'twos'] as const;
+
+export function defaultOptions(): ProxyOptions {
+  return {
+    proxyMode: 'ipvs',
+    // kube-proxy uses the lower-cased hostname when no override is given.
+    hostnameOverride: hostname().toLowerCase(),
+    bindAddress: '0.0.0.0',
+    clusterCIDRs: [],
+    nodePortAddresses: [],
+    masqueradeAll: false,
+    masqueradeBit: 14,
+    ipvs: {
+      scheduler: 'rr',
+      syncPeriodMs: 30_000,
+      // kube-proxy leaves the IPVS minSyncPeriod at 0: every change syncs at once.
+      minSyncPeriodMs: 0,
+      excludeCIDRs: [],
+      strictARP: false,
+      tcpTimeoutMs: 0,
+      tcpFinTimeoutMs: 0,
+      udpTimeoutMs: 0,
+    },
+    healthzBindAddress: '0.0.0.0:10256',
+    metricsBindAddress: '127.0.0.1:10249',
+    cleanup: false,
+    verbosity: 0,
+  };
+}
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionsError';
+  }
+}
+
+/** Checks the merged options; throws an OptionsError listing every problem at once. */
+export function validateOptions(o: ProxyOptions): ProxyOptions {
+  const problems: string[] = [];
+  const check = (ok: boolean, message: string) => {
+    if (!ok) problems.push(message);
+  };
+  check(o.proxyMode === 'ipvs', `--proxy-mode (mode): only "ipvs" is supported by kube-proxy-ipvs, got "${o.proxyMode}"`);
+  check(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.hostnameOverride), `--hostname-override (hostnameOverride): "${o.hostnameOverride}" is not a valid node name (lower-case DNS subdomain)`);
+  check(canonicalAddress(o.bindAddress) !== undefined, `--bind-address (bindAddress): "${o.bindAddress}" is not an IP address`);
+  o.clusterCIDRs.forEach((c) => cidr(c, '--cluster-cidr (clusterCIDR)', problems));
+  o.nodePortAddresses.forEach((c) => {
+    if (c !== 'primary') cidr(c, '--nodeport-addresses (nodePortAddresses)', problems, ' or "primary"');
+  });
+  check(Number.isInteger(o.masqueradeBit) && o.masqueradeBit >= 0 && o.masqueradeBit <= 31, `masqueradeBit must be an integer from 0 to 31, got ${o.masqueradeBit}`);
+  const v = o.ipvs;
+  check((SCHEDULERS as readonly string[]).includes(v.scheduler), `--ipvs-scheduler (ipvs.scheduler): "${v.scheduler}" is not an IPVS scheduler; use one of ${SCHEDULERS.join(', ')}`);
+  check(v.syncPeriodMs > 0, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than 0`);
+  check(v.minSyncPeriodMs >= 0, `--ipvs-min-sync-period (ipvs.minSyncPeriod) must be 0 or more`);
+  check(v.minSyncPeriodMs <= v.syncPeriodMs, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than or equal to --ipvs-min-sync-period (ipvs.minSyncPeriod)`);
+  v.excludeCIDRs.forEach((c) => cidr(c, '--ipvs-exclude-cidrs (ipvs.excludeCIDRs)', problems));
+  for (const [name, ms] of [
+    ['--ipvs-tcp-timeout (ipvs.tcpTimeout)', v.tcpTimeoutMs],
+    ['--ipvs-tcpfin-timeout (ipvs.tcpFinTimeout)', v.tcpFinTimeoutMs],
+    ['--ipvs-udp-timeout (ipvs.udpTimeout)', v.udpTimeoutMs],
+  ] as const) {
+    check(ms >= 0, `${name} must be 0 or more`);
+    // The kernel takes whole seconds.
+    check(ms % 1000 === 0, `${name} must be a whole number of seconds, got ${ms}ms`);
+  }
+  for (const [name, addr] of [
+    ['--healthz-bind-address (healthzBindAddress)', o.healthzBindAddress],
+    ['--metrics-bind-address (metricsBindAddress)', o.metricsBindAddress],
+  ] as const) {
+    if (addr === '') continue;
+    try {
+      parseHostPort(addr);
+    } catch (e) {
+      problems.push(`${name}: ${(e as Error).message}`);
+    }
+  }
+  check(Number.isInteger(o.verbosity) && o.verbosity >= 0, `-v must be a non-negative integer, got ${o.verbosity}`);
+  check(!(o.manifests && (o.kubeconfig || o.master)), `--manifests cannot be combined with --kubeconfig or --master: choose one source of Services`);
+  if (problems.length) throw new OptionsError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return o;
+}
+
+function cidr(value: string, name: string, problems: string[], alt = ''): void {
+  try {
+    parseCidr(value, name);
+  } catch {
+    problems.push(`${name}: "${value}" is not a CIDR such as 10.0.0.0/8${alt}`);
+  }
+}
+
+/** "0.0.0.0:10256", "[::]:10256", "127.0.0.1:10249" → host and port. */
+export function parseHostPort(value: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(value.trim());
+  if (!m) throw new RangeError(`"${value}" must be host:port, such as 0.0.0.0:10256 or [::]:10256`);
+  const host = m[1] ?? m[2];
+  const port = Number(m[3]);
+  if (host !== '' && canonicalAddress(host) === undefined) throw new RangeError(`"${host}" in "${value}" is not an IP address`);
+  if (port > 65535) throw new RangeError(`port ${port} in "${value}" is out of range`);
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+/** The planner's view of the options. */
+export function proxyConfigOf(o: ProxyOptions): ProxyConfig {
+  return defaultProxyConfig({
+    scheduler: o.ipvs.scheduler,
+    masqueradeAll: o.masqueradeAll,
+    masqueradeBit: o.masqueradeBit,
+    clusterCIDRs: o.clusterCIDRs,
+    nodePortAddresses: o.nodePortAddresses,
+    excludeCIDRs: o.ipvs.excludeCIDRs,
+    strictARP: o.ipvs.strictARP,
+  });
+}
+
+/** A node IP given by --bind-address (kube-proxy: "overrides kube-proxy's idea of what its node's primary IP is"). */
+function bindAddressNodeIP(o: ProxyOptions): string | undefined {
+  return o.bindAddress === '0.0.0.0' || o.bindAddress === '::' ? undefined : canonicalAddress(o.bindAddress);
+}
+
+/**
+ * This node as the proxy and `plan` both see it: --hostname-override's
+ * Node object (its InternalIPs, then ExternalIPs, and its labels), with
+ * --bind-address as the primary address when it names one.
+ */
+export function nodeInfoFor(o: ProxyOptions, node: Node | undefined): NodeInfo {
+  return nodeInfoOf(o.hostnameOverride, node, bindAddressNodeIP(o));
+}
+
+/** nodeInfoFor(), for a start: a node without any address cannot be served, and the error says where addresses come from. */
+export function startingNodeInfo(o: ProxyOptions, node: Node | undefined): NodeInfo {
+  const info = nodeInfoFor(o, node);
+  if (info.addresses.length === 0) {
+    throw new Error(
+      `no address for node "${o.hostnameOverride}": no Node object of that name with an InternalIP/ExternalIP (check --hostname-override), and no --bind-address`,
+    );
+  }
+  return info;
+}

@@ -1,0 +1,333 @@
+/**
+ * The proxy: source → controller → sync runner, with the healthz, metrics
+ * and health-check-node-port servers around it.
+ *
+ * Start-up order matters: the initial objects are collected until the
+ * source says it has delivered them all (a first sync with half the
+ * services known would delete the others' virtual servers), the Node
+ * object gives the node's addresses, then the controller adopts the
+ * kernel, takes the objects and the first (full) sync runs. Any failure
+ * before that is thrown with an explanation; after it, failures are logged
+ * and retried.
+ */
+import type { Logger } from 'pino';
+import type { EndpointSlice, Node, NodeInfo, Service } from '../kubernetes/model.js';
+import { familyOf } from 'ipvs-netlink/address';
+import { nodeContext } from '../desired/node-addresses.js';
+import { type Clock, systemClock } from './clock.js';
+import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
+import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
+import { HealthServer } from './health-server.js';
+import { ProxyMetrics } from './metrics.js';
+import { MetricsServer } from './metrics-server.js';
+import { NetnsWatch } from './netns-watch.js';
+import { nodeEligible, sameNodeInfo } from '../kubernetes/node.js';
+import { nodeInfoFor, type ProxyOptions, proxyConfigOf, startingNodeInfo } from './options.js';
+import { explainStartError } from './preflight.js';
+import { ProxyHealth } from './proxy-health.js';
+import { ServiceHealthServers } from './service-health.js';
+import { type Source, type SourceEvent, eventLabel } from './sources/source.js';
+import { type RunOutcome, SyncRunner } from './sync-runner.js';
+
+/** Set by the EndpointSlice controller; the start of network programming latency. */
+const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
+
+export interface ProxyDeps {
+  source: Source;
+  controllerFactory: ControllerFactory;
+  logger: Logger;
+  clock?: Clock;
+  /** Default: process metrics (CPU, memory) too. */
+  defaultMetrics?: boolean;
+  /** Called after a sync or resync that was bulk work (heap.ts); default: a full garbage collection. */
+  collectGarbage?: () => Collection | void;
+}
+
+export interface ProxyAddresses {
+  healthz?: string;
+  metrics?: string;
+}
+
+export class Proxy {
+  readonly metrics: ProxyMetrics;
+  readonly health: ProxyHealth;
+  private controller?: ControllerPort;
+  private runner?: SyncRunner;
+  private readonly healthServer: HealthServer;
+  private readonly metricsServer: MetricsServer;
+  private readonly serviceHealth: ServiceHealthServers;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private node?: Node;
+  private nodeInfo?: NodeInfo;
+  /** Events that arrived before the controller existed. */
+  private buffered: SourceEvent[] = [];
+  /**
+   * Events received and not yet handled. A source delivers many at once (a
+   * manifests reload, an informer's relist): they are handled together,
+   * with one clock reading and one sync request for the lot (under
+   * user-mode-linux every clock reading is a system call).
+   */
+  private incoming: SourceEvent[] = [];
+  /** Trigger times of endpoint changes not yet programmed. */
+  private triggers: number[] = [];
+  private stopping = false;
+  private firstSyncLogged = false;
+  /** --netns: the target namespace, checked every second (netns-watch.ts). */
+  private netnsTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly options: ProxyOptions,
+    private readonly deps: ProxyDeps,
+  ) {
+    this.clock = deps.clock ?? systemClock;
+    this.log = deps.logger;
+    this.metrics = new ProxyMetrics(() => this.controller?.counters(), { defaultMetrics: deps.defaultMetrics });
+    // server.go: healthTimeout = 2 × syncPeriod.
+    this.health = new ProxyHealth(2 * options.ipvs.syncPeriodMs, this.clock);
+    this.healthServer = new HealthServer(this.health, this.metrics);
+    this.metricsServer = new MetricsServer(this.metrics);
+    this.serviceHealth = new ServiceHealthServers({
+      hosts: () => healthCheckHosts(options, this.nodeInfo),
+      netns: options.netns,
+      logger: this.log,
+      proxyHealthy: () => this.health.status().healthy,
+    });
+  }
+
+  async start(): Promise<ProxyAddresses> {
+    const o = this.options;
+    this.health.queued(); // unhealthy if no sync completes within the timeout
+    const addresses: ProxyAddresses = {};
+    // Servers first: a probe that cannot connect restarts the pod, one that gets a 503 waits.
+    if (o.healthzBindAddress) addresses.healthz = await this.healthServer.start(o.healthzBindAddress);
+    if (o.metricsBindAddress) addresses.metrics = await this.metricsServer.start(o.metricsBindAddress);
+
+    this.log.info({ source: this.deps.source.description }, 'reading objects');
+    await this.deps.source.start({
+      event: (e) => this.onEvent(e),
+      synced: () => {},
+      // The source has logged it (object, field); here it is counted.
+      rejected: (r) => this.metrics.invalidObjectsTotal.inc({ kind: r.kind, action: r.action }),
+    });
+    this.flush();
+    this.nodeInfo = startingNodeInfo(o, this.node);
+    this.health.setNodeEligible(nodeEligible(this.node) || this.node === undefined);
+    this.log.info({ node: this.nodeInfo.name, addresses: this.nodeInfo.addresses }, 'node');
+
+    const controller = this.deps.controllerFactory({
+      node: this.nodeInfo,
+      config: proxyConfigOf(o),
+      netns: o.netns,
+      ipvsTimeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },
+      logger: this.log.child({ component: 'controller' }),
+    });
+    try {
+      await controller.start();
+    } catch (err) {
+      await controller.close().catch(() => undefined);
+      throw explainStartError(err);
+    }
+    this.controller = controller;
+    this.flush();
+    const initial = this.buffered;
+    this.buffered = [];
+    const now = this.clock.now();
+    for (const e of initial) this.apply(e, now);
+
+    this.runner = new SyncRunner({
+      minSyncPeriodMs: o.ipvs.minSyncPeriodMs,
+      syncPeriodMs: o.ipvs.syncPeriodMs,
+      sync: () => controller.sync().then(refusedAsError),
+      resync: () => controller.resync().then(refusedAsError),
+      drain: () => controller.drain().then(refusedAsError),
+      onRun: (r) => this.afterRun(r),
+      clock: this.clock,
+    });
+    this.runner.start();
+    this.runner.request(); // the first, full sync
+    if (o.netns) this.watchNetns(new NetnsWatch(o.netns));
+    this.log.info({ objects: initial.length, ...addresses }, 'kube-proxy-ipvs started');
+    return addresses;
+  }
+
+  /** Waits for the first sync to finish (tests, the demo). */
+  async waitForSync(timeoutMs = 30_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (this.health.status().lastUpdated === 0) {
+      if (Date.now() > end) throw new Error(`no sync completed within ${timeoutMs}ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Stops watching and syncing; the kernel state stays programmed (a restart adopts it). */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearInterval(this.netnsTimer);
+    await this.deps.source.stop().catch((err: unknown) => this.log.warn({ err }, 'stopping the source failed'));
+    await this.runner?.stop();
+    await Promise.all([this.healthServer.close(), this.metricsServer.close(), this.serviceHealth.close()]);
+    await this.controller?.close();
+    this.log.info('kube-proxy-ipvs stopped; the programmed state is left in place');
+  }
+
+  /**
+   * The --netns target deleted under us: one clear error, no more syncs
+   * (nothing could be programmed; retrying would only spin), health 503 so
+   * a supervisor restarts the proxy. See netns-watch.ts for why.
+   */
+  private watchNetns(watch: NetnsWatch): void {
+    this.netnsTimer = setInterval(() => {
+      const state = watch.check();
+      if (state.ok || this.stopping) return;
+      clearInterval(this.netnsTimer);
+      this.health.setFatal(state.reason);
+      this.log.error(
+        { netns: watch.path, reason: state.reason },
+        'the target network namespace is gone: syncing stopped, /healthz and /livez answer 503; restart kube-proxy-ipvs once the namespace exists again',
+      );
+      void this.runner?.stop();
+      void this.deps.source.stop().catch(() => undefined);
+    }, 1000);
+    this.netnsTimer.unref();
+  }
+
+  private onEvent(e: SourceEvent): void {
+    if (this.stopping) return;
+    this.incoming.push(e);
+    if (this.incoming.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  /** Handles the events received so far, in order, as one batch. */
+  private flush(): void {
+    const batch = this.incoming;
+    if (batch.length === 0) return;
+    this.incoming = [];
+    if (this.stopping) return;
+    const debug = this.log.isLevelEnabled('debug');
+    let now: number | undefined;
+    for (const e of batch) {
+      if (debug) this.log.debug({ type: e.type, object: eventLabel(e) }, 'object event');
+      if (e.kind === 'Node') this.onNode(e.type, e.object);
+      else if (!this.controller) this.buffered.push(e);
+      else this.apply(e, (now ??= this.clock.now()));
+    }
+    if (now === undefined) return;
+    this.health.queued();
+    this.runner?.request();
+  }
+
+  /** Feeds one Service/EndpointSlice event to the controller; `now` is when it was received. */
+  private apply(e: SourceEvent, now: number): void {
+    const c = this.controller!;
+    if (e.kind === 'Service') {
+      const svc = e.object as Service;
+      if (e.type === 'delete') c.deleteService(svc);
+      else c.upsertService(svc);
+      this.metrics.serviceChanged(now);
+    } else if (e.kind === 'EndpointSlice') {
+      const slice = e.object as EndpointSlice;
+      if (e.type === 'delete') c.deleteEndpointSlice(slice);
+      else {
+        c.upsertEndpointSlice(slice);
+        const trigger = slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION];
+        if (trigger !== undefined) {
+          const at = Date.parse(trigger);
+          if (Number.isFinite(at)) this.triggers.push(at);
+        }
+      }
+      this.metrics.endpointsChanged(now);
+    }
+  }
+
+  private onNode(type: SourceEvent['type'], node: Node): void {
+    if (node.metadata.name !== this.options.hostnameOverride) return;
+    this.node = type === 'delete' ? undefined : node;
+    this.health.setNodeEligible(type !== 'delete' && nodeEligible(node));
+    if (!this.controller || type === 'delete') return;
+    const info = nodeInfoFor(this.options, node);
+    if (info.addresses.length === 0 || (this.nodeInfo && sameNodeInfo(info, this.nodeInfo))) return;
+    this.log.info({ addresses: info.addresses }, 'node changed; everything is compared on the next sync');
+    this.nodeInfo = info;
+    this.controller.setNode(info);
+    this.health.queued();
+    this.runner?.request();
+  }
+
+  private afterRun(r: RunOutcome): void {
+    const ms = Math.round(r.durationMs * 10) / 10;
+    if (this.health.fatal !== undefined) {
+      // A run that was under way when the namespace went: its outcome means nothing; the error was said once.
+      this.log.debug({ kind: r.kind, durationMs: ms, err: r.error === undefined ? undefined : String(r.error) }, 'run ended after the target was gone');
+      return;
+    }
+    if (r.error !== undefined) {
+      this.metrics.syncErrorsTotal.inc({ kind: r.kind });
+      this.log.error({ kind: r.kind, err: (r.error as Error)?.message ?? String(r.error), durationMs: ms }, 'sync failed; retrying with a resync');
+      return;
+    }
+    if (r.kind === 'drain') {
+      this.log.debug({ durationMs: ms }, 'graceful-termination pass');
+      return;
+    }
+    const end = r.startedAt + r.durationMs;
+    this.health.updated();
+    this.metrics.synced(r.kind, r.durationMs, end);
+    // Endpoint changes that arrived before this sync started are programmed now.
+    const done = this.triggers.filter((t) => t <= r.startedAt);
+    this.triggers = this.triggers.filter((t) => t > r.startedAt);
+    for (const t of done) this.metrics.networkProgrammingDuration.observe(Math.max(0, end - t) / 1000);
+    const local = this.controller!.localEndpoints();
+    this.metrics.noLocalEndpoints.set({ traffic_policy: 'internal' }, local.withoutLocalEndpoints.internal);
+    this.metrics.noLocalEndpoints.set({ traffic_policy: 'external' }, local.withoutLocalEndpoints.external);
+    this.serviceHealth.update(local.healthChecks).catch((err: unknown) => this.log.error({ err }, 'health check node ports'));
+    const counters = this.controller?.counters();
+    const fields = { kind: r.kind, durationMs: ms, virtualServers: counters?.virtualServers, realServers: counters?.realServers, ipsetEntries: counters?.ipsetEntries };
+    // The first sync is worth an info line (start-up is done); the rest are routine.
+    if (!this.firstSyncLogged) {
+      this.firstSyncLogged = true;
+      this.log.info(fields, 'first sync done');
+    } else this.log.debug(fields, 'synced');
+    // A run that moved this many messages left garbage worth collecting now.
+    if (messagesOf((r.result as SyncResult | undefined)?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
+  }
+
+  /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit. */
+  private collectAfterBulk(kind: RunOutcome['kind']): Collection | undefined {
+    const heapBefore = process.memoryUsage().heapTotal;
+    const t0 = performance.now();
+    const c = (this.deps.collectGarbage ?? collectGarbage)();
+    const mib = (b: number) => Math.round(b / 2 ** 17) / 8;
+    this.log.debug(
+      { kind, gcMs: Math.round((performance.now() - t0) * 10) / 10, compacted: c?.compacted, heapMiBBefore: mib(heapBefore), heapMiBAfter: mib(process.memoryUsage().heapTotal) },
+      'garbage collected after bulk work',
+    );
+    return c ?? undefined;
+  }
+}
+
+/**
+ * Where health-check node ports listen, as kube-proxy decides it: on every
+ * address when --nodeport-addresses is unset ("::" when the node has IPv6,
+ * which a dual-stack socket also serves over IPv4), else on the node
+ * addresses it selects, the same ones NodePorts are served on.
+ */
+export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): string[] {
+  const v6 = (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
+  if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
+  return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
+}
+
+/** A sync that went through with some operations refused: the runner retries it (as a resync) like a failed one. */
+class PartialSyncError extends Error {
+  constructor(readonly result: SyncResult) {
+    super(`${result.failed} of ${result.planned} operations were refused; they are retried by the next resync`);
+    this.name = 'PartialSyncError';
+  }
+}
+
+function refusedAsError(result: SyncResult): SyncResult {
+  if (result.failed > 0) throw new PartialSyncError(result);
+  return result;
+}

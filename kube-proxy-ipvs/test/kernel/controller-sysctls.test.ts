@@ -1,0 +1,83 @@
+/**
+ * The kernel settings kube-proxy's IPVS mode makes, read back from
+ * /proc/sys in the controller's namespace after start(): the IPVS sysctls,
+ * ip_forward, and strictARP's arp_ignore/arp_announce; conn_reuse_mode is
+ * left alone on this 6.1 kernel (#93297). A resync writes them again; the
+ * IPVS timeouts are set at start, as `ipvsadm -L --timeout` shows.
+ */
+import { release } from 'node:os';
+import t from 'tap';
+import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js';
+import { kernelVersion } from '../../lib/kernel/sysctls.js';
+import { startController } from '../support/controller-kernel.js';
+import { freshNetns, type Netns } from '../../../test/support/netns.js';
+
+const node: NodeInfo = { name: 'node-a', addresses: ['192.168.1.10'] };
+const KEYS = [
+  'net/ipv4/vs/conntrack',
+  'net/ipv4/vs/expire_nodest_conn',
+  'net/ipv4/vs/expire_quiescent_template',
+  'net/ipv4/vs/conn_reuse_mode',
+  'net/ipv4/ip_forward',
+  'net/ipv4/conf/all/arp_ignore',
+  'net/ipv4/conf/all/arp_announce',
+];
+
+/** /proc/sys as a process in the namespace sees it (the net/ part is per namespace). */
+async function read(ns: Netns): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const k of KEYS) out[k] = Number((await ns.exec('cat', [`/proc/sys/${k}`])).trim());
+  return out;
+}
+
+t.test('sysctls and strictARP, read back from /proc/sys', async (t) => {
+  const [major, minor] = kernelVersion(release()) ?? [0, 0];
+  t.ok(major > 5 || (major === 5 && minor >= 9), `kernel ${release()} is 5.9 or later: conn_reuse_mode stays as it is`);
+
+  const strict = await freshNetns(t, 'sysa');
+  // Opening an IPVS socket would load ip_vs; the sandbox has it, so the vs/ keys exist before start.
+  const before = await read(strict);
+  t.match(before, { 'net/ipv4/vs/conntrack': 0, 'net/ipv4/vs/expire_nodest_conn': 0, 'net/ipv4/vs/expire_quiescent_template': 0, 'net/ipv4/ip_forward': 0, 'net/ipv4/conf/all/arp_ignore': 0, 'net/ipv4/conf/all/arp_announce': 0 }, 'a fresh namespace has none of them set');
+
+  await startController(t, strict, { config: defaultProxyConfig({ strictARP: true }), node });
+  t.same(
+    await read(strict),
+    {
+      'net/ipv4/vs/conntrack': 1,
+      'net/ipv4/vs/expire_nodest_conn': 1,
+      'net/ipv4/vs/expire_quiescent_template': 1,
+      'net/ipv4/vs/conn_reuse_mode': before['net/ipv4/vs/conn_reuse_mode'],
+      'net/ipv4/ip_forward': 1,
+      'net/ipv4/conf/all/arp_ignore': 1,
+      'net/ipv4/conf/all/arp_announce': 2,
+    },
+    'after start() with strictARP: every setting as kube-proxy makes it, conn_reuse_mode untouched',
+  );
+
+  const loose = await freshNetns(t, 'sysb');
+  await startController(t, loose, { config: defaultProxyConfig({ strictARP: false }), node });
+  t.match(await read(loose), { 'net/ipv4/vs/conntrack': 1, 'net/ipv4/ip_forward': 1, 'net/ipv4/conf/all/arp_ignore': 0, 'net/ipv4/conf/all/arp_announce': 0 }, 'without strictARP the ARP settings are left alone');
+  t.equal((await read(strict))['net/ipv4/conf/all/arp_ignore'], 1, 'and each namespace keeps its own');
+});
+
+t.test('a resync writes the sysctls again (an ip_vs reload resets them)', async (t) => {
+  const ns = await freshNetns(t, 'sysc');
+  const c = await startController(t, ns, { config: defaultProxyConfig(), node });
+  await c.sync();
+  // What `modprobe -r ip_vs; modprobe ip_vs` leaves behind, without reloading the module under the other tests.
+  await ns.exec('sysctl', ['-q', '-w', 'net.ipv4.vs.conntrack=0', 'net.ipv4.vs.expire_nodest_conn=0']);
+  t.match(await read(ns), { 'net/ipv4/vs/conntrack': 0, 'net/ipv4/vs/expire_nodest_conn': 0 });
+  await c.resync();
+  t.match(await read(ns), { 'net/ipv4/vs/conntrack': 1, 'net/ipv4/vs/expire_nodest_conn': 1 }, 'restored by the resync');
+});
+
+t.test('IPVS timeouts: set at start through the controller\'s handle; a 0 leaves the kernel\'s', async (t) => {
+  const timeouts = async (n: Netns) => /Timeout \(tcp tcpfin udp\): (.*)/.exec(await n.exec('ipvsadm', ['-L', '--timeout']))![1];
+  const ns = await freshNetns(t, 'sysd');
+  const kernel = await timeouts(ns);
+  await startController(t, ns, { config: defaultProxyConfig(), node, ipvsTimeouts: { tcp: 1800, tcpFin: 0, udp: 45 } });
+  t.equal(await timeouts(ns), `1800 ${kernel.split(' ')[1]} 45`, 'tcp and udp set, tcpfin as it was (ipvsadm -L --timeout)');
+  const untouched = await freshNetns(t, 'syse');
+  await startController(t, untouched, { config: defaultProxyConfig(), node });
+  t.equal(await timeouts(untouched), kernel, 'no timeouts given: the kernel\'s stay');
+});

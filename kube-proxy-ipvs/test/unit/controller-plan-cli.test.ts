@@ -1,0 +1,121 @@
+/**
+ * `kube-proxy-ipvs plan` end to end: the built binary on the manifests in
+ * kube-proxy-ipvs/test/fixtures/manifests (a folder with a Node, a
+ * multi-document file, a kind: List, ClusterIP/NodePort/LoadBalancer,
+ * ETP=Local, headless, dual-stack, session affinity, a terminating
+ * endpoint), against the reviewed output in cluster.expected.json; and
+ * plan taking the proxy's flags, --config and node addresses.
+ */
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const fixtures = `${root}kube-proxy-ipvs/test/fixtures/manifests`;
+
+function run(...args: string[]) {
+  return spawnSync(process.execPath, [`${root}kube-proxy-ipvs/dist/lib/cli/main.js`, ...args], { encoding: 'utf8', cwd: root });
+}
+
+t.before(() => {
+  // Someone else's half-done file elsewhere must not stop us: tsc emits anyway; the binary is what we check.
+  for (const project of ['tsconfig.json', 'kube-proxy-ipvs/tsconfig.json']) spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', project], { cwd: root, encoding: 'utf8' });
+});
+
+t.test('a folder of manifests → the expected plan (the node, dual-stack, from its Node object)', async (t) => {
+  const r = run('plan', '--manifests', `${fixtures}/cluster`, '--hostname-override', 'node-a');
+  t.equal(r.status, 0, r.stderr);
+  t.strictSame(JSON.parse(r.stdout), JSON.parse(readFileSync(`${fixtures}/cluster.expected.json`, 'utf8')));
+});
+
+t.test('one file without a Node: the address from --bind-address; --ipvs-scheduler and --masquerade-all', async (t) => {
+  const r = run('plan', '--manifests', `${fixtures}/cluster/20-web-list.yaml`, '--hostname-override', 'node-a', '--bind-address', '192.168.1.10', '--ipvs-scheduler', 'lc', '--masquerade-all');
+  t.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  t.strictSame(out.virtualServers, [
+    { protocol: 'TCP', address: '10.96.10.20', port: 80, scheduler: 'lc', persistent: false, timeout: 0, realServers: [{ address: '10.244.1.20', port: 8080, weight: 1 }, { address: '10.244.2.20', port: 8080, weight: 1 }] },
+    { protocol: 'TCP', address: '192.168.1.10', port: 30080, scheduler: 'lc', persistent: false, timeout: 0, realServers: [{ address: '10.244.1.20', port: 8080, weight: 1 }] },
+  ]);
+  t.match(out.iptables, '--match-set KUBE-CLUSTER-IP dst,dst -j KUBE-MARK-MASQ');
+  t.equal(out.ip6tables, undefined);
+});
+
+/** The cluster fixtures with another Node object for node-a. */
+function clusterWithNode(addresses: Array<[string, string]>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-plan-node-'));
+  for (const f of readdirSync(`${fixtures}/cluster`)) if (f !== '00-node.yaml') copyFileSync(`${fixtures}/cluster/${f}`, join(dir, f));
+  const list = addresses.map(([type, address]) => `{type: ${type}, address: "${address}"}`).join(', ');
+  writeFileSync(join(dir, '00-node.yaml'), `apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nstatus: {addresses: [${list}]}\n`);
+  return dir;
+}
+
+const nodePorts = (stdout: string) =>
+  (JSON.parse(stdout).virtualServers as Array<{ address: string; port: number }>).filter((v) => v.port > 30000).map((v) => `${v.address}:${v.port}`);
+
+t.test('--nodeport-addresses and --cluster-cidr; the Node\'s ExternalIP is one of its addresses, as for the proxy', async (t) => {
+  const dir = clusterWithNode([['InternalIP', '192.168.1.10'], ['ExternalIP', '10.0.0.10']]);
+  const r = run('plan', '--manifests', dir, '--hostname-override', 'node-a', '--nodeport-addresses', '10.0.0.0/8', '--cluster-cidr', '10.244.0.0/16');
+  t.equal(r.status, 0, r.stderr);
+  t.strictSame(nodePorts(r.stdout), ['10.0.0.10:30080', '10.0.0.10:31443']);
+  t.match(JSON.parse(r.stdout).iptables, '--match-set KUBE-CLUSTER-IP dst,dst ! -s 10.244.0.0/16 -j KUBE-MARK-MASQ');
+});
+
+t.test('plan works out the node as the proxy does: its Node object\'s InternalIPs and ExternalIPs, --bind-address as the primary', async (t) => {
+  const dir = clusterWithNode([['InternalIP', '192.168.1.10'], ['ExternalIP', '203.0.113.7'], ['Hostname', 'node-a']]);
+  const both = run('plan', '--manifests', dir, '--hostname-override', 'node-a');
+  t.equal(both.status, 0, both.stderr);
+  t.strictSame(nodePorts(both.stdout), ['192.168.1.10:30080', '192.168.1.10:31443', '203.0.113.7:30080', '203.0.113.7:31443'], 'NodePorts on both addresses the proxy would take from the Node');
+  const primary = run('plan', '--manifests', dir, '--hostname-override', 'node-a', '--bind-address', '192.168.1.20', '--nodeport-addresses', 'primary');
+  t.equal(primary.status, 0, primary.stderr);
+  t.strictSame(nodePorts(primary.stdout), ['192.168.1.20:30080', '192.168.1.20:31443'], '--bind-address is the primary address');
+  const external = clusterWithNode([['ExternalIP', '203.0.113.7']]);
+  const only = run('plan', '--manifests', external, '--hostname-override', 'node-a');
+  t.equal(only.status, 0, `a Node with only an ExternalIP is served by the proxy, so it is planned: ${only.stderr}`);
+});
+
+t.test('plan reads --config as the proxy does, and flags override it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-plan-config-'));
+  const config = join(dir, 'config.yaml');
+  writeFileSync(config, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nhostnameOverride: node-a\nipvs: {scheduler: wlc}\n');
+  const r = run('plan', '--manifests', `${fixtures}/cluster`, '--config', config);
+  t.equal(r.status, 0, r.stderr);
+  t.ok(JSON.parse(r.stdout).virtualServers.every((v: { scheduler: string }) => v.scheduler === 'wlc'), 'the scheduler and the node name from the file');
+  const flag = run('plan', '--manifests', `${fixtures}/cluster`, '--config', config, '--ipvs-scheduler', 'sh');
+  t.ok(JSON.parse(flag.stdout).virtualServers.every((v: { scheduler: string }) => v.scheduler === 'sh'), 'a flag on the command line wins');
+  writeFileSync(config, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nipvs: {schedular: wlc}\n');
+  const bad = run('plan', '--manifests', `${fixtures}/cluster`, '--config', config);
+  t.not(bad.status, 0);
+  t.match(bad.stderr, 'ipvs.schedular is not a KubeProxyConfiguration field', 'strict, as for the proxy');
+});
+
+t.test('an invalid manifest: non-zero exit, message names file, object and field', async (t) => {
+  const r = run('plan', '--manifests', `${fixtures}/invalid`, '--hostname-override', 'node-a', '--bind-address', '192.168.1.10');
+  t.not(r.status, 0);
+  t.equal(r.stdout, '');
+  t.match(r.stderr, 'invalid/bad-port.yaml: Service shop/broken: spec.ports[1].port must be an integer from 1 to 65535, got "eighty"');
+});
+
+t.test('a YAML syntax error names the file and document', async (t) => {
+  const r = run('plan', '--manifests', `${fixtures}/broken-yaml.yaml`, '--hostname-override', 'node-a', '--bind-address', '192.168.1.10');
+  t.not(r.status, 0);
+  t.match(r.stderr, /broken-yaml\.yaml: document 1: /);
+});
+
+t.test('the examples/ demo manifests plan cleanly', async (t) => {
+  const r = run('plan', '--manifests', `${root}examples`, '--hostname-override', 'node-a');
+  t.equal(r.status, 0, r.stderr);
+  t.equal(JSON.parse(r.stdout).virtualServers.length, 3);
+});
+
+t.test('no --manifests, or a node without an address: non-zero exit, saying what to pass', async (t) => {
+  const none = run('plan', '--hostname-override', 'node-a');
+  t.not(none.status, 0);
+  t.match(none.stderr, '--manifests');
+  const r = run('plan', '--manifests', `${fixtures}/cluster`, '--hostname-override', 'node-z');
+  t.not(r.status, 0);
+  t.match(r.stderr, 'no address for node "node-z"', 'the proxy\'s own start-up error');
+  t.match(r.stderr, '--hostname-override');
+});

@@ -1,0 +1,160 @@
+/**
+ * deploy/: what can be checked without a cluster or a Docker engine.
+ *  - every object in kube-proxy-ipvs.yaml is a valid Kubernetes object:
+ *    each field is one the API's own types have (the generated models of
+ *    @kubernetes/client-node, walked recursively), with the right JSON type;
+ *  - the objects fit together (selector and labels, service account and
+ *    RBAC, volumes and mounts, ConfigMap keys, probe port and healthz);
+ *  - the embedded KubeProxyConfiguration is read by our config parser, the
+ *    embedded kubeconfig by our kubeconfig loader (client-go's tokenFile
+ *    becoming a bearer token read from the file), and the container's
+ *    command line by our flag parser, together giving the proxy an API
+ *    server address that is not the in-cluster ClusterIP;
+ *  - the Dockerfile copies files that exist, installs iptables and procps,
+ *    and starts the binary the DaemonSet runs.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+import { Command } from 'commander';
+import t from 'tap';
+import { parseAllDocuments } from 'yaml';
+import { parseConfig } from '../../lib/proxy/config-file.js';
+import { addProxyFlags, type RawFlags, resolveOptions } from '../../lib/proxy/flags.js';
+import { loadKubeConfig } from '../../lib/proxy/sources/kubeconfig.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const docs: Obj[] = parseAllDocuments(readFileSync('deploy/kube-proxy-ipvs.yaml', 'utf8')).map((d) => {
+  if (d.errors.length) throw new Error(`deploy/kube-proxy-ipvs.yaml: ${d.errors[0].message}`);
+  return d.toJS() as Obj;
+});
+const byKind = (kind: string) => docs.find((d) => d.kind === kind)!;
+
+/** Unknown fields and wrong JSON types, checked against client-node's generated API models. */
+function schemaProblems(value: unknown, type: string, path: string, out: string[]): void {
+  if (value === null || value === undefined) return;
+  const array = /^Array<(.+)>$/.exec(type);
+  if (array) {
+    if (!Array.isArray(value)) out.push(`${path} must be a list`);
+    else value.forEach((v, i) => schemaProblems(v, array[1], `${path}[${i}]`, out));
+    return;
+  }
+  const map = /^\{ \[key: string\]: (.+); \}$/.exec(type);
+  if (map) {
+    if (typeof value !== 'object' || Array.isArray(value)) out.push(`${path} must be a mapping`);
+    else for (const [k, v] of Object.entries(value)) schemaProblems(v, map[1], `${path}.${k}`, out);
+    return;
+  }
+  const model = (k8s as unknown as Record<string, { getAttributeTypeMap?: () => Array<{ baseName: string; type: string }> }>)[type];
+  if (model?.getAttributeTypeMap) {
+    if (typeof value !== 'object' || Array.isArray(value)) return void out.push(`${path} must be an object (${type})`);
+    const fields = new Map(model.getAttributeTypeMap().map((a) => [a.baseName, a.type]));
+    for (const [k, v] of Object.entries(value)) {
+      if (!fields.has(k)) out.push(`${path}.${k} is not a field of ${type}`);
+      else schemaProblems(v, fields.get(k)!, `${path}.${k}`, out);
+    }
+    return;
+  }
+  const json = typeof value;
+  const ok = { string: json === 'string', number: json === 'number', boolean: json === 'boolean', IntOrString: json === 'string' || json === 'number', Date: json === 'string', object: true, any: true }[type];
+  if (ok === undefined) out.push(`${path}: the test does not know type ${type}`);
+  else if (!ok) out.push(`${path} must be a ${type}, got ${JSON.stringify(value)}`);
+}
+
+t.test('every object is a valid Kubernetes object', async (t) => {
+  t.same(docs.map((d) => `${d.apiVersion} ${d.kind}`), ['v1 ServiceAccount', 'rbac.authorization.k8s.io/v1 ClusterRole', 'rbac.authorization.k8s.io/v1 ClusterRoleBinding', 'v1 ConfigMap', 'apps/v1 DaemonSet']);
+  for (const d of docs) {
+    const problems: string[] = [];
+    schemaProblems(d, `V1${d.kind}`, `${d.kind} ${d.metadata?.name}`, problems);
+    t.same(problems, [], `${d.kind} ${d.metadata.name}: only fields the API has, with the right types`);
+    t.match(d.metadata, { name: 'kube-proxy-ipvs' });
+  }
+  const problems: string[] = [];
+  schemaProblems({ spec: { template: { spec: { containers: [{ name: 'x', imagePullPolicy: 'Always', commandd: [] }] } } } }, 'V1DaemonSet', 'typo', problems);
+  t.same(problems, ['typo.spec.template.spec.containers[0].commandd is not a field of V1Container'], 'the check catches a typo');
+});
+
+t.test('the objects fit together', async (t) => {
+  const ds = byKind('DaemonSet');
+  const pod = ds.spec.template.spec;
+  const [c] = pod.containers;
+  t.same(ds.spec.selector.matchLabels, ds.spec.template.metadata.labels, 'the selector matches the pod labels');
+  t.equal(pod.serviceAccountName, byKind('ServiceAccount').metadata.name);
+  t.equal(pod.hostNetwork, true, 'host networking: the node\'s namespace is programmed');
+  t.match(c.securityContext, { privileged: true, capabilities: { add: ['NET_ADMIN', 'NET_RAW'] } });
+  const binding = byKind('ClusterRoleBinding');
+  t.match(binding, { roleRef: { kind: 'ClusterRole', name: byKind('ClusterRole').metadata.name }, subjects: [{ kind: 'ServiceAccount', name: pod.serviceAccountName, namespace: byKind('ServiceAccount').metadata.namespace }] });
+  const can = (resource: string, verb: string) => byKind('ClusterRole').rules.some((r: Obj) => r.resources.includes(resource) && r.verbs.includes(verb));
+  for (const r of ['services', 'endpointslices', 'nodes']) t.ok(can(r, 'list') && can(r, 'watch'), `may list and watch ${r}`);
+  const volumes = new Map(pod.volumes.map((v: Obj) => [v.name, v]));
+  for (const m of c.volumeMounts) t.ok(volumes.has(m.name), `volume ${m.name} is defined`);
+  const configMount = c.volumeMounts.find((m: Obj) => (volumes.get(m.name) as Obj).configMap);
+  t.equal((volumes.get(configMount.name) as Obj).configMap.name, byKind('ConfigMap').metadata.name);
+  t.ok(c.command.includes(`--config=${configMount.mountPath}/config.yaml`), '--config names the mounted config.yaml');
+  t.same(Object.keys(byKind('ConfigMap').data).sort(), ['config.yaml', 'kubeconfig.conf']);
+  t.equal(c.livenessProbe.httpGet.port, 10256);
+  t.equal(c.readinessProbe.httpGet.port, 10256);
+});
+
+t.test('the embedded configuration, kubeconfig and command line are what the proxy reads', async (t) => {
+  const cm = byKind('ConfigMap').data;
+  const ds = byKind('DaemonSet');
+  const [c] = ds.spec.template.spec.containers;
+  const mountPath = c.volumeMounts.find((m: Obj) => m.name === 'config').mountPath;
+
+  const config = parseConfig(cm['config.yaml'], 'config.yaml');
+  t.same(config.ignored, [], 'every field means something here');
+  t.match(config.patch, { proxyMode: 'ipvs', kubeconfig: `${mountPath}/kubeconfig.conf`, healthzBindAddress: '0.0.0.0:10256', clusterCIDRs: ['10.244.0.0/16'], ipvs: { scheduler: 'rr', strictARP: true } });
+
+  // The mounted files, with the service account's paths pointing at stand-ins.
+  const dir = mkdtempSync(join(tmpdir(), 'kp-deploy-'));
+  writeFileSync(join(dir, 'token'), 'the-service-account-token');
+  writeFileSync(join(dir, 'ca.crt'), '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n');
+  const sa = '/var/run/secrets/kubernetes.io/serviceaccount';
+  t.ok(cm['kubeconfig.conf'].includes(`${sa}/token`) && cm['kubeconfig.conf'].includes(`${sa}/ca.crt`), 'credentials: the pod\'s service account');
+  writeFileSync(join(dir, 'kubeconfig.conf'), cm['kubeconfig.conf'].replaceAll(sa, dir));
+  writeFileSync(join(dir, 'config.yaml'), cm['config.yaml'].replaceAll(mountPath, dir));
+
+  // The container's command line, as the kubelet expands it.
+  const args = c.command.slice(2).map((a: string) => a.replace('$(NODE_NAME)', 'node-1').replace(mountPath, dir));
+  t.same(c.command.slice(0, 2), ['node', '/app/kube-proxy-ipvs/dist/lib/cli/main.js']);
+  t.same(c.env, [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]);
+  const cmd = addProxyFlags(new Command('kube-proxy-ipvs')).exitOverride();
+  cmd.parse(args, { from: 'user' });
+  const { options } = resolveOptions(cmd.opts<RawFlags>());
+  t.match(options, { hostnameOverride: 'node-1', kubeconfig: join(dir, 'kubeconfig.conf'), manifests: undefined });
+
+  const kc = loadKubeConfig(options);
+  const server = kc.getCurrentCluster()!.server;
+  t.match(server, /^https:\/\/CHANGE-ME\./, 'the API server address comes from the kubeconfig (to be set by the operator)');
+  t.notMatch(server, /10\.96\.0\.1|kubernetes\.default/, 'not the in-cluster Service address nobody has programmed yet');
+  t.equal(kc.getCurrentCluster()!.caFile, join(dir, 'ca.crt'));
+  const opts: { headers?: Record<string, string> } = {};
+  await kc.applyToFetchOptions(opts as never);
+  t.equal(new Headers(opts.headers as never).get('authorization'), 'Bearer the-service-account-token', 'client-go\'s tokenFile works: the token is read from the file');
+});
+
+t.test('the Dockerfile builds what the DaemonSet runs', async (t) => {
+  const text = readFileSync('deploy/Dockerfile', 'utf8');
+  const stages = text.split(/^FROM /m).slice(1);
+  t.equal(stages.length, 2, 'a build stage and a runtime stage');
+  t.match(stages[0], /^node:20-slim AS build/);
+  t.match(stages[1], /^node:20-slim\n/);
+  const runtimePackages = /apt-get install -y --no-install-recommends ([^\n\\&]+)/.exec(stages[1])![1].trim().split(/\s+/);
+  t.same(runtimePackages.sort(), ['iptables', 'procps'], 'iptables (save/restore) and procps (sysctl): nothing else, no ipset or ipvsadm');
+  const ignore = readFileSync('deploy/Dockerfile.dockerignore', 'utf8');
+  for (const m of stages[0].matchAll(/^COPY (.+) \S+$/gm)) {
+    for (const src of m[1].split(/\s+/)) {
+      t.ok(existsSync(src), `build stage copies ${src}, which exists`);
+      t.match(ignore, new RegExp(`^!${src.replace('.', '\\.')}(/\\*\\*)?$`, 'm'), `and is in the build context (${src})`);
+    }
+  }
+  const entry = JSON.parse(/^ENTRYPOINT (.+)$/m.exec(stages[1])![1]) as string[];
+  const [c] = byKind('DaemonSet').spec.template.spec.containers;
+  t.same(entry, c.command.slice(0, 2), 'the DaemonSet runs the image\'s binary');
+  const pkg = JSON.parse(readFileSync('kube-proxy-ipvs/package.json', 'utf8')) as { bin: Record<string, string> };
+  t.equal(`/app/kube-proxy-ipvs/${pkg.bin['kube-proxy-ipvs'].replace(/^\.\//, '')}`, entry[1], 'which is the proxy package\'s bin');
+  t.match(stages[1], /COPY --from=build \/src\/package\.json \/src\/binding\.gyp \.\//, 'binding.gyp marks the package root the addon loader looks for');
+});

@@ -1,0 +1,411 @@
+/**
+ * The proxy wired to a manifests folder and a fake controller: healthz,
+ * livez, metrics (kube-proxy's names, values that move), per-service
+ * health check node ports, manifest edits reaching the controller, and
+ * start-up failures that explain themselves.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import t from 'tap';
+import { NetlinkError } from 'ipvs-netlink';
+import { defaultOptions, type ProxyOptions } from '../../lib/proxy/options.js';
+import { checkPrivileges } from '../../lib/proxy/preflight.js';
+import { ProxyHealth } from '../../lib/proxy/proxy-health.js';
+import { healthCheckHosts, Proxy } from '../../lib/proxy/proxy.js';
+import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
+import { FakeClock } from '../support/fake-clock.js';
+import { fakeFactory } from '../support/fake-controller.js';
+
+const logger = pino({ level: 'silent' });
+
+function manifestsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-manifests-'));
+  for (const f of ['demo-services.yaml', 'demo-endpointslices.yaml', 'demo-node.yaml']) cpSync(join('examples', f), join(dir, f));
+  return dir;
+}
+
+function options(dir: string, o: Partial<ProxyOptions> = {}): ProxyOptions {
+  return { ...defaultOptions(), hostnameOverride: 'node-a', manifests: dir, healthzBindAddress: '127.0.0.1:0', metricsBindAddress: '127.0.0.1:0', ...o };
+}
+
+async function started(t: Tap.Test, o: Partial<ProxyOptions> = {}, setup?: Parameters<typeof fakeFactory>[0]) {
+  const dir = manifestsDir();
+  const factory = fakeFactory(setup);
+  const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
+  const proxy = new Proxy(options(dir, o), { source, controllerFactory: factory, logger, defaultMetrics: false });
+  t.teardown(() => proxy.stop());
+  const addrs = await proxy.start();
+  await proxy.waitForSync(5000);
+  return { dir, proxy, controller: factory.last!, healthz: `http://${addrs.healthz}`, metrics: `http://${addrs.metrics}` };
+}
+
+async function metric(url: string, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || (!name.includes("{") && l.startsWith(`${name}{`)));
+  return line === undefined ? undefined : Number(line.split(' ').at(-1));
+}
+
+async function until(what: string, fn: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+t.test('start-up: objects reach the controller, then one full sync', async (t) => {
+  const { controller } = await started(t);
+  t.same(controller.calls.slice(0, 1), ['start']);
+  t.ok(controller.calls.includes('upsertService web') && controller.calls.includes('upsertEndpointSlice api-x7k2p'), 'all objects fed before the first sync');
+  t.equal(controller.calls.indexOf('sync'), controller.calls.length - 1, 'sync after every object');
+  t.same(controller.init?.node, { name: 'node-a', addresses: ['192.168.56.10'], labels: { 'topology.kubernetes.io/zone': 'zone-a' } }, 'node from its Node object');
+});
+
+t.test('healthz and livez as kube-proxy answers them', async (t) => {
+  const { healthz } = await started(t);
+  const r = await fetch(`${healthz}/healthz`);
+  t.equal(r.status, 200);
+  t.equal(r.headers.get('content-type'), 'application/json');
+  t.equal(r.headers.get('x-content-type-options'), 'nosniff');
+  const body = (await r.json()) as Record<string, unknown>;
+  t.match(body, { lastUpdated: /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC$/, currentTime: String, nodeEligible: true });
+  const l = await fetch(`${healthz}/livez`);
+  t.equal(l.status, 200);
+  t.notOk('nodeEligible' in ((await l.json()) as object), 'livez does not judge the node');
+  t.equal((await fetch(`${healthz}/other`)).status, 404);
+});
+
+t.test('health turns 503 when a queued change waits longer than 2 × syncPeriod', async (t) => {
+  const clock = new FakeClock();
+  const h = new ProxyHealth(60_000, clock);
+  t.ok(h.status().healthy, 'healthy while starting');
+  h.queued();
+  await clock.advance(59_999);
+  t.ok(h.status().healthy, 'a queued change within the timeout');
+  await clock.advance(1);
+  t.notOk(h.status().healthy, 'late');
+  h.updated();
+  t.ok(h.status().healthy, 'a sync completed');
+  t.equal(h.status().lastUpdated, clock.now());
+});
+
+t.test('a sync that keeps failing makes healthz 503 over HTTP; recovery makes it 200', async (t) => {
+  const { healthz, controller, dir } = await started(t, { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 150 } });
+  controller.failSyncs = 1000;
+  writeFileSync(join(dir, 'extra.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra, namespace: demo}\nspec: {clusterIP: 10.96.100.99, ports: [{port: 80}]}\n');
+  await until('503', async () => (await fetch(`${healthz}/healthz`)).status === 503);
+  t.pass('503 once the change waited > 300 ms');
+  controller.failSyncs = 0;
+  // The runner retries with backoff (1 s, then capped at the sync period).
+  await until('200', async () => (await fetch(`${healthz}/healthz`)).status === 200, 8000);
+  t.pass('200 after a sync succeeded');
+});
+
+t.test('metrics: kube-proxy names, values that move', async (t) => {
+  const { metrics, dir, controller } = await started(t);
+  const text = await (await fetch(`${metrics}/metrics`)).text();
+  for (const name of [
+    'kubeproxy_sync_proxy_rules_duration_seconds_bucket',
+    'kubeproxy_sync_proxy_rules_last_timestamp_seconds',
+    'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds',
+    'kubeproxy_network_programming_duration_seconds_bucket',
+    'kubeproxy_sync_proxy_rules_endpoint_changes_total',
+    'kubeproxy_sync_proxy_rules_endpoint_changes_pending',
+    'kubeproxy_sync_proxy_rules_service_changes_total',
+    'kubeproxy_sync_proxy_rules_service_changes_pending',
+    'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
+    'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
+    'kubeproxy_ipvs_virtual_servers',
+    'kubeproxy_ipvs_real_servers',
+    'kubeproxy_ipset_entries',
+    'kubeproxy_netlink_operations_total{family="ipvs",result="ok"}',
+  ]) {
+    t.ok(text.includes(name), name);
+  }
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_service_changes_total'), 2, 'two services loaded');
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_total'), 2, 'two slices');
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_virtual_servers'), 2, 'from the controller counters');
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 4);
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count'), 1, 'one sync');
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_syncs_total{kind="full"}'), 1, 'the first sync is a full one');
+  t.equal(await metric(metrics, 'kubeproxy_netlink_messages_sent_total{family="ipvs"}'), 2, 'netlink messages from the controller counters');
+  t.equal(await metric(metrics, 'kubeproxy_netlink_sendmsg_calls_total{family="ipset"}'), 1);
+  t.equal(await metric(metrics, 'kubeproxy_sync_netlink_messages_sent{family="ipvs"}'), 2, 'the last sync\'s messages');
+  const last1 = (await metric(metrics, 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'))!;
+  t.ok(Math.abs(last1 - Date.now() / 1000) < 10, 'last sync timestamp is now');
+
+  // A slice edit with the trigger-time annotation: endpoint changes and programming latency move.
+  const file = join(dir, 'demo-endpointslices.yaml');
+  const trigger = new Date(Date.now() - 1500).toISOString();
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8')
+      .replace('name: api-x7k2p\n', `name: api-x7k2p\n  annotations:\n    endpoints.kubernetes.io/last-change-trigger-time: "${trigger}"\n`)
+      .replace('  - addresses: [10.244.2.11]\n    conditions: { ready: true, serving: true, terminating: false }\n    nodeName: node-b\n', ''),
+  );
+  await until('second sync', async () => (await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count')) === 2);
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_total'), 3);
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 3, 'scaled down by one');
+  t.equal(await metric(metrics, 'kubeproxy_network_programming_duration_seconds_count'), 1);
+  const sum = (await metric(metrics, 'kubeproxy_network_programming_duration_seconds_sum'))!;
+  t.ok(sum >= 1.5 && sum < 10, `programming latency measured from the trigger time (${sum}s)`);
+  t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0, 'nothing pending after the sync');
+  t.equal(await metric(metrics, 'kubeproxy_ipvs_syncs_total{kind="incremental"}'), 1, 'then an incremental one');
+  const kinds = [...(await (await fetch(`${metrics}/metrics`)).text()).matchAll(/^kubeproxy_ipvs_syncs_total\{kind="([^"]+)"\}/gm)].map((m) => m[1]);
+  t.same(kinds, ['full', 'incremental', 'resync', 'drain'], 'a sync kind per label, and nothing else');
+  t.equal(await metric(metrics, 'kubeproxy_netlink_messages_sent_total{family="ipvs"}'), 4, 'the counters add up');
+  t.ok(controller.calls.includes('upsertEndpointSlice api-x7k2p'));
+  t.equal(await (await fetch(`${metrics}/proxyMode`)).text(), 'ipvs');
+});
+
+t.test('manifest edits: updates, deletes; a broken file keeps the last good state', async (t) => {
+  const { dir, controller } = await started(t);
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'demo-services.yaml'), readFileSync(join(dir, 'demo-services.yaml'), 'utf8').split('---')[0]);
+  await until('delete', () => controller.calls.includes('deleteService web'));
+  t.notOk(controller.calls.includes('deleteService api'), 'only the removed object');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'demo-endpointslices.yaml'), 'kind: EndpointSlice\nmetadata: {name: [broken\n');
+  await sleep(300);
+  t.same(controller.calls, [], 'a broken file changes nothing');
+});
+
+t.test('invalid objects are counted by kind and action, and do not stop the others', async (t) => {
+  const { dir, controller, metrics } = await started(t);
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'extra.yaml'), `apiVersion: v1
+kind: Service
+metadata: {name: broken, namespace: demo}
+spec: {clusterIP: 10.96.100.99, ports: [{port: 0}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: fine, namespace: demo}
+spec: {clusterIP: 10.96.100.98, ports: [{port: 80}]}
+`);
+  await until('fine', () => controller.calls.includes('upsertService fine'));
+  t.notOk(controller.calls.includes('upsertService broken'), 'the invalid one never reaches the controller');
+  const text = await (await fetch(`${metrics}/metrics`)).text();
+  t.match(text, /^kubeproxy_invalid_objects_total\{kind="Service",action="skipped"\} 1$/m);
+});
+
+t.test('--netns target deleted: one error, healthz and livez 503, no more syncs', async (t) => {
+  const nsFile = join(mkdtempSync(join(tmpdir(), 'kp-ns-')), 'target');
+  writeFileSync(nsFile, '');
+  const lines: Array<Record<string, unknown>> = [];
+  const capture = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const dir = manifestsDir();
+  const factory = fakeFactory();
+  const proxy = new Proxy(options(dir, { netns: nsFile, ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 200 } }), {
+    source: new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 }),
+    controllerFactory: factory,
+    logger: capture,
+    defaultMetrics: false,
+  });
+  t.teardown(() => proxy.stop());
+  const addrs = await proxy.start();
+  await proxy.waitForSync(5000);
+  t.equal((await fetch(`http://${addrs.healthz}/healthz`)).status, 200);
+  rmSync(nsFile);
+  await until('503', async () => (await fetch(`http://${addrs.healthz}/healthz`)).status === 503, 5000);
+  t.equal((await fetch(`http://${addrs.healthz}/livez`)).status, 503, 'livez too: only a restart helps');
+  t.match(lines.filter((l) => l.level === 50), [{ netns: nsFile, reason: /no longer exists/, msg: /target network namespace is gone/ }], 'one structured error');
+  const calls = factory.last!.calls.length;
+  await sleep(700); // more than three sync periods
+  t.equal(factory.last!.calls.length, calls, 'no sync or resync after that');
+});
+
+t.test('health check node ports for externalTrafficPolicy: Local', async (t) => {
+  const { dir } = await started(t);
+  const hcPort = 30000 + Math.floor(Math.random() * 2000);
+  const svc = (local: boolean) => `apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: demo}
+spec:
+  type: LoadBalancer
+  clusterIP: 10.96.100.30
+  externalTrafficPolicy: Local
+  healthCheckNodePort: ${hcPort}
+  ports: [{name: http, port: 80, targetPort: 8080, nodePort: 30090}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: lb-1, namespace: demo, labels: {kubernetes.io/service-name: lb}}
+addressType: IPv4
+ports: [{name: http, port: 8080}]
+endpoints:
+  - {addresses: [10.244.2.50], nodeName: node-b}
+${local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10.244.1.51], nodeName: node-a, conditions: {ready: true}}\n' : ''}`;
+  writeFileSync(join(dir, 'lb.yaml'), svc(true));
+  const url = `http://127.0.0.1:${hcPort}/`;
+  await until('hc port', async () => (await fetch(url).catch(() => undefined)) !== undefined);
+  const r = await fetch(url);
+  t.equal(r.status, 200);
+  t.equal(r.headers.get('x-load-balancing-endpoint-weight'), '2');
+  t.same(await r.json(), { service: { namespace: 'demo', name: 'lb' }, localEndpoints: 2, serviceProxyHealthy: true });
+  writeFileSync(join(dir, 'lb.yaml'), svc(false));
+  await until('503', async () => (await fetch(url)).status === 503);
+  t.match(await (await fetch(url)).json(), { localEndpoints: 0 });
+  writeFileSync(join(dir, 'lb.yaml'), '');
+  await until('closed', async () => (await fetch(url).catch(() => undefined)) === undefined);
+  t.pass('the port closes with the service');
+});
+
+t.test('a NodePort Service with a healthCheckNodePort gets no health check listener: only LoadBalancer ones do, as in kube-proxy', async (t) => {
+  const { dir } = await started(t);
+  const lbPort = 30000 + Math.floor(Math.random() * 1000);
+  const nodePortPort = lbPort + 1000;
+  const svc = (name: string, type: string, hcPort: number, ip: string, nodePort: number) => `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: demo}
+spec:
+  type: ${type}
+  clusterIP: ${ip}
+  externalTrafficPolicy: Local
+  healthCheckNodePort: ${hcPort}
+  ports: [{name: http, port: 80, targetPort: 8080, nodePort: ${nodePort}}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: ${name}-1, namespace: demo, labels: {kubernetes.io/service-name: ${name}}}
+addressType: IPv4
+ports: [{name: http, port: 8080}]
+endpoints:
+  - {addresses: [10.244.1.60], nodeName: node-a}
+`;
+  // Both in one file: one reload, one sync.
+  writeFileSync(join(dir, 'hc.yaml'), svc('lb', 'LoadBalancer', lbPort, '10.96.100.40', 30091) + '---\n' + svc('np', 'NodePort', nodePortPort, '10.96.100.41', 30092));
+  await until('the LoadBalancer one', async () => (await fetch(`http://127.0.0.1:${lbPort}/`).catch(() => undefined))?.status === 200);
+  t.pass('the LoadBalancer Service\'s port answers');
+  t.equal(await fetch(`http://127.0.0.1:${nodePortPort}/`).catch(() => 'refused'), 'refused', 'the NodePort Service\'s is not served (no KUBE-HEALTH-CHECK-NODE-PORT entry admits it either)');
+});
+
+t.test('a Node change (addresses, zone label) reaches the controller; other nodes do not', async (t) => {
+  const { dir, controller } = await started(t);
+  controller.calls.length = 0;
+  const nodeYaml = (addresses: string[], zone: string, name = 'node-a') => `apiVersion: v1
+kind: Node
+metadata: {name: ${name}, labels: {topology.kubernetes.io/zone: ${zone}}}
+status: {addresses: [${addresses.map((a) => `{type: InternalIP, address: ${a}}`).join(', ')}]}
+`;
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-a'));
+  await until('setNode', () => controller.calls.some((c) => c.startsWith('setNode')));
+  t.same(controller.calls.filter((c) => c.startsWith('setNode')), ['setNode 192.168.56.10,192.168.56.11'], 'a new address');
+  await until('the sync after it', () => controller.calls.at(-1) === 'sync');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b'));
+  await until('setNode for the label', () => controller.calls.some((c) => c.startsWith('setNode')));
+  t.same(controller.node?.labels, { 'topology.kubernetes.io/zone': 'zone-b' }, 'a zone label change (topology hints) reaches it too');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'other-node.yaml'), nodeYaml(['192.168.56.99'], 'zone-c', 'node-b'));
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b') + '# touched\n');
+  await sleep(300);
+  t.same(controller.calls.filter((c) => c.startsWith('setNode')), [], 'another node\'s object, or no real change, is not a node change');
+});
+
+t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
+  const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${capEff}\n`;
+  t.doesNotThrow(() => checkPrivileges({}, status('000001ffffffffff')), 'root: all capabilities');
+  t.doesNotThrow(() => checkPrivileges({}, status('0000000000001000')), 'CAP_NET_ADMIN (bit 12) alone is enough');
+  t.throws(() => checkPrivileges({}, status('000001ffffffefff')), /needs CAP_NET_ADMIN .* NET_ADMIN and NET_RAW/, 'everything but bit 12: refused');
+  t.doesNotThrow(() => checkPrivileges({}, 'no CapEff line'), 'unreadable: let the kernel answer');
+  t.throws(() => checkPrivileges({ netns: '/run/netns/does-not-exist' }, status('000001ffffffffff')), /--netns \/run\/netns\/does-not-exist: no such network namespace/);
+});
+
+t.test('health check node ports listen where NodePorts are served', async (t) => {
+  const node = { name: 'node-a', addresses: ['192.168.56.10', '10.0.0.5'] };
+  t.same(healthCheckHosts(options('x'), node), ['0.0.0.0'], 'every address by default');
+  t.same(healthCheckHosts(options('x'), { ...node, addresses: [...node.addresses, 'fd00::10'] }), ['::'], 'a dual-stack socket when the node has IPv6');
+  t.same(healthCheckHosts(options('x', { nodePortAddresses: ['192.168.56.0/24'] }), node), ['192.168.56.10'], '--nodeport-addresses narrows them');
+  t.same(healthCheckHosts(options('x', { nodePortAddresses: ['primary'] }), node), ['192.168.56.10'], 'primary: the first address');
+});
+
+t.test('start-up failures explain themselves', async (t) => {
+  const dir = manifestsDir();
+  const noIpvs = new NetlinkError({ errno: 93, code: 'EPROTONOSUPPORT', operation: 'Ipvs.open', message: 'Ipvs.open failed: IPVS: Protocol not supported (this kernel has no IPVS)' });
+  const proxy = new Proxy(options(dir), {
+    source: new ManifestsSource({ path: dir, logger }),
+    controllerFactory: fakeFactory((c) => (c.failStart = noIpvs)),
+    logger,
+    defaultMetrics: false,
+  });
+  await t.rejects(proxy.start(), /IPVS is not available: .*modprobe ip_vs/);
+  await proxy.stop();
+  const p2 = new Proxy(options(dir, { hostnameOverride: 'node-z' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  await t.rejects(p2.start(), /no address for node "node-z".*--hostname-override.*--bind-address/);
+  await p2.stop();
+  const p3 = new Proxy(options(dir, { hostnameOverride: 'node-z', bindAddress: '10.0.0.5' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  await p3.start();
+  t.pass('--bind-address gives the node address without a Node object');
+  await p3.stop();
+  const first = new Proxy(options(dir, { healthzBindAddress: '127.0.0.1:0' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  const a = await first.start();
+  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  await t.rejects(clash.start(), /--healthz-bind-address 127.0.0.1:\d+: cannot listen: .* is already in use/);
+  await clash.stop();
+  await first.stop();
+});
+
+t.test('a full garbage collection after bulk work (a cold start, a big resync), never after a small sync', async (t) => {
+  let collections = 0;
+  const dir = manifestsDir();
+  const factory = fakeFactory((c) => {
+    c.ipvsMessages = 30_000; // the first sync of a big cluster
+  });
+  const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
+  const o = options(dir, { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 3_600_000 } });
+  const proxy = new Proxy(o, { source, controllerFactory: factory, logger, defaultMetrics: false, collectGarbage: () => {
+      collections++;
+      return { compacted: false };
+    },
+  });
+  t.teardown(() => proxy.stop());
+  await proxy.start();
+  await proxy.waitForSync(5000);
+  await until('the collection after the first sync', () => collections === 1);
+  const controller = factory.last!;
+  controller.ipvsMessages = 2; // an incremental sync
+  const syncs = controller.syncs.incremental;
+  writeFileSync(join(dir, 'extra.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra, namespace: demo}\nspec: {clusterIP: 10.96.100.99, ports: [{port: 80}]}\n');
+  await until('the incremental sync', () => controller.syncs.incremental > syncs);
+  await sleep(50);
+  t.equal(collections, 1, 'no collection after a sync of a few messages');
+  controller.failSyncs = 1;
+  controller.ipvsMessages = 30_000;
+  writeFileSync(join(dir, 'extra2.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra2, namespace: demo}\nspec: {clusterIP: 10.96.100.98, ports: [{port: 80}]}\n');
+  // The failed sync is retried as a resync (after 1 s), which moves 60,000 messages.
+  await until('the resync after the failure', () => controller.syncs.resync > 0, 8000);
+  await until('the collection after the resync', () => collections === 2);
+  t.pass('collected once after the bulk resync, not after the failed sync');
+});
+
+t.test('collectGarbage() runs a full collection without --expose-gc, and compacts a fragmented heap', async (t) => {
+  const { collectGarbage } = await import('../../lib/proxy/heap.js');
+  t.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined', 'tap runs without --expose-gc');
+  let garbage: unknown[] | undefined = Array.from({ length: 400_000 }, (_, i) => ({ i, s: `item ${i}` }));
+  const before = process.memoryUsage().heapUsed;
+  t.equal(garbage.length, 400_000);
+  garbage = undefined;
+  collectGarbage();
+  const after = process.memoryUsage().heapUsed;
+  t.ok(before - after > 10 * 2 ** 20, `the heap shrank by more than 10 MiB (${((before - after) / 2 ** 20).toFixed(1)} MiB)`);
+  t.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined', 'nothing added to the global scope');
+
+  // Survivors scattered over many pages (one object in eight kept): a plain collection frees the
+  // garbage but keeps the pages; this one compacts, and the heap's pages shrink to what is live.
+  let kept: object[] | undefined = [];
+  let dropped: object[] | undefined = [];
+  for (let i = 0; i < 800_000; i++) (i % 8 === 0 ? kept : dropped).push({ i, s: `scattered ${i}` });
+  dropped = undefined;
+  t.same(collectGarbage(), { compacted: true }, 'a second, compacting collection');
+  // (Old space: where survivors live; a plain collection here leaves ~4x the used size, measured.)
+  const old = getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')!;
+  const slack = old.space_size - old.space_used_size;
+  t.ok(slack < 8 * 2 ** 20, `old space's pages follow the live objects: ${(old.space_size / 2 ** 20).toFixed(1)} MiB for ${(old.space_used_size / 2 ** 20).toFixed(1)} MiB used`);
+  t.equal(kept.length, 100_000);
+  kept = undefined;
+});
