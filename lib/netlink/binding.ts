@@ -141,7 +141,8 @@ function load(): NativeAddon {
     const why = (err as Error).message;
     throw new Error(
       `ipvs-netlink: the native addon could not be loaded (${why}). ` +
-        `It needs Linux and Node.js 20 or newer; build it with "npm rebuild ipvs-netlink" ` +
+        `It needs Linux and Node.js 22.12 or newer. The package carries binaries for x64 and arm64 with glibc 2.34 or newer; ` +
+        `elsewhere build it from source with "npm explore ipvs-netlink -- npm run build:native" ` +
         `(needs python3, make and a C++ compiler).`,
       { cause: err },
     );
