@@ -7,6 +7,7 @@
 #  4. ipset, nftables and conntrack kernel tests on this host's kernel
 #     (ipset and nf_tables are built in, conntrack netlink too where the
 #     kernel has it; needs root)
+#     then both packages as users install them (scripts/package-test.sh)
 #  5. sanitizers: the unit tests and the host's ipset kernel tests again,
 #     against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
 #  6. fuzzing: every decoder for 15 s, every saved failing input replayed
@@ -125,6 +126,13 @@ else
 	run_tap host npx --no-install tap --reporter=tap "${host_tests[@]}"
 	expect_files host "${host_tests[@]}"
 fi
+
+# Both packages packed and installed as users get them (no compiler on
+# PATH), the consumers (ESM, CommonJS, strict TypeScript), and the library's
+# unit tests against the installed copy on Node.js 22 and 24, arm64 under
+# qemu-user and Bun, with the host ipset tests on 22, 24 and Bun.
+step "packages: prebuilds, tarballs, installs, Node.js 22 and 24, arm64, Bun"
+run_tap package bash scripts/package-test.sh
 
 step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon"
 export ASAN_TEST_REPORTER=tap

@@ -61,6 +61,11 @@ need util-linux setsid unshare setpriv
 need conntrack conntrack
 need nftables nft
 need coreutils timeout tail
+# The packages step (scripts/package-test.sh): the arm64 prebuild's cross
+# compiler, and qemu-user to run the tests with it on the arm64 node.
+need g++-aarch64-linux-gnu aarch64-linux-gnu-g++
+need qemu-user qemu-aarch64
+need file file
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
