@@ -10,8 +10,13 @@
  *    becoming a bearer token read from the file), and the container's
  *    command line by our flag parser, together giving the proxy an API
  *    server address that is not the in-cluster ClusterIP;
- *  - the Dockerfile copies files that exist, installs iptables and procps,
- *    and starts the binary the DaemonSet runs.
+ *  - what a fresh node needs: the node's resolver (dnsPolicy Default: the
+ *    cluster DNS is not programmed before this proxy runs), metrics on
+ *    loopback as upstream, RBAC no wider than the informers' list and watch;
+ *  - the Dockerfile builds on a maintained Node.js line, copies files that
+ *    exist, installs iptables and procps, labels the image with what
+ *    `--version` prints, and puts the binary at kube-proxy's own path, which
+ *    the DaemonSet runs (as kubeadm's does).
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +28,7 @@ import { parseAllDocuments } from 'yaml';
 import { parseConfig } from '../../lib/proxy/config-file.js';
 import { addProxyFlags, type RawFlags, resolveOptions } from '../../lib/proxy/flags.js';
 import { loadKubeConfig } from '../../lib/proxy/sources/kubeconfig.js';
+import { KUBERNETES_VERSION, packageVersion, versionOutput } from '../../lib/cli/version.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -98,6 +104,22 @@ t.test('the objects fit together', async (t) => {
   t.equal(c.readinessProbe.httpGet.port, 10256);
 });
 
+t.test('what a fresh node needs', async (t) => {
+  const pod = byKind('DaemonSet').spec.template.spec;
+  t.equal(pod.dnsPolicy, 'Default', 'the node\'s resolver: the cluster DNS ClusterIP is not programmed before this proxy runs');
+  const config = parseConfig(byKind('ConfigMap').data['config.yaml'], 'config.yaml');
+  t.equal(config.patch.metricsBindAddress, '127.0.0.1:10249', 'metrics on loopback, as upstream');
+  t.notOk(pod.containers[0].ports.some((p: Obj) => p.containerPort === 10249), 'and no host port for them');
+  t.same(
+    byKind('ClusterRole').rules.map((r: Obj) => ({ ...r, resources: [...r.resources].sort(), verbs: [...r.verbs].sort() })),
+    [
+      { apiGroups: [''], resources: ['nodes', 'services'], verbs: ['list', 'watch'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+    ],
+    'RBAC: list and watch what the informers read, nothing else (no events: none is emitted)',
+  );
+});
+
 t.test('the embedded configuration, kubeconfig and command line are what the proxy reads', async (t) => {
   const cm = byKind('ConfigMap').data;
   const ds = byKind('DaemonSet');
@@ -118,8 +140,8 @@ t.test('the embedded configuration, kubeconfig and command line are what the pro
   writeFileSync(join(dir, 'config.yaml'), cm['config.yaml'].replaceAll(mountPath, dir));
 
   // The container's command line, as the kubelet expands it.
-  const args = c.command.slice(2).map((a: string) => a.replace('$(NODE_NAME)', 'node-1').replace(mountPath, dir));
-  t.same(c.command.slice(0, 2), ['node', '/app/kube-proxy-ipvs/dist/lib/cli/main.js']);
+  const args = c.command.slice(1).map((a: string) => a.replace('$(NODE_NAME)', 'node-1').replace(mountPath, dir));
+  t.same(c.command.slice(0, 1), ['/usr/local/bin/kube-proxy'], 'kube-proxy\'s path, as in kubeadm\'s DaemonSet');
   t.same(c.env, [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]);
   const cmd = addProxyFlags(new Command('kube-proxy-ipvs')).exitOverride();
   cmd.parse(args, { from: 'user' });
@@ -140,8 +162,11 @@ t.test('the Dockerfile builds what the DaemonSet runs', async (t) => {
   const text = readFileSync('deploy/Dockerfile', 'utf8');
   const stages = text.split(/^FROM /m).slice(1);
   t.equal(stages.length, 2, 'a build stage and a runtime stage');
-  t.match(stages[0], /^node:20-slim AS build/);
-  t.match(stages[1], /^node:20-slim\n/);
+  for (const [i, stage] of stages.entries()) {
+    const major = Number(/^node:(\d+)-slim\b/.exec(stage)?.[1]);
+    t.ok(major >= 22 && major % 2 === 0, `stage ${i + 1} builds on a maintained Node.js LTS line (node:${major}-slim)`);
+  }
+  t.match(stages[0], /^node:\d+-slim AS build/);
   const runtimePackages = /apt-get install -y --no-install-recommends ([^\n\\&]+)/.exec(stages[1])![1].trim().split(/\s+/);
   t.same(runtimePackages.sort(), ['iptables', 'procps'], 'iptables (save/restore) and procps (sysctl): nothing else, no ipset or ipvsadm');
   const ignore = readFileSync('deploy/Dockerfile.dockerignore', 'utf8');
@@ -151,10 +176,20 @@ t.test('the Dockerfile builds what the DaemonSet runs', async (t) => {
       t.match(ignore, new RegExp(`^!${src.replace('.', '\\.')}(/\\*\\*)?$`, 'm'), `and is in the build context (${src})`);
     }
   }
+  const pkg = JSON.parse(readFileSync('kube-proxy-ipvs/package.json', 'utf8')) as { bin: Record<string, string>; version: string };
+  const main = `/app/kube-proxy-ipvs/${pkg.bin['kube-proxy-ipvs'].replace(/^\.\//, '')}`;
+  for (const name of ['kube-proxy', 'kube-proxy-ipvs']) t.match(stages[1], new RegExp(`ln -s ${main} /usr/local/bin/${name}\\b`), `/usr/local/bin/${name} is the proxy package's bin`);
+  t.match(stages[1], new RegExp(`chmod \\+x ${main}`), 'which is executable (its #! line names node)');
   const entry = JSON.parse(/^ENTRYPOINT (.+)$/m.exec(stages[1])![1]) as string[];
   const [c] = byKind('DaemonSet').spec.template.spec.containers;
-  t.same(entry, c.command.slice(0, 2), 'the DaemonSet runs the image\'s binary');
-  const pkg = JSON.parse(readFileSync('kube-proxy-ipvs/package.json', 'utf8')) as { bin: Record<string, string> };
-  t.equal(`/app/kube-proxy-ipvs/${pkg.bin['kube-proxy-ipvs'].replace(/^\.\//, '')}`, entry[1], 'which is the proxy package\'s bin');
+  t.same(entry, ['/usr/local/bin/kube-proxy']);
+  t.equal(c.command[0], entry[0], 'the DaemonSet runs the image\'s binary by kube-proxy\'s path');
   t.match(stages[1], /COPY --from=build \/src\/package\.json \/src\/binding\.gyp \.\//, 'binding.gyp marks the package root the addon loader looks for');
+  const label = (name: string) => new RegExp(`${name.replaceAll('.', '\\.')}="([^"]+)"`).exec(stages[1])?.[1];
+  t.equal(versionOutput(true), `Kubernetes ${KUBERNETES_VERSION}`, '--version prints what kube-proxy prints');
+  t.equal(label('io.kubernetes.kube-proxy.version'), KUBERNETES_VERSION, 'the image\'s label says the same');
+  t.equal(label('org.opencontainers.image.version'), pkg.version, 'and carries this package\'s version');
+  t.equal(packageVersion(), pkg.version, '--version=raw reads the same package version');
+  t.match(versionOutput('raw'), `ImplementationVersion:"${pkg.version}"`);
+  t.equal(byKind('DaemonSet').spec.template.spec.containers[0].image.split(':').at(-1), pkg.version, 'the manifest names the image of this version');
 });

@@ -1,0 +1,33 @@
+/**
+ * kube-proxy-ipvs installed from its tarball with the library's (no
+ * compiler on PATH): the binary starts on Node.js 22 and 24 and answers
+ * --version as kube-proxy does; it uses the library installed beside it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { project, repo, runtime } from './support/env.js';
+
+const dir = project('proxy');
+const bin = path.join(dir, 'node_modules/.bin/kube-proxy-ipvs');
+const version = JSON.parse(readFileSync(path.join(repo, 'kube-proxy-ipvs/package.json'), 'utf8')).version as string;
+
+t.test('one copy of the library: the one installed beside the proxy', async (t) => {
+  t.ok(existsSync(path.join(dir, 'node_modules/ipvs-netlink/prebuilds')));
+  t.notOk(existsSync(path.join(dir, 'node_modules/kube-proxy-ipvs/node_modules/ipvs-netlink')), 'not a second one inside the proxy');
+});
+
+for (const name of ['node22', 'node24'] as const) {
+  t.test(`${name}: --version`, async (t) => {
+    const [node] = runtime(name).command;
+    const main = realpathSync(bin);
+    const plain = spawnSync(node!, [main, '--version'], { cwd: dir, encoding: 'utf8' });
+    t.equal(plain.status, 0, plain.stderr);
+    t.match(plain.stdout, /^Kubernetes v1\.\d+\.\d+\n$/, 'what kube-proxy prints');
+    const raw = spawnSync(node!, [main, '--version=raw'], { cwd: dir, encoding: 'utf8' });
+    t.equal(raw.status, 0, raw.stderr);
+    t.match(raw.stdout, `ImplementationVersion:"${version}"`, '--version=raw: this package\'s version');
+    t.match(raw.stdout, `NodeVersion:"v${name.slice(4)}.`, 'and the Node.js it runs on');
+  });
+}
