@@ -26,8 +26,9 @@ t.test('the addon the installs use is the prebuild: nothing was compiled', async
 for (const name of ['node22', 'node24', 'bun'] as const) {
   t.test(`${name}: import and require give the same library`, async (t) => {
     const rt = runtime(name);
-    copyFileSync(path.join(consumers, 'consumer.mjs'), path.join(project('esm'), 'consumer.mjs'));
-    copyFileSync(path.join(consumers, 'consumer.cjs'), path.join(project('cjs'), 'consumer.cjs'));
+    for (const [dir, file] of [['esm', 'consumer.mjs'], ['cjs', 'consumer.cjs'], ['esm', 'refusal.cjs'], ['cjs', 'refusal.cjs']] as const) {
+      copyFileSync(path.join(consumers, file), path.join(project(dir), file));
+    }
     for (const [dir, file] of [['esm', 'consumer.mjs'], ['cjs', 'consumer.cjs']] as const) {
       const r = run(rt.command, project(dir), file);
       t.equal(r.status, 0, `${dir}/${file} runs: ${r.stderr}`);

@@ -11,16 +11,7 @@ const { canonicalAddress } = require('ipvs-netlink/address');
     sameClasses: Object.keys(lib).every((k) => lib[k] === imported[k]),
     address: canonicalAddress('10.0.0.1') === '10.0.0.1',
   };
-  const set = await imported.Ipset.open();
-  try {
-    await set.destroy('pkg-test-no-such-set');
-    report.error = 'none';
-  } catch (e) {
-    report.error = e.code;
-    report.instanceofImported = e instanceof lib.NetlinkError;
-  } finally {
-    set.close();
-  }
+  Object.assign(report, await require('./refusal.cjs')(imported.Ipset, lib.NetlinkError));
   console.log(JSON.stringify(report));
 })().catch((e) => {
   console.error(e);
