@@ -3,25 +3,30 @@
 #
 #  1. system packages (apt-get as root, else the exact command to run)
 #  2. the addon and the TypeScript build (the library, then kube-proxy-ipvs)
-#  3. unit tests of both packages (no privileges)
-#  4. ipset, nftables and conntrack kernel tests on this host's kernel
-#     (ipset and nf_tables are built in, conntrack netlink too where the
-#     kernel has it; needs root)
-#     then both packages as users install them (scripts/package-test.sh)
-#  5. sanitizers: the unit tests and the host's ipset kernel tests again,
-#     against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
-#  6. fuzzing: every decoder for 15 s, every saved failing input replayed
-#  7. every kernel test but nftables' (IPVS, and ipset again on 6.1; the
-#     sandbox kernel has no nf_tables for ip/ip6/inet) where IPVS exists:
-#     directly when the running kernel has it, else in the user-mode-linux
-#     sandbox (scripts/with-kernel.sh). Never skipped: if they cannot run,
-#     this fails. Then the addon under valgrind's memcheck on the real
-#     kernel paths (there ASan cannot start; see scripts/asan-test.sh).
-#  8. a chosen few kernel tests again in the second sandbox kernel, Debian's
-#     own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables for every
-#     family and distorts costs the other way from user-mode-linux
-#  9. the benchmarks at their small size (they must run, not be fast)
-# The last line is "N passed, N failed" over all stages.
+# Then two lanes at once, each mostly one core's work (CI has two):
+#  the kernel lane, in the user-mode-linux sandbox (or directly where the
+#  running kernel has IPVS; scripts/with-kernel.sh), its lines marked
+#  "[kernel]":
+#  K1. every kernel test but nftables' (IPVS, and ipset again on 6.1; the
+#      sandbox kernel has no nf_tables for ip/ip6/inet). Never skipped: if
+#      they cannot run, this fails.
+#  K2. the addon under valgrind's memcheck on the real kernel paths (there
+#      ASan cannot start; see scripts/asan-test.sh)
+#  K3. the benchmarks at their small size (they must run, not be fast)
+#  and the host lane:
+#  H1. unit tests of both packages (no privileges)
+#  H2. ipset, nftables and conntrack kernel tests on this host's kernel
+#      (ipset and nf_tables are built in, conntrack netlink too where the
+#      kernel has it; needs root)
+#  H3. both packages as users install them (scripts/package-test.sh)
+#  H4. sanitizers: the unit tests and the host's ipset kernel tests again,
+#      against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
+#  H5. fuzzing: every decoder for 15 s, every saved failing input replayed
+#  H6. a chosen few kernel tests again in the second sandbox kernel, Debian's
+#      own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables for every
+#      family and distorts costs the other way from user-mode-linux
+# Each step says how long it took. The last line is "N passed, N failed"
+# over all steps of both lanes.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -29,9 +34,22 @@ passed=0
 failed=0
 status=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/ipvs-netlink-test.XXXXXX")
-trap 'rm -rf "$logdir"' EXIT
+# A stopped run stops the kernel lane too (its sandbox kernel goes with it).
+trap 'pids=$(jobs -p); [ -n "$pids" ] && kill $pids 2>/dev/null; rm -rf "$logdir"' EXIT
 
-step() { printf '\n== %s ==\n' "$*" >&2; }
+# A step's heading, and how long the one before it in the same lane took.
+step_name=
+step_start=
+step() {
+	step_done
+	step_name=$*
+	step_start=$SECONDS
+	printf '\n== %s ==\n' "$step_name" >&2
+}
+step_done() {
+	[ -n "$step_name" ] && printf '== %s: %d s ==\n' "$step_name" $((SECONDS - step_start)) >&2
+	step_name=
+}
 
 # Runs tap (through an optional wrapper) and adds its counts to the totals.
 # tap's summary line looks like: # { total: 130, pass: 127, fail: 3 }
@@ -111,6 +129,33 @@ if ! { [ -f build/Release/ipvs_netlink.node ] || npx --no-install node-gyp rebui
 	exit 1
 fi
 
+# The kernel lane's counts come back through a file (it runs in a subshell).
+kernel_lane() {
+	passed=0 failed=0 status=0
+	step "kernel tests where IPVS exists"
+	# The files are listed here, on the host: the sandbox guest reads this folder
+	# through hostfs, and tap's own listing of it there once missed a file.
+	kernel_tests=()
+	for f in test/kernel/*.test.ts; do [[ $f == test/kernel/nft-* ]] || kernel_tests+=("$f"); done
+	kernel_tests+=(kube-proxy-ipvs/test/kernel/*.test.ts)
+	run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=tap --jobs=1 "${kernel_tests[@]}"
+	expect_files kernel "${kernel_tests[@]}"
+
+	# The benchmarks are scripts, not tests: CI runs their small size so they
+	# cannot rot (they must run and read back what they programmed; their
+	# targets are judged at full size, in BENCHMARKS.md). One result.
+	step "valgrind memcheck on the real kernel paths"
+	run_one valgrind bash scripts/valgrind-kernel.sh
+
+	step "benchmarks, small size"
+	run_one bench node bench/run.mjs --size small --results bench/.build/ci
+
+	step_done
+	echo "$passed $failed $status" >"$logdir/kernel-lane.counts"
+}
+kernel_lane 2>&1 | sed -u 's/^/[kernel] /' &
+kernel_lane_pid=$!
+
 step "unit tests"
 run_tap unit npx --no-install tap --reporter=tap test/unit kube-proxy-ipvs/test/unit
 
@@ -145,21 +190,6 @@ unset ASAN_TEST_REPORTER
 step "fuzzing, 15 s per target"
 run_one fuzz bash scripts/fuzz.sh --ci
 
-step "kernel tests where IPVS exists"
-# The files are listed here, on the host: the sandbox guest reads this folder
-# through hostfs, and tap's own listing of it there once missed a file.
-kernel_tests=()
-for f in test/kernel/*.test.ts; do [[ $f == test/kernel/nft-* ]] || kernel_tests+=("$f"); done
-kernel_tests+=(kube-proxy-ipvs/test/kernel/*.test.ts)
-run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=tap --jobs=1 "${kernel_tests[@]}"
-expect_files kernel "${kernel_tests[@]}"
-
-# The benchmarks are scripts, not tests: CI runs their small size so they
-# cannot rot (they must run and read back what they programmed; their
-# targets are judged at full size, in BENCHMARKS.md). One result.
-step "valgrind memcheck on the real kernel paths"
-run_one valgrind bash scripts/valgrind-kernel.sh
-
 # Every file here costs QEMU's emulation several times its time in
 # user-mode-linux (node's JIT-compiled code runs ~33x slower), so CI runs
 # the few that exercise what differs between the two kernels' builds;
@@ -170,12 +200,21 @@ qemu_tests=(
 	test/kernel/ipvs-module-reload.test.ts
 	test/kernel/rtnl-links.test.ts
 )
-run_tap qemu bash scripts/qemu/tap.sh --reporter=tap "${qemu_tests[@]}"
+run_tap qemu bash scripts/qemu/tap.sh --files "${qemu_tests[@]}"
 expect_files qemu "${qemu_tests[@]}"
 
-step "benchmarks, small size"
-run_one bench node bench/run.mjs --size small --results bench/.build/ci
-
+step_done
+echo "test: the host lane is done; waiting for the kernel lane" >&2
+wait "$kernel_lane_pid"
+if read -r p f s <"$logdir/kernel-lane.counts" 2>/dev/null; then
+	passed=$((passed + p))
+	failed=$((failed + f))
+	[ "$s" -eq 0 ] || status=1
+else
+	echo "test: the kernel lane ended without its counts: counted as one failure" >&2
+	failed=$((failed + 1))
+	status=1
+fi
 echo
 echo "$passed passed, $failed failed"
 exit $status
