@@ -34,6 +34,7 @@ import { DUMMY_DEVICE, type CurrentState, type CurrentVirtualServer, type Desire
 import { Mirror } from '../plan/mirror.js';
 import { plan, planDrainedDeletions } from '../plan/planner.js';
 import { emptyScope, isEmptyScope, mergeScope, scopeOf, type Scope } from '../plan/scope.js';
+import { allUdpTargets, changedUdpTargets } from '../plan/stale-conntrack.js';
 import { Applier, type ApplyReport } from './applier.js';
 import { removeOwned } from './cleanup.js';
 import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraffic, SyncKind, SyncResult } from './controller-port.js';
@@ -42,6 +43,7 @@ import { detectIptables } from './iptables-flavour.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { connectionsOf, currentOf, readKernel, type KernelRead } from './kernel-reader.js';
 import { closeClients, openClients, type Clients } from './netlink-clients.js';
+import { StaleConntrackCleaner } from './stale-conntrack.js';
 import { SyncStats, trafficBetween, trafficOf } from './sync-stats.js';
 import { kubeProxySysctls, writeSysctls } from './sysctls.js';
 
@@ -69,6 +71,7 @@ export class Controller implements ControllerPort {
   private readonly stats = new SyncStats();
   /** The addresses on the node's interfaces except kube-ipvs0, as last read; undefined before start(). */
   private hostAddresses?: string[];
+  private readonly staleConntrack: StaleConntrackCleaner;
 
   constructor(private readonly options: ControllerOptions) {
     this.config = options.config;
@@ -77,6 +80,7 @@ export class Controller implements ControllerPort {
     this.objects = new KnownObjects(options.node, options.config);
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.exec = execIn(options.netns);
+    this.staleConntrack = new StaleConntrackCleaner({ netns: options.netns, timeoutMs: options.timeoutMs }, this.logger);
   }
 
   start(): Promise<void> {
@@ -142,6 +146,7 @@ export class Controller implements ControllerPort {
         const ops = plan(this.objects.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
         const report = await this.apply(ops);
         const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
+        await this.staleConntrack.clean(full ? allUdpTargets(this.objects.desired) : changedUdpTargets(this.objects.desired, report.applied));
         return this.finish(full ? 'full' : 'incremental', [...ops, ...deletions], joinReports(report, deleted), started, traffic);
       } catch (err) {
         // Nothing may be lost: the next sync looks at these keys again.
@@ -182,6 +187,7 @@ export class Controller implements ControllerPort {
       const ops = plan(this.objects.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.objects.desired) });
       const report = await this.apply(ops);
       const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
+      await this.staleConntrack.clean(allUdpTargets(this.objects.desired));
       const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic);
       await this.writeSysctls();
       return result;
@@ -242,6 +248,7 @@ export class Controller implements ControllerPort {
   }
 
   async close(): Promise<void> {
+    this.staleConntrack.close();
     if (this.kernel) closeClients(this.kernel.clients);
     this.kernel = undefined;
   }

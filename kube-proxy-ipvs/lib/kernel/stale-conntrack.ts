@@ -1,0 +1,71 @@
+/**
+ * Deletes the stale UDP conntrack entries of the services a sync changed
+ * (plan/stale-conntrack.ts says which), through the library's Conntrack
+ * client in the controller's network namespace: per family, one dump of
+ * the UDP entries (the kernel filters by protocol) and one batched delete
+ * of the stale ones (thousands of deletes per sendmsg), every delete
+ * answered on its own. kube-proxy lists the whole table on every sync; this
+ * runs only after a sync that changed a UDP service.
+ *
+ * A kernel without conntrack over netlink (nf_conntrack_netlink not loaded
+ * and not loadable) is told once in the log and left to its own
+ * expiry, as kube-proxy logs and carries on when its listing fails.
+ */
+import { Conntrack, type ConntrackFamily } from 'ipvs-netlink';
+import type { Logger } from 'pino';
+import { staleEntries, type UdpTarget } from '../plan/stale-conntrack.js';
+
+/** What one cleanup did, per the log and the metrics. */
+export interface StaleConntrackReport {
+  /** Entries listed (UDP, the families with changed services). */
+  listed: number;
+  deleted: number;
+  /** Deletes the kernel refused (other than "already gone"). */
+  failed: number;
+}
+
+export class StaleConntrackCleaner {
+  private conntrack?: Promise<Conntrack | undefined>;
+
+  constructor(
+    private readonly options: { netns?: string; timeoutMs?: number },
+    private readonly logger: Logger,
+  ) {}
+
+  async clean(targets: ReadonlyMap<ConntrackFamily, readonly UdpTarget[]>): Promise<StaleConntrackReport> {
+    const report: StaleConntrackReport = { listed: 0, deleted: 0, failed: 0 };
+    if (targets.size === 0) return report;
+    const ct = await this.client();
+    if (!ct) return report;
+    for (const [family, list] of targets) {
+      try {
+        const entries = await ct.list({ family, protocol: 'udp' });
+        report.listed += entries.length;
+        const keys = staleEntries(entries, list);
+        if (keys.length === 0) continue;
+        const r = await ct.deleteMany(keys);
+        report.deleted += r.deleted;
+        report.failed += r.failures.length;
+        for (const f of r.failures.slice(0, 3)) this.logger.warn({ err: f.error, entry: keys[f.index] }, 'a stale conntrack entry could not be deleted');
+      } catch (err) {
+        // As kube-proxy: logged, and the next sync that changes these services tries again.
+        this.logger.error({ err, ipFamily: family === 'inet' ? 'IPv4' : 'IPv6' }, 'Failed to clear stale conntrack entries');
+      }
+    }
+    this.logger.debug({ ...report, families: [...targets.keys()] }, 'Finished reconciling conntrack entries');
+    return report;
+  }
+
+  close(): void {
+    void this.conntrack?.then((ct) => ct?.close());
+    this.conntrack = undefined;
+  }
+
+  private client(): Promise<Conntrack | undefined> {
+    this.conntrack ??= Conntrack.open(this.options).catch((err: unknown) => {
+      this.logger.warn({ err }, 'conntrack over netlink is unavailable here (load nf_conntrack_netlink): stale UDP conntrack entries are left to expire');
+      return undefined;
+    });
+    return this.conntrack;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Which UDP conntrack entries a sync left pointing at the wrong place, as
+ * kube-proxy's conntrack cleanup (pkg/proxy/conntrack/cleanup.go) decides:
+ * an entry whose original destination is a UDP service's address and port
+ * and whose reply source (where IPVS sent it) is not one of that service's
+ * serving endpoints. UDP has no end of connection, so without this a client
+ * that keeps sending from the same port keeps reaching a removed endpoint,
+ * or, if it sent while the service had none, the service address itself,
+ * until the entry times out.
+ *
+ * Here the services are the desired UDP virtual servers (ClusterIP,
+ * external and load-balancer addresses, and each NodePort on each node
+ * address it is served on), and only those a sync changed are looked at:
+ * kube-proxy walks every service on every sync. As upstream, a service with
+ * no endpoints is left alone (nothing would be right), and TCP and SCTP
+ * are not touched (their connections end, and IPVS's own conntrack
+ * handling covers them).
+ */
+import type { ConntrackEntry, ConntrackFamily, ConntrackKey } from 'ipvs-netlink';
+import { familyOf } from 'ipvs-netlink/address';
+import { virtualServerKey, type DesiredState, type Operation } from './kernel-state.js';
+
+/** A UDP service address whose conntrack entries are checked, with its serving endpoints. */
+export interface UdpTarget {
+  address: string;
+  port: number;
+  endpoints: ReadonlySet<string>;
+}
+
+/** Every UDP virtual server, by family, each with its serving endpoints: after a start or a resync. */
+export function allUdpTargets(desired: DesiredState): Map<ConntrackFamily, UdpTarget[]> {
+  return targetsOf(desired, desired.virtualServers.keys());
+}
+
+/** The UDP virtual servers the applied operations changed, by family, each with its serving endpoints. */
+export function changedUdpTargets(desired: DesiredState, applied: readonly Operation[]): Map<ConntrackFamily, UdpTarget[]> {
+  const keys = new Set<string>();
+  for (const op of applied) {
+    if (op.kind !== 'ipvs' || op.batch.op === 'deleteService' || op.batch.op === 'listDestinations') continue;
+    const service = op.batch.service;
+    if ('address' in service && service.protocol === 'udp') keys.add(op.key ?? virtualServerKey(service));
+  }
+  return targetsOf(desired, keys);
+}
+
+function targetsOf(desired: DesiredState, keys: Iterable<string>): Map<ConntrackFamily, UdpTarget[]> {
+  const out = new Map<ConntrackFamily, UdpTarget[]>();
+  for (const key of keys) {
+    const vs = desired.virtualServers.get(key);
+    if (!vs || vs.service.protocol !== 'udp' || vs.destinations.length === 0) continue;
+    const family = familyOf(vs.service.address);
+    let list = out.get(family);
+    if (!list) out.set(family, (list = []));
+    list.push({ address: vs.service.address, port: vs.service.port, endpoints: new Set(vs.destinations.map((d) => d.address)) });
+  }
+  return out;
+}
+
+/** The keys of the entries among `entries` (one family's UDP entries) that `targets` say are stale. */
+export function staleEntries(entries: readonly ConntrackEntry[], targets: readonly UdpTarget[]): ConntrackKey[] {
+  const byAddressPort = new Map<string, ReadonlySet<string>>();
+  for (const t of targets) byAddressPort.set(`${t.address}/${t.port}`, t.endpoints);
+  const out: ConntrackKey[] = [];
+  for (const e of entries) {
+    if (e.protonum !== 17 || e.orig.dstPort === undefined) continue;
+    const endpoints = byAddressPort.get(`${e.orig.dst}/${e.orig.dstPort}`);
+    if (!endpoints || endpoints.has(e.reply.src)) continue;
+    // By the original tuple, zone and id: an entry made anew meanwhile is left alone.
+    out.push({ family: e.family, protocol: 'udp', orig: e.orig, zone: e.zone, ...(e.id === undefined ? {} : { id: e.id }) });
+  }
+  return out;
+}

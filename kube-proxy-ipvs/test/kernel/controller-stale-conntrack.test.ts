@@ -1,0 +1,54 @@
+/**
+ * Stale UDP conntrack entries deleted by the controller within the sync
+ * that makes them stale, as kube-proxy's conntrack cleanup does, where the
+ * kernel's own cleanup is not there: the test holds
+ * net.ipv4.vs.expire_nodest_conn at 0 (the kernel's default before Linux
+ * 5.9, where deleting a real server leaves its entries), and reads the
+ * table with the conntrack tool. Real datagrams through a ClusterIP make
+ * the entries, one answered by each pod. (A datagram to a service without
+ * endpoints leaves no entry here: IPVS drops it before conntrack confirms
+ * one.)
+ */
+import t from 'tap';
+import { defaultProxyConfig } from '../../lib/kubernetes/model.js';
+import { startController } from '../support/controller-kernel.js';
+import { node } from '../support/demo-objects.js';
+import { endpoint, service, slice } from '../support/k8s-objects.js';
+import type { Netns } from '../../../test/support/netns.js';
+import { nodeWithPods, PODS, startUdpServer, udpRequest } from '../support/traffic.js';
+
+const VIP = '10.96.100.51';
+
+const dns = service('dns', { type: 'ClusterIP', clusterIP: VIP, ports: [{ name: 'dns', protocol: 'UDP', port: 80, targetPort: 8080 }] });
+const endpointsOf = (pods: Array<keyof typeof PODS>) =>
+  slice('dns', pods.map((p) => endpoint(PODS[p], { node: 'node-b', ready: true })), [{ name: 'dns', protocol: 'UDP', port: 8080 }]);
+
+/** The reply source of each UDP entry to the service, as `conntrack -L` lists them. */
+async function replySources(ns: Netns): Promise<string[]> {
+  const out = await ns.exec('conntrack', ['-L', '-p', 'udp', '--orig-dst', VIP]).catch((err: { stdout?: string }) => err.stdout ?? '');
+  return out.split('\n').filter((l) => l.includes(`dst=${VIP}`)).map((l) => l.match(/src=(\S+)/g)![1].slice(4)).sort();
+}
+
+t.test('stale UDP conntrack entries go in the sync that makes them stale', async (t) => {
+  const { node: nodeNs, client, pods } = await nodeWithPods(t);
+  await startUdpServer(t, pods.be1, 'be1');
+  await startUdpServer(t, pods.be2, 'be2');
+  const c = await startController(t, nodeNs, { config: defaultProxyConfig(), node });
+  await nodeNs.exec('sysctl', ['-qw', 'net.ipv4.vs.expire_nodest_conn=0']);
+
+  c.upsertService(dns);
+  c.upsertEndpointSlice(endpointsOf(['be1', 'be2']));
+  t.match(await c.sync(), { failed: 0 }, 'the service, with two endpoints');
+
+  t.same([await udpRequest(client, VIP, 80), await udpRequest(client, VIP, 80)].sort(), ['be1', 'be2'], 'both pods answered');
+  t.same(await replySources(nodeNs), [PODS.be1, PODS.be2], 'an entry to each pod');
+
+  c.upsertEndpointSlice(endpointsOf(['be2']));
+  t.match(await c.sync(), { kind: 'incremental', failed: 0 }, 'be1 leaves');
+  t.same(await replySources(nodeNs), [PODS.be2], 'be1\'s entry is deleted, be2\'s kept');
+  t.equal(await nodeNs.exec('sysctl', ['-n', 'net.ipv4.vs.expire_nodest_conn']).then((s) => s.trim()), '0', 'with the kernel\'s own cleanup off all along');
+
+  c.upsertEndpointSlice(endpointsOf([]));
+  t.match(await c.sync(), { kind: 'incremental', failed: 0 }, 'no endpoints left');
+  t.same(await replySources(nodeNs), [PODS.be2], 'a service without endpoints is left alone, as kube-proxy does');
+});

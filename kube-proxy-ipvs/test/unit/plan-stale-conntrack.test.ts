@@ -1,0 +1,75 @@
+/**
+ * Which UDP conntrack entries are stale (plan/stale-conntrack.ts), decided
+ * as kube-proxy's conntrack cleanup decides: original destination a UDP
+ * service's address and port (ClusterIP, external IP, a NodePort on a node
+ * address), reply source not one of its serving endpoints; services
+ * without endpoints, TCP services and other traffic left alone; only the
+ * services a sync changed looked at after an incremental sync.
+ */
+import t from 'tap';
+import type { ConntrackEntry } from 'ipvs-netlink';
+import { KnownObjects } from '../../lib/desired/known-objects.js';
+import { defaultProxyConfig } from '../../lib/kubernetes/model.js';
+import { plan } from '../../lib/plan/planner.js';
+import { Mirror } from '../../lib/plan/mirror.js';
+import { allUdpTargets, changedUdpTargets, staleEntries } from '../../lib/plan/stale-conntrack.js';
+import { endpoint, service, slice } from '../support/k8s-objects.js';
+
+const node = { name: 'node-a', addresses: ['192.168.1.10'] };
+
+function objects(): KnownObjects {
+  const s = new KnownObjects(node, defaultProxyConfig());
+  s.upsertService(service('dns', { type: 'NodePort', clusterIP: '10.96.0.10', externalIPs: ['203.0.113.7'], ports: [{ name: 'dns', protocol: 'UDP', port: 53, nodePort: 30053 }, { name: 'dns-tcp', protocol: 'TCP', port: 53 }] }));
+  s.upsertEndpointSlice(slice('dns', [endpoint('10.244.1.5'), endpoint('10.244.2.5')], [{ name: 'dns', protocol: 'UDP', port: 5353 }, { name: 'dns-tcp', protocol: 'TCP', port: 5353 }]));
+  s.upsertService(service('empty', { clusterIP: '10.96.0.11', ports: [{ name: 'u', protocol: 'UDP', port: 9000 }] }));
+  return s;
+}
+
+function udp(dst: string, dport: number, replySrc: string, extra: Partial<ConntrackEntry> = {}): ConntrackEntry {
+  return {
+    family: dst.includes(':') ? 'inet6' : 'inet', protocol: 'udp', protonum: 17,
+    orig: { src: '10.0.0.1', dst, srcPort: 40000, dstPort: dport },
+    reply: { src: replySrc, dst: '10.0.0.1', srcPort: 5353, dstPort: 40000 },
+    status: [], mark: 0, zone: 0, id: 7, ...extra,
+  };
+}
+
+t.test('every UDP service with endpoints, with its serving endpoints; none without endpoints, no TCP', async (t) => {
+  const targets = allUdpTargets(objects().desired);
+  t.same([...targets.keys()], ['inet']);
+  const list = targets.get('inet')!.map((x) => `${x.address}:${x.port} -> ${[...x.endpoints].sort().join(',')}`).sort();
+  t.same(list, [
+    '10.96.0.10:53 -> 10.244.1.5,10.244.2.5',
+    '192.168.1.10:30053 -> 10.244.1.5,10.244.2.5',
+    '203.0.113.7:53 -> 10.244.1.5,10.244.2.5',
+  ]);
+});
+
+t.test('stale: to a service address and port, answered by something not serving it', async (t) => {
+  const targets = allUdpTargets(objects().desired).get('inet')!;
+  const entries = [
+    udp('10.96.0.10', 53, '10.244.1.5'), // a serving endpoint: kept
+    udp('10.96.0.10', 53, '10.244.9.9'), // a removed endpoint: stale
+    udp('10.96.0.10', 53, '10.96.0.10'), // sent while the service had no endpoint: stale
+    udp('192.168.1.10', 30053, '10.244.9.9', { id: 8 }), // the NodePort: stale
+    udp('203.0.113.7', 53, '10.244.9.9', { id: undefined }), // an external IP: stale, no id to pin
+    udp('10.96.0.10', 54, '10.244.9.9'), // another port: not a service
+    udp('10.96.0.11', 9000, '10.96.0.11'), // a service without endpoints: left alone
+    { ...udp('10.96.0.10', 53, '10.244.9.9'), protocol: 'tcp', protonum: 6 }, // TCP: left alone
+  ];
+  const stale = staleEntries(entries, targets);
+  t.same(stale.map((k) => `${k.orig!.dst}:${k.orig!.dstPort} id=${k.id}`), ['10.96.0.10:53 id=7', '10.96.0.10:53 id=7', '192.168.1.10:30053 id=8', '203.0.113.7:53 id=undefined']);
+  t.same(stale[0], { family: 'inet', protocol: 'udp', orig: entries[1].orig, zone: 0, id: 7 }, 'named by original tuple, zone and id');
+});
+
+t.test('after an incremental sync, only the UDP services it changed', async (t) => {
+  const s = objects();
+  const mirror = new Mirror();
+  mirror.record(plan(s.desired, mirror));
+  s.upsertEndpointSlice(slice('dns', [endpoint('10.244.1.5')], [{ name: 'dns', protocol: 'UDP', port: 5353 }, { name: 'dns-tcp', protocol: 'TCP', port: 5353 }]));
+  const ops = plan(s.desired, mirror);
+  const targets = changedUdpTargets(s.desired, ops).get('inet')!;
+  t.same(targets.map((x) => `${x.address}:${x.port}`).sort(), ['10.96.0.10:53', '192.168.1.10:30053', '203.0.113.7:53']);
+  t.same([...targets[0].endpoints], ['10.244.1.5'], 'the endpoints that now serve');
+  t.same(changedUdpTargets(s.desired, []).size, 0, 'nothing changed, nothing looked at');
+});
