@@ -60,12 +60,15 @@ export interface Tuple {
 
 /** Traffic one way (`packets=`, `bytes=`). */
 export interface Counters {
+  /** Packets (`packets=`). */
   packets: bigint;
+  /** Their bytes, IP headers included (`bytes=`). */
   bytes: bigint;
 }
 
 /** One conntrack entry, as `conntrack -L -o extended` shows it. */
 export interface ConntrackEntry {
+  /** IPv4 (`inet`) or IPv6 (`inet6`). */
   family: ConntrackFamily;
   /** The protocol's name, or its number when conntrack has none. */
   protocol: ConntrackProtocol | number;
@@ -90,9 +93,19 @@ export interface ConntrackEntry {
   /** References held on the entry. */
   use?: number;
   /** Packets and bytes each way, when accounting is on (net.netfilter.nf_conntrack_acct=1). */
-  counters?: { orig: Counters; reply: Counters };
+  counters?: {
+    /** The original direction's (the first `packets= bytes=`). */
+    orig: Counters;
+    /** The reply direction's (the second). */
+    reply: Counters;
+  };
   /** Nanoseconds since the epoch, when timestamping is on (net.netfilter.nf_conntrack_timestamp=1). */
-  timestamp?: { start: bigint; stop?: bigint };
+  timestamp?: {
+    /** When the connection was confirmed (CTA_TIMESTAMP_START). */
+    start: bigint;
+    /** When it ended (CTA_TIMESTAMP_STOP): in destroy events only. */
+    stop?: bigint;
+  };
   /** The connection labels that are set, by bit number. */
   labels?: number[];
   /** The helper attached to the connection (`ftp`, `sip`, ...). */
@@ -141,7 +154,14 @@ export interface ConntrackFilter {
   /** The zone id. */
   zone?: number;
   /** The mark, or the bits of it under `mask`. */
-  mark?: number | { value: number; mask: number };
+  mark?:
+    | number
+    | {
+        /** The bits the mark must have under `mask`. */
+        value: number;
+        /** Which bits of the mark are compared. */
+        mask: number;
+      };
   /** Status bits that must all be set (`conntrack -u ASSURED`). */
   status?: StatusFlag[];
 }
@@ -224,7 +244,17 @@ export type ConntrackEventType = 'new' | 'update' | 'destroy';
  * kernel dropped events because they came faster than they were read
  * (whatever the table now holds must be read again to be sure of it).
  */
-export type ConntrackEvent = { type: ConntrackEventType; entry: ConntrackEntry } | { type: 'overrun' };
+export type ConntrackEvent =
+  | {
+      /** What happened to the entry. */
+      type: ConntrackEventType;
+      /** The entry as the event carries it (a destroy event has no `timeout`). */
+      entry: ConntrackEntry;
+    }
+  | {
+      /** Events were lost: read the table to know what it holds. */
+      type: 'overrun';
+    };
 
 /** What an event stream subscribes to. */
 export interface EventOptions {

@@ -110,7 +110,12 @@ export interface ServiceState {
   /** Every flag, on or off. */
   flags: Required<ServiceFlags>;
   /** Persistence, when on: the netmask as text for IPv4, a prefix length for IPv6. */
-  persistent?: { timeout: number; netmask: string | number };
+  persistent?: {
+    /** Seconds a client keeps its destination (`ipvsadm -p`). */
+    timeout: number;
+    /** Clients within one network of this mask share a destination: text for IPv4 (`255.255.255.255`: each address alone), a prefix length for IPv6. */
+    netmask: string | number;
+  };
   /** The persistence engine, when one is set. */
   peName?: string;
   /** The service's counters (left out by `dump({ stats: false })`). */

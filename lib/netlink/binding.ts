@@ -7,10 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
+/** What a client's socket has done since it was opened, for benchmarks and metrics. */
 export interface SocketCounters {
+  /** sendmsg() system calls, one per batch of requests (retries after EINTR included). */
   sendmsgCalls: number;
+  /** recvmmsg() system calls, including the last one of each read that found nothing more. */
   recvCalls: number;
+  /** Netlink messages sent (a batch of requests counts each one). */
   messagesSent: number;
+  /** Netlink messages received from the kernel: replies, dump parts, acknowledgements and errors. */
   messagesReceived: number;
   /** Dumps the kernel marked interrupted (NLM_F_DUMP_INTR) and that were read again. */
   dumpsRestarted: number;

@@ -20,8 +20,11 @@ export interface OpenOptions {
 
 /** What every native handle has. */
 export interface NativeHandle {
+  /** Opens the socket (in the namespace the handle was made for). */
   open(): Promise<unknown>;
+  /** Closes the socket; calls in flight fail. */
   close(): void;
+  /** System calls and messages so far. */
   counters(): SocketCounters;
 }
 
@@ -61,11 +64,13 @@ export async function openHandle<H extends NativeHandle>(
   return handle;
 }
 
+/** The base of every typed client: one native handle, its calls queued one at a time. */
 export abstract class NetlinkClient<H extends NativeHandle> {
   private readonly queue = new SerialQueue();
   private closed = false;
 
   protected constructor(
+    /** @internal The addon's handle: its methods take raw messages and are not part of the API. */
     protected readonly handle: H,
     private readonly kind: string,
   ) {}

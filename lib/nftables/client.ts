@@ -23,7 +23,9 @@ import type { Chain, Change, CommitOptions, Element, NftSet, Rule, Ruleset, SetR
 
 /** Which part of the ruleset a read covers: a family, and within it a table. */
 export interface ListFilter {
+  /** Only this family's tables and what they hold; every family when left out. */
   family?: Family;
+  /** Only the table of this name (of each family, without `family`). */
   table?: string;
 }
 
@@ -58,12 +60,14 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
     return r.filter((m) => f.table === undefined || m.attrs.name === f.table).map((m) => tableFromRaw(m.family, m.attrs));
   }
 
+  /** Chains, of every table or one. */
   async listChains(filter: ListFilter = {}): Promise<Chain[]> {
     const f = checkFilter(filter);
     const [r] = await this.query('listChains', [dump('getchain', f.family)]);
     return r.filter((m) => f.table === undefined || m.attrs.table === f.table).map((m) => chainFromRaw(m.family, m.attrs));
   }
 
+  /** Sets and maps without their elements, of every table or one (listElements() reads a set's elements). */
   async listSets(filter: ListFilter = {}): Promise<NftSet[]> {
     const f = checkFilter(filter);
     const [r] = await this.query('listSets', [dump('getset', f.family, f.table === undefined ? undefined : { table: f.table })]);

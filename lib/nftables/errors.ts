@@ -15,7 +15,9 @@ export interface RefusedChange {
   index: number;
   /** For element changes: the element's index in the change's list. */
   element?: number;
+  /** The kernel's errno, e.g. 2. */
   errno: number;
+  /** Its name, e.g. `ENOENT`. */
   code: string;
   /** The kernel's extended-ack text, when it gave one. */
   kernelMessage?: string;
@@ -29,7 +31,9 @@ export class NftablesTransactionError extends NetlinkError {
   readonly index: number;
   /** That change, as passed. */
   readonly change: Change | undefined;
+  /** For an element change: the first refused element's index in the change's list. */
   readonly element: number | undefined;
+  /** The part of that change the kernel pointed at, when it did (see RefusedChange.attribute). */
   readonly attribute: string | undefined;
   /** Every refused change, in order (a change after a refused one may fail only because of it). */
   readonly failures: RefusedChange[];
@@ -65,6 +69,7 @@ export class NftablesTransactionError extends NetlinkError {
 
 /** The ruleset changed after `expected` was read: nothing was applied; read again and recompute. */
 export class GenerationChangedError extends NetlinkError {
+  /** The generation the changes were computed at (CommitOptions.generation). */
   readonly expected: number;
 
   constructor(expected: number, operation = 'commit') {

@@ -3,6 +3,10 @@ export { Nftables, type ListFilter } from './client.js';
 export { NftablesTransactionError, GenerationChangedError, type RefusedChange } from './errors.js';
 export type * from './types.js';
 export type { Family as NftFamily, Hook, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';
+export type {
+  BitwiseOp, ByteorderOp, CmpOp, CsumType, CtDirection, CtKey, DynsetOp, FibFlag, FibResult, MetaKey, NatFlag, NatType,
+  PayloadBase, RangeOp, RejectType,
+} from './names.js';
 export type * from './expressions/index.js';
 export { dataTypes } from './datatypes.js';
 export { formatRule } from './format.js';

@@ -17,9 +17,11 @@ export { dottedQuadValue };
 
 /** A network: an address with its host bits cleared, and a prefix length. */
 export interface Cidr {
+  /** `inet` (IPv4) or `inet6` (IPv6). */
   family: AddressFamily;
   /** The network address, canonical. */
   network: string;
+  /** The prefix length: 0-32 for IPv4, 0-128 for IPv6. */
   prefix: number;
   /** "10.0.0.0/8", canonical. */
   text: string;

@@ -13,74 +13,109 @@ import { bytes, copyPresent, defined, flagBits, named, num, reg } from './fields
 
 /** A verdict: accept, drop, continue, return, or jump / goto `chain`. */
 export interface VerdictExpr {
+  /** A verdict; the kernel holds it as an immediate into the verdict register. */
   type: 'verdict';
+  /** The verdict (NFTA_VERDICT_CODE); a number for a code without a name. */
   verdict: VerdictCode | number;
+  /** The chain to jump or go to, in the same table: given with `jump` and `goto` only (NFTA_VERDICT_CHAIN). */
   chain?: string;
 }
 
 /** A constant into register `dreg` (a mark to set, a NAT address). */
 export interface ImmediateExpr {
+  /** The kernel's immediate expression, with data rather than a verdict. */
   type: 'immediate';
+  /** The data register it goes to (NFTA_IMMEDIATE_DREG): 1-4 or 8-23, not 0 (that is VerdictExpr). */
   dreg: number;
+  /** The constant, 1-64 bytes in the order the register's reader expects (NFTA_IMMEDIATE_DATA). */
   data: Uint8Array;
 }
 
 /** Counts packets and bytes; read back with the kernel's counts. */
 export interface CounterExpr {
+  /** The kernel's counter expression. */
   type: 'counter';
+  /** Packets counted (NFTA_COUNTER_PACKETS); written, where counting starts (0 when left out). */
   packets?: bigint;
+  /** Bytes counted (NFTA_COUNTER_BYTES); written, where counting starts (0 when left out). */
   bytes?: bigint;
 }
 
 /** Source or destination NAT to the address in register `addrMin` (to `addrMax`) and port in `protoMin` (to `protoMax`). */
 export interface NatExpr {
+  /** The kernel's nat expression. */
   type: 'nat';
+  /** Which side is rewritten: the source (`snat`) or the destination (`dnat`) (NFTA_NAT_TYPE). */
   nat: NatType | number;
   /** The address family of the registers: 'ip' or 'ip6'. */
   family: 'ip' | 'ip6';
+  /** The register holding the address, or a range's first (NFTA_NAT_REG_ADDR_MIN); the packet's own address kept when left out. */
   addrMin?: number;
+  /** The register holding a range's last address (NFTA_NAT_REG_ADDR_MAX). */
   addrMax?: number;
+  /** The register holding the port, or a range's first, 2 bytes in network order (NFTA_NAT_REG_PROTO_MIN). */
   protoMin?: number;
+  /** The register holding a range's last port (NFTA_NAT_REG_PROTO_MAX). */
   protoMax?: number;
+  /** How ports and addresses are picked (NFTA_NAT_FLAGS); the bits for "address given" and "port given" follow from the registers. */
   flags?: Array<NatFlag | number>;
 }
 
 /** Source NAT to the outgoing interface's address. */
 export interface MasqueradeExpr {
+  /** The kernel's masq expression. */
   type: 'masquerade';
+  /** The register holding the first source port to use, 2 bytes in network order (NFTA_MASQ_REG_PROTO_MIN). */
   protoMin?: number;
+  /** The register holding the last source port to use (NFTA_MASQ_REG_PROTO_MAX). */
   protoMax?: number;
+  /** How the source port is picked (NFTA_MASQ_FLAGS). */
   flags?: Array<NatFlag | number>;
 }
 
 /** Destination NAT to the host itself. */
 export interface RedirectExpr {
+  /** The kernel's redir expression. */
   type: 'redirect';
+  /** The register holding the local port to send to, or a range's first, 2 bytes in network order (NFTA_REDIR_REG_PROTO_MIN); the packet's own when left out. */
   protoMin?: number;
+  /** The register holding a range's last port (NFTA_REDIR_REG_PROTO_MAX). */
   protoMax?: number;
+  /** How the port is picked (NFTA_REDIR_FLAGS). */
   flags?: Array<NatFlag | number>;
 }
 
 /** Drops the packet and answers: an ICMP(v6) unreachable with `code`, a TCP reset, or for inet an ICMPX code. */
 export interface RejectExpr {
+  /** The kernel's reject expression. */
   type: 'reject';
+  /** The answer (NFTA_REJECT_TYPE): `icmp` (ICMP or ICMPv6, by the table's family), `tcp reset`, or `icmpx` (inet and bridge tables: one code for both). */
   reject: RejectType | number;
+  /** The ICMP or ICMPv6 code; for `icmpx`, 0 no route, 1 port, 2 host unreachable, 3 administratively prohibited (NFTA_REJECT_ICMP_CODE). */
   code?: number;
 }
 
 /** Leaves the packet untracked by conntrack. */
 export interface NotrackExpr {
+  /** The kernel's notrack expression; it has no attributes. */
   type: 'notrack';
 }
 
 /** Logs the packet (to the kernel log, or to nflog `group`). */
 export interface LogExpr {
+  /** The kernel's log expression. */
   type: 'log';
+  /** Text put before each message (NFTA_LOG_PREFIX). */
   prefix?: string;
+  /** The nflog group to send packets to, 0-65535, instead of the kernel log (NFTA_LOG_GROUP); not with `level` or `flags`. */
   group?: number;
+  /** Kernel log only: the syslog level, 0 (emerg) to 7 (debug), or 8 for the audit log; 4 (warning) when left out (NFTA_LOG_LEVEL). */
   level?: number;
+  /** nflog only: bytes of each packet to copy (NFTA_LOG_SNAPLEN). */
   snaplen?: number;
+  /** nflog only: packets to gather in the kernel before sending them (NFTA_LOG_QTHRESHOLD). */
   qthreshold?: number;
+  /** Kernel log only: NF_LOG_* bits of <linux/netfilter/nf_log.h>, such as TCP sequence numbers (1), TCP options (2), IP options (4), the socket's UID (8) (NFTA_LOG_FLAGS). */
   flags?: number;
 }
 

@@ -13,50 +13,77 @@ import { buf, bytes, copyPresent, defined, named, num, reg } from './fields.js';
 
 /** Compares register `sreg` with `data`; the rule stops here unless it holds. */
 export interface CmpExpr {
+  /** The kernel's cmp expression. */
   type: 'cmp';
+  /** The comparison (NFTA_CMP_OP); lt, lte, gt and gte compare the bytes in order, as memcmp() does. */
   op: CmpOp | number;
+  /** The register compared (NFTA_CMP_SREG). */
   sreg: number;
+  /** The value, as many bytes as were loaded, in the register's byte order (NFTA_CMP_DATA). */
   data: Uint8Array;
 }
 
 /** Whether register `sreg` lies within [from, to] (`eq`) or outside it (`neq`). */
 export interface RangeExpr {
+  /** The kernel's range expression. */
   type: 'range';
+  /** Inside the range (`eq`) or outside it (`neq`) (NFTA_RANGE_OP). */
   op: RangeOp | number;
+  /** The register tested (NFTA_RANGE_SREG). */
   sreg: number;
+  /** The first value in the range, compared byte by byte, so in network order (NFTA_RANGE_FROM_DATA). */
   from: Uint8Array;
+  /** The last value in the range, as long as `from` (NFTA_RANGE_TO_DATA). */
   to: Uint8Array;
 }
 
 /** `dreg = (sreg & mask) ^ xor` over `len` bytes, or a shift by `data` bits. */
 export interface BitwiseExpr {
+  /** The kernel's bitwise expression. */
   type: 'bitwise';
+  /** The register read (NFTA_BITWISE_SREG). */
   sreg: number;
+  /** The register the result goes to, often the same (NFTA_BITWISE_DREG). */
   dreg: number;
+  /** Bytes operated on (NFTA_BITWISE_LEN), 1-64. */
   len: number;
   /** Left out, the kernel takes the mask-and-xor form (nft leaves it out for some matches). */
   op?: BitwiseOp | number;
+  /** `bool`: the `len` bytes ANDed with the register (NFTA_BITWISE_MASK). */
   mask?: Uint8Array;
+  /** `bool`: the `len` bytes XORed with the result (NFTA_BITWISE_XOR). */
   xor?: Uint8Array;
+  /** `lshift` and `rshift`: the shift in bits, as 4 bytes in host order (NFTA_BITWISE_DATA). */
   data?: Uint8Array;
 }
 
 /** Converts `len` bytes of `sreg` in units of `size` between host and network order. */
 export interface ByteorderExpr {
+  /** The kernel's byteorder expression. */
   type: 'byteorder';
+  /** The register read (NFTA_BYTEORDER_SREG). */
   sreg: number;
+  /** The register the result goes to (NFTA_BYTEORDER_DREG). */
   dreg: number;
+  /** Network to host order (`ntoh`) or back (`hton`) (NFTA_BYTEORDER_OP). */
   op: ByteorderOp | number;
+  /** Bytes to convert (NFTA_BYTEORDER_LEN), 1-64. */
   len: number;
+  /** Bytes per value: 2, 4 or 8 (NFTA_BYTEORDER_SIZE). */
   size: number;
 }
 
 /** Looks `sreg` (and the registers after it, for a concatenation) up in `set`: matches when present (absent, with `invert`); for a map, the value goes to `dreg` (0: the verdict). */
 export interface LookupExpr {
+  /** The kernel's lookup expression. */
   type: 'lookup';
+  /** The set's or map's name, in the rule's table (NFTA_LOOKUP_SET). */
   set: string;
+  /** The register holding the key, the first of several for a concatenation (NFTA_LOOKUP_SREG). */
   sreg: number;
+  /** Maps only: the register the element's value goes to, 0 for a verdict map (NFTA_LOOKUP_DREG). */
   dreg?: number;
+  /** Match when the key is absent, as `!= @set` does (NFT_LOOKUP_F_INV); default false. */
   invert?: boolean;
   /** The set's transaction id, for a set added in the same transaction without a name lookup (nft sends it; the name suffices). */
   setId?: number;
@@ -64,13 +91,19 @@ export interface LookupExpr {
 
 /** Adds (or updates, deletes) the key in `sregKey` to `set` from the packet path. */
 export interface DynsetExpr {
+  /** The kernel's dynset expression. */
   type: 'dynset';
+  /** The set's or map's name, in the rule's table (NFTA_DYNSET_SET_NAME); not a 'constant' one. */
   set: string;
+  /** Add the element, add it or refresh its timeout, or delete it (NFTA_DYNSET_OP). */
   op: DynsetOp | number;
+  /** The register holding the key (NFTA_DYNSET_SREG_KEY). */
   sregKey: number;
+  /** Maps only: the register holding the value (NFTA_DYNSET_SREG_DATA). */
   sregData?: number;
-  /** Milliseconds. */
+  /** The element's timeout in milliseconds, for a set with the 'timeout' flag; the set's default when left out (NFTA_DYNSET_TIMEOUT). */
   timeout?: number;
+  /** The set's transaction id, as in a lookup (NFTA_DYNSET_SET_ID). */
   setId?: number;
 }
 

@@ -19,6 +19,7 @@ export type {
 
 /** An expression the kernel has that this library has no vocabulary for: kept as read, so a rule with it can be written back. */
 export interface RawExpr {
+  /** Marks an expression kept as raw bytes. */
   type: 'raw';
   /** The kernel's name for it ("quota", "exthdr", ...). */
   name: string;
@@ -51,7 +52,10 @@ const byType: Record<Exclude<Expression['type'], 'raw'>, Codec> = {
 const byKernel = new Map<string, Codec>(Object.values(byType).map((c) => [c.kernel, c]));
 const types = [...Object.keys(byType), 'raw'];
 
-/** The addon's form of an expression: `{ type: kernel name, ...attributes }`. Throws naming the field on bad input. */
+/**
+ * The addon's form of an expression: `{ type: kernel name, ...attributes }`. Throws naming the field on bad input.
+ * @internal
+ */
 export function expressionToRaw(e: unknown, field: string): RawAttrs {
   const o = object(e, field);
   const type = oneOf(o.type, types, field, 'type');
@@ -63,7 +67,10 @@ export function expressionToRaw(e: unknown, field: string): RawAttrs {
   return { type: c.kernel, ...c.toRaw(o as never, field) };
 }
 
-/** The typed form of an expression the addon decoded. */
+/**
+ * The typed form of an expression the addon decoded.
+ * @internal
+ */
 export function expressionFromRaw(a: RawAttrs): Expression {
   const c = byKernel.get(a.type as string);
   if (!c || a.raw !== undefined) return { type: 'raw', name: a.type as string, data: Buffer.from((a.raw as Uint8Array | undefined) ?? []) };

@@ -12,32 +12,47 @@ import { copyPresent, defined, flagBits, named, num, reg } from './fields.js';
 
 /** Bytes of a header: `len` bytes at `offset` of `base` into `dreg`, or from `sreg` into the packet. */
 export interface PayloadExpr {
+  /** The kernel's payload expression (nft's `ip daddr`, `tcp dport`, `@th,16,16`). */
   type: 'payload';
+  /** The header `offset` counts from (NFTA_PAYLOAD_BASE): link layer, network, transport or inner; a number for a base without a name. */
   base: PayloadBase | number;
+  /** Bytes from the start of that header (NFTA_PAYLOAD_OFFSET), 0-65535. */
   offset: number;
+  /** Bytes to load or write (NFTA_PAYLOAD_LEN), 1-64. */
   len: number;
-  /** Load into this register... */
+  /** Load into this register (NFTA_PAYLOAD_DREG): 1-4 (16 bytes) or 8-23 (4 bytes)... */
   dreg?: number;
-  /** ...or write this register into the packet (then the checksum fields apply). */
+  /** ...or write this register into the packet (NFTA_PAYLOAD_SREG; then the checksum fields apply). */
   sreg?: number;
+  /** On a write: the checksum to update, the internet checksum or SCTP's CRC32c (NFTA_PAYLOAD_CSUM_TYPE); none when left out. */
   csumType?: CsumType | number;
+  /** On a write: where that checksum lies, in bytes from the start of `base`'s header (NFTA_PAYLOAD_CSUM_OFFSET). */
   csumOffset?: number;
+  /** On a write: 1 (NFT_PAYLOAD_L4CSUM_PSEUDOHDR) also updates the transport checksum, for fields of its pseudo-header such as addresses (NFTA_PAYLOAD_CSUM_FLAGS). */
   csumFlags?: number;
 }
 
 /** Packet metadata (`meta l4proto`, `meta mark`): loaded into `dreg`, or set from `sreg`. */
 export interface MetaExpr {
+  /** The kernel's meta expression. */
   type: 'meta';
+  /** Which metadatum (NFTA_META_KEY); a number for a key without a name. */
   key: MetaKey | number;
+  /** Load it into this register (NFTA_META_DREG)... */
   dreg?: number;
+  /** ...or set it from this register, as `meta mark set` does (NFTA_META_SREG). */
   sreg?: number;
 }
 
 /** Connection tracking data (`ct state`, `ct mark`): loaded into `dreg`, or set from `sreg`. */
 export interface CtExpr {
+  /** The kernel's ct expression. */
   type: 'ct';
+  /** Which datum of the connection (NFTA_CT_KEY); a number for a key without a name. */
   key: CtKey | number;
+  /** Load it into this register (NFTA_CT_DREG)... */
   dreg?: number;
+  /** ...or set it from this register, as `ct mark set` does (NFTA_CT_SREG). */
   sreg?: number;
   /** For keys that differ by direction (addresses, ports). */
   direction?: CtDirection | number;
@@ -45,9 +60,13 @@ export interface CtExpr {
 
 /** A route lookup (`fib daddr type`): what `result` the lookup by `flags` gives, into `dreg`. */
 export interface FibExpr {
+  /** The kernel's fib expression. */
   type: 'fib';
+  /** What the lookup is keyed by (NFTA_FIB_FLAGS): `saddr` or `daddr`, with `iif`, `oif`, `mark`; `present` makes the result only say whether there is a route. */
   flags: Array<FibFlag | number>;
+  /** What it yields (NFTA_FIB_RESULT): the output interface's index or name, or the route type of the address. */
   result: FibResult | number;
+  /** The register it goes to (NFTA_FIB_DREG). */
   dreg: number;
 }
 
