@@ -153,6 +153,7 @@ kernel_lane() {
 	step_done
 	echo "$passed $failed $status" >"$logdir/kernel-lane.counts"
 }
+step_done
 kernel_lane 2>&1 | sed -u 's/^/[kernel] /' &
 kernel_lane_pid=$!
 

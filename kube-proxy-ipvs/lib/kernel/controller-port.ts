@@ -5,6 +5,7 @@
  * proxy testable without a kernel.
  */
 import type { SocketCounters } from 'ipvs-netlink';
+import type { StaleConntrackReport } from './stale-conntrack.js';
 import type { Logger } from 'pino';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
@@ -76,6 +77,8 @@ export interface SyncResult {
   ipsetFailures: IpsetFailure[];
   /** What this sync cost on each netlink socket: messages sent and received, sendmsg and receive system calls. */
   netlink: NetlinkTraffic;
+  /** The stale UDP conntrack entries it deleted, when it changed a UDP service (or was a start or resync). */
+  staleConntrack?: StaleConntrackReport;
 }
 
 export type NetlinkSocket = 'ipvs' | 'ipset' | 'rtnl';

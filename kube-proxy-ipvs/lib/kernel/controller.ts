@@ -43,7 +43,7 @@ import { detectIptables } from './iptables-flavour.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { connectionsOf, currentOf, readKernel, type KernelRead } from './kernel-reader.js';
 import { closeClients, openClients, type Clients } from './netlink-clients.js';
-import { StaleConntrackCleaner } from './stale-conntrack.js';
+import { StaleConntrackCleaner, type StaleConntrackReport } from './stale-conntrack.js';
 import { SyncStats, trafficBetween, trafficOf } from './sync-stats.js';
 import { kubeProxySysctls, writeSysctls } from './sysctls.js';
 
@@ -146,8 +146,8 @@ export class Controller implements ControllerPort {
         const ops = plan(this.objects.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
         const report = await this.apply(ops);
         const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
-        await this.staleConntrack.clean(full ? allUdpTargets(this.objects.desired) : changedUdpTargets(this.objects.desired, report.applied));
-        return this.finish(full ? 'full' : 'incremental', [...ops, ...deletions], joinReports(report, deleted), started, traffic);
+        const stale = await this.staleConntrack.clean(full ? allUdpTargets(this.objects.desired) : changedUdpTargets(this.objects.desired, report.applied));
+        return this.finish(full ? 'full' : 'incremental', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
       } catch (err) {
         // Nothing may be lost: the next sync looks at these keys again.
         mergeScope(this.pending, scope);
@@ -187,8 +187,8 @@ export class Controller implements ControllerPort {
       const ops = plan(this.objects.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.objects.desired) });
       const report = await this.apply(ops);
       const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
-      await this.staleConntrack.clean(allUdpTargets(this.objects.desired));
-      const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic);
+      const stale = await this.staleConntrack.clean(allUdpTargets(this.objects.desired));
+      const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
       await this.writeSysctls();
       return result;
     });
@@ -350,11 +350,11 @@ export class Controller implements ControllerPort {
     return scope;
   }
 
-  private finish(kind: SyncKind, ops: Operation[], report: ApplyReport, started: number, before: NetlinkTraffic): SyncResult {
+  private finish(kind: SyncKind, ops: Operation[], report: ApplyReport, started: number, before: NetlinkTraffic, staleConntrack?: StaleConntrackReport): SyncResult {
     const durationSeconds = (performance.now() - started) / 1000;
     const netlink = trafficBetween(before, trafficOf(this.kernel?.clients));
     const ipsetFailures = this.stats.record(kind, durationSeconds, netlink, report);
-    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures, netlink };
+    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures, netlink, ...(staleConntrack ? { staleConntrack } : {}) };
     if (ipsetFailures.length > 0) this.logger.warn({ ipsetFailures: ipsetFailures.map((f) => ({ ...f, entries: f.entries.length })) }, 'ipset operations refused; the rest of the sync was applied');
     this.logger.debug(result, 'sync');
     return result;

@@ -11,7 +11,7 @@
  * and not loadable) is told once in the log and left to its own
  * expiry, as kube-proxy logs and carries on when its listing fails.
  */
-import { Conntrack, type ConntrackFamily } from 'ipvs-netlink';
+import { Conntrack, type ConntrackFamily, type SocketCounters } from 'ipvs-netlink';
 import type { Logger } from 'pino';
 import { staleEntries, type UdpTarget } from '../plan/stale-conntrack.js';
 
@@ -22,7 +22,11 @@ export interface StaleConntrackReport {
   deleted: number;
   /** Deletes the kernel refused (other than "already gone"). */
   failed: number;
+  /** What it cost on the conntrack socket: messages sent and received, system calls. */
+  netlink: SocketCounters;
 }
+
+const ZERO: SocketCounters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 };
 
 export class StaleConntrackCleaner {
   private conntrack?: Promise<Conntrack | undefined>;
@@ -32,11 +36,13 @@ export class StaleConntrackCleaner {
     private readonly logger: Logger,
   ) {}
 
-  async clean(targets: ReadonlyMap<ConntrackFamily, readonly UdpTarget[]>): Promise<StaleConntrackReport> {
-    const report: StaleConntrackReport = { listed: 0, deleted: 0, failed: 0 };
-    if (targets.size === 0) return report;
+  /** Undefined when there was nothing to look at (or no conntrack netlink). */
+  async clean(targets: ReadonlyMap<ConntrackFamily, readonly UdpTarget[]>): Promise<StaleConntrackReport | undefined> {
+    if (targets.size === 0) return undefined;
     const ct = await this.client();
-    if (!ct) return report;
+    if (!ct) return undefined;
+    const before = ct.counters();
+    const report: StaleConntrackReport = { listed: 0, deleted: 0, failed: 0, netlink: ZERO };
     for (const [family, list] of targets) {
       try {
         const entries = await ct.list({ family, protocol: 'udp' });
@@ -52,6 +58,14 @@ export class StaleConntrackCleaner {
         this.logger.error({ err, ipFamily: family === 'inet' ? 'IPv4' : 'IPv6' }, 'Failed to clear stale conntrack entries');
       }
     }
+    const after = ct.counters();
+    report.netlink = {
+      sendmsgCalls: after.sendmsgCalls - before.sendmsgCalls,
+      recvCalls: after.recvCalls - before.recvCalls,
+      messagesSent: after.messagesSent - before.messagesSent,
+      messagesReceived: after.messagesReceived - before.messagesReceived,
+      dumpsRestarted: after.dumpsRestarted - before.dumpsRestarted,
+    };
     this.logger.debug({ ...report, families: [...targets.keys()] }, 'Finished reconciling conntrack entries');
     return report;
   }

@@ -44,11 +44,15 @@ t.test('stale UDP conntrack entries go in the sync that makes them stale', async
   t.same(await replySources(nodeNs), [PODS.be1, PODS.be2], 'an entry to each pod');
 
   c.upsertEndpointSlice(endpointsOf(['be2']));
-  t.match(await c.sync(), { kind: 'incremental', failed: 0 }, 'be1 leaves');
+  const r = await c.sync();
+  t.match(r, { kind: 'incremental', failed: 0, staleConntrack: { listed: 2, deleted: 1, failed: 0 } }, 'be1 leaves: two entries listed, one deleted');
+  t.match(r.staleConntrack!.netlink, { messagesSent: 2, sendmsgCalls: 2 }, 'in two messages: the UDP dump and one delete');
   t.same(await replySources(nodeNs), [PODS.be2], 'be1\'s entry is deleted, be2\'s kept');
   t.equal(await nodeNs.exec('sysctl', ['-n', 'net.ipv4.vs.expire_nodest_conn']).then((s) => s.trim()), '0', 'with the kernel\'s own cleanup off all along');
 
   c.upsertEndpointSlice(endpointsOf([]));
-  t.match(await c.sync(), { kind: 'incremental', failed: 0 }, 'no endpoints left');
+  const none = await c.sync();
+  t.match(none, { kind: 'incremental', failed: 0 }, 'no endpoints left');
+  t.equal(none.staleConntrack, undefined, 'nothing listed');
   t.same(await replySources(nodeNs), [PODS.be2], 'a service without endpoints is left alone, as kube-proxy does');
 });
