@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Conntrack, type ConntrackEvent, type ConntrackEventStream } from '../../lib/index.js';
 import { natNode, POD_IP, SERVICE_IP, toolList, udpBurst } from '../support/conntrack-env.js';
-import { openConnection } from '../support/traffic.js';
+import { openConnection } from '../support/connection.js';
 
 /**
  * Events until `done` says so, or 30 s (then what came, for the failure).

@@ -10,7 +10,7 @@ import { Conntrack, type ConntrackEntry, type ConntrackFilter } from '../../lib/
 import { natNode, POD_IP, SERVICE_IP, toolIds, toolList, udpBurst } from '../support/conntrack-env.js';
 import { parseToolStats, sideBySide } from '../support/conntrack-tool.js';
 import { freshNetns, type Netns } from '../support/netns.js';
-import { openConnection } from '../support/traffic.js';
+import { openConnection } from '../support/connection.js';
 
 const SLACK = 3; // seconds a timeout may count down between our read and the tool's
 

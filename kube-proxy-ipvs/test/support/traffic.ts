@@ -8,15 +8,13 @@
  * curl) and any other line with its name on the same connection (for a
  * client that keeps one connection open). Every child is killed at teardown.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { killAtTeardown, type TapLike } from '../../../test/support/connection.js';
 import { freshNetns, type Netns, vethLink } from '../../../test/support/netns.js';
 
-interface TapLike {
-  teardown(fn: () => unknown): void;
-}
+export { openConnection, type Connection } from '../../../test/support/connection.js';
 
 export const NODE_IP = '192.168.10.1';
 export const PODS = { be1: '10.244.1.10', be2: '10.244.2.11' } as const;
@@ -56,15 +54,6 @@ require('net').createServer((s) => {
 }).listen(8080, '0.0.0.0', () => console.log('listening'));
 `;
 
-function killAtTeardown(t: TapLike, child: ChildProcess): void {
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = once(child, 'exit');
-      child.kill('SIGKILL');
-      await gone;
-    }
-  });
-}
 
 async function startServer(t: TapLike, ns: Netns, name: string): Promise<void> {
   // `ip netns exec` execs the program, so the child is node itself.
@@ -85,55 +74,6 @@ export async function requests(client: Netns, url: string, n: number): Promise<s
   return answers;
 }
 
-const CLIENT = `
-const [host, port] = process.argv.slice(1);
-const s = require('net').connect(Number(port), host, () => console.log('connected'));
-s.setEncoding('utf8');
-s.on('data', (d) => process.stdout.write(d));
-s.on('error', (e) => { console.log('error ' + e.code); process.exit(1); });
-s.on('close', () => { console.log('closed'); process.exit(0); });
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (d) => { for (const l of d.split('\\n')) if (l === 'close') s.end(); else if (l === 'reset') s.resetAndDestroy(); else if (l) s.write(l + '\\n'); });
-`;
-
-export interface Connection {
-  /** Sends a line on the open connection; resolves with the answer (the server's name). */
-  ask(): Promise<string>;
-  close(): Promise<void>;
-  /** Aborts the connection with a RST: IPVS moves it to CLOSE, which expires in 10 s (a FIN leaves TIME_WAIT for 2 minutes). */
-  reset(): Promise<void>;
-}
-
-/** A TCP connection kept open by a client process in `ns`. */
-export async function openConnection(t: TapLike, ns: Netns, host: string, port: number): Promise<Connection> {
-  const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, '-e', CLIENT, host, String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  killAtTeardown(t, child);
-  const lines = createInterface({ input: child.stdout! });
-  const queue: string[] = [];
-  const waiters: Array<(l: string) => void> = [];
-  lines.on('line', (l) => (waiters.length ? waiters.shift()!(l) : queue.push(l)));
-  const next = () =>
-    Promise.race([
-      new Promise<string>((resolve) => (queue.length ? resolve(queue.shift()!) : waiters.push(resolve))),
-      sleep(15000).then(() => 'no answer within 15 s'),
-    ]);
-  const hello = await next();
-  if (hello !== 'connected') throw new Error(`client could not connect: ${hello}`);
-  return {
-    async ask() {
-      child.stdin!.write('ping\n');
-      return next();
-    },
-    async close() {
-      child.stdin!.write('close\n');
-      await next();
-    },
-    async reset() {
-      child.stdin!.write('reset\n');
-      await next();
-    },
-  };
-}
 
 const UDP_SERVER = `
 const name = process.argv[1];
