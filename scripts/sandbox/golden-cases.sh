@@ -285,10 +285,10 @@ suite_nft() {
 	gcase rule-snat "$B" nft add rule inet t n snat ip to 1.2.3.4
 	gcase rule-goto-return "$B" nft add rule inet t r1 meta l4proto udp goto r1
 	gcase rule-delete "$F" nft delete rule inet t c handle 12
-	# One transaction with every shape at once (test/support/kp.nft, which the
+	# One transaction with every shape at once (test/fixtures/nft/kube-proxy.nft, which the
 	# tests also apply): sets, elements and lookups of sets added in the same
 	# batch carry nft's set ids, which a library reproduces only there.
-	STDIN_FILE=$HERE/../../test/support/kp.nft gcase transaction "" nft -f -
+	STDIN_FILE=$HERE/../../test/fixtures/nft/kube-proxy.nft gcase transaction "" nft -f -
 	gcase list-ruleset "$F" nft list ruleset
 	gcase list-ruleset-json "$F" nft -j list ruleset
 }

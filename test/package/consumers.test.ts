@@ -13,7 +13,11 @@ import { project, repo, runtime } from './support/env.js';
 
 const consumers = path.join(repo, 'test/package/consumers');
 const run = (command: string[], cwd: string, file: string) => spawnSync(command[0]!, [...command.slice(1), file], { cwd, encoding: 'utf8', timeout: 120_000 });
-const expectedExports = ['Ipset', 'IpsetBulkError', 'Ipvs', 'NetlinkError', 'Rtnl', 'SET_TYPES', 'formatList', 'keyOf'];
+// The entry's runtime exports (types aside): a change here is a change of the public API.
+const expectedExports = [
+  'Conntrack', 'ConntrackEventStream', 'GenerationChangedError', 'Ipset', 'IpsetBulkError', 'Ipvs', 'NetlinkError', 'Nftables',
+  'NftablesTransactionError', 'Rtnl', 'SET_TYPES', 'STATUS_FLAGS', 'dataTypes', 'formatList', 'formatRule', 'keyOf',
+];
 
 t.test('the addon the installs use is the prebuild: nothing was compiled', async (t) => {
   for (const p of ['esm', 'cjs', 'types', 'proxy', 'tests']) {

@@ -1,5 +1,5 @@
 /**
- * One ruleset two ways: as nft commands (kp.nft, which the golden fixture
+ * One ruleset two ways: as nft commands (test/fixtures/nft/kube-proxy.nft, which the golden fixture
  * test/fixtures/nft/transaction.json was recorded from) and as the changes
  * a caller of this library writes for it. Tests apply one with nft and the
  * other with the library and compare what each reads back.
@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 import type { Change, Expression } from '../../lib/nftables/index.js';
 
-/** The ruleset as nft commands (kp.nft beside this file). */
-export const KP_NFT = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'kp.nft'), 'utf8');
+/** The ruleset as nft commands (test/fixtures/nft/kube-proxy.nft). */
+export const KP_NFT = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/nft/kube-proxy.nft'), 'utf8');
 
 const t = { family: 'inet', table: 'kp' } as const;
 const b = (...x: number[]) => Buffer.from(x);
