@@ -27,6 +27,7 @@
         "native/ipset/set_types.cc",
         "native/ipset/names.cc",
         "native/ipset/entry_parse.cc",
+        "native/ipset/entry_options.cc",
         "native/ipset/entry_format.cc",
         "native/ipset/codec.cc",
         "native/ipset/errors.cc",

@@ -58,16 +58,21 @@ void PutAddr(nl::AttrWriter& w, uint16_t type, uint8_t family, const nf_inet_add
 void PutEntry(nl::AttrWriter& w, uint8_t family, const Entry& e) {
   if (e.has_ip) PutAddr(w, IPSET_ATTR_IP, family, e.ip);
   if (e.has_ip_to) PutAddr(w, IPSET_ATTR_IP_TO, family, e.ip_to);
-  if (e.cidr) w.U8(IPSET_ATTR_CIDR, e.cidr);
+  if (e.has_cidr) w.U8(IPSET_ATTR_CIDR, e.cidr);
   if (e.has_port) w.Be16(IPSET_ATTR_PORT | kBe, e.port);
   if (e.has_port_to) w.Be16(IPSET_ATTR_PORT_TO | kBe, e.port_to);
   if (e.has_timeout) w.Be32(IPSET_ATTR_TIMEOUT | kBe, e.timeout);
   if (e.has_proto) w.U8(IPSET_ATTR_PROTO, e.proto);
-  const uint32_t cadt = (e.nomatch ? IPSET_FLAG_NOMATCH : 0) | (e.physdev ? IPSET_FLAG_PHYSDEV : 0);
+  const uint32_t cadt = (e.before ? IPSET_FLAG_BEFORE : 0) | (e.nomatch ? IPSET_FLAG_NOMATCH : 0) |
+                        (e.physdev ? IPSET_FLAG_PHYSDEV : 0) |
+                        (e.wildcard ? IPSET_FLAG_IFACE_WILDCARD : 0);
   if (cadt) w.Be32(IPSET_ATTR_CADT_FLAGS | kBe, cadt);
+  if (e.has_mark) w.Be32(IPSET_ATTR_MARK | kBe, e.mark);
+  if (e.has_ether) w.Raw(IPSET_ATTR_ETHER, e.ether, sizeof e.ether);
   if (!e.name.empty()) w.String(IPSET_ATTR_NAME, e.name);
+  if (!e.nameref.empty()) w.String(IPSET_ATTR_NAMEREF, e.nameref);
   if (e.has_ip2) PutAddr(w, IPSET_ATTR_IP2, family, e.ip2);
-  if (e.cidr2) w.U8(IPSET_ATTR_CIDR2, e.cidr2);
+  if (e.has_cidr2) w.U8(IPSET_ATTR_CIDR2, e.cidr2);
   if (e.has_ip2_to) PutAddr(w, IPSET_ATTR_IP2_TO, family, e.ip2_to);
   if (!e.iface.empty()) w.String(IPSET_ATTR_IFACE, e.iface);
   if (e.has_bytes) w.Be64(IPSET_ATTR_BYTES | kBe, e.bytes);
@@ -141,6 +146,13 @@ bool Read(const nl::AttrTable& t, uint16_t type, T* out, bool* present, std::str
 #define READ_BE32(t, type, out, present) Read<uint32_t, nl::GetBe32>(t, type, out, present, error)
 #define READ_BE64(t, type, out, present) Read<uint64_t, nl::GetBe64>(t, type, out, present, error)
 
+// A u32 in the byte order its NLA_F_NET_BYTEORDER flag says: the kernel
+// sends the markmask in host order (nla_put_u32), unlike every other number.
+bool GetFlaggedU32(const nl::Attr& a, uint32_t* out) {
+  return a.flags & NLA_F_NET_BYTEORDER ? nl::GetBe32(a, out) : nl::GetU32(a, out);
+}
+#define READ_U32_FLAGGED(t, type, out, present) Read<uint32_t, GetFlaggedU32>(t, type, out, present, error)
+
 bool DecodeHeaderData(const nl::Attr& data, Header& h, std::string& error) {
   nl::AttrTable t(data.data, data.len, IPSET_ATTR_CREATE_MAX);
   if (!t.ok()) {
@@ -159,6 +171,7 @@ bool DecodeHeaderData(const nl::Attr& data, Header& h, std::string& error) {
       !READ_BE16(t, IPSET_ATTR_PORT_TO, &h.port_to, nullptr) ||
       !READ_BE32(t, IPSET_ATTR_TIMEOUT, &h.timeout, &h.has_timeout) ||
       !READ_BE32(t, IPSET_ATTR_CADT_FLAGS, &h.cadt_flags, nullptr) ||
+      !READ_U32_FLAGGED(t, IPSET_ATTR_MARKMASK, &h.markmask, &h.has_markmask) ||
       !READ_BE32(t, IPSET_ATTR_HASHSIZE, &h.hashsize, &h.has_hashsize) ||
       !READ_BE32(t, IPSET_ATTR_MAXELEM, &h.maxelem, &h.has_maxelem) ||
       !READ_U8(t, IPSET_ATTR_NETMASK, &h.netmask, &h.has_netmask) ||
@@ -170,6 +183,10 @@ bool DecodeHeaderData(const nl::Attr& data, Header& h, std::string& error) {
       !READ_BE32(t, IPSET_ATTR_MEMSIZE, &h.memsize, nullptr))
     return false;
   if (has_port) h.has_range = true;
+  if (const nl::Attr* a = t.Get(IPSET_ATTR_BITMASK)) {
+    if (!GetAddr(*a, h.bitmask, error)) return false;
+    h.has_bitmask = true;
+  }
   return true;
 }
 
@@ -200,8 +217,10 @@ nl::Bytes EncodeCreate(const CreateSpec& s, uint8_t revision, uint8_t protocol, 
   const size_t data = w.Begin(IPSET_ATTR_DATA);
   if (s.has_ip_range) {
     PutAddr(w, IPSET_ATTR_IP, NFPROTO_IPV4, s.range_from);
-    if (!s.range_cidr) PutAddr(w, IPSET_ATTR_IP_TO, NFPROTO_IPV4, s.range_to);
-    if (s.range_cidr) w.U8(IPSET_ATTR_CIDR, s.range_cidr);
+    if (s.has_range_cidr)
+      w.U8(IPSET_ATTR_CIDR, s.range_cidr);
+    else
+      PutAddr(w, IPSET_ATTR_IP_TO, NFPROTO_IPV4, s.range_to);
   }
   if (s.has_port_range) {
     w.Be16(IPSET_ATTR_PORT | kBe, s.port_from);
@@ -209,6 +228,8 @@ nl::Bytes EncodeCreate(const CreateSpec& s, uint8_t revision, uint8_t protocol, 
   }
   if (s.has_timeout) w.Be32(IPSET_ATTR_TIMEOUT | kBe, s.timeout);
   if (s.cadt_flags) w.Be32(IPSET_ATTR_CADT_FLAGS | kBe, s.cadt_flags);
+  if (s.has_markmask) w.Be32(IPSET_ATTR_MARKMASK | kBe, s.markmask);
+  if (s.has_bitmask) PutAddr(w, IPSET_ATTR_BITMASK, CreateFamily(*s.type, s.family), s.bitmask);
   if (s.has_initval) w.Be32(IPSET_ATTR_INITVAL | kBe, s.initval);
   if (s.has_hashsize) w.Be32(IPSET_ATTR_HASHSIZE | kBe, s.hashsize);
   if (s.has_maxelem) w.Be32(IPSET_ATTR_MAXELEM | kBe, s.maxelem);
@@ -375,8 +396,9 @@ bool DecodeEntry(const uint8_t* data, size_t len, Entry& e, std::string& error) 
   }
   uint32_t cadt = 0;
   uint64_t skbmark = 0;
-  if (!READ_U8(t, IPSET_ATTR_CIDR, &e.cidr, nullptr) ||
-      !READ_U8(t, IPSET_ATTR_CIDR2, &e.cidr2, nullptr) ||
+  if (!READ_U8(t, IPSET_ATTR_CIDR, &e.cidr, &e.has_cidr) ||
+      !READ_U8(t, IPSET_ATTR_CIDR2, &e.cidr2, &e.has_cidr2) ||
+      !READ_BE32(t, IPSET_ATTR_MARK, &e.mark, &e.has_mark) ||
       !READ_BE16(t, IPSET_ATTR_PORT, &e.port, &e.has_port) ||
       !READ_BE16(t, IPSET_ATTR_PORT_TO, &e.port_to, &e.has_port_to) ||
       !READ_U8(t, IPSET_ATTR_PROTO, &e.proto, &e.has_proto) ||
@@ -390,9 +412,20 @@ bool DecodeEntry(const uint8_t* data, size_t len, Entry& e, std::string& error) 
     return false;
   e.skbmark = static_cast<uint32_t>(skbmark >> 32);
   e.skbmarkmask = static_cast<uint32_t>(skbmark);
+  e.before = cadt & IPSET_FLAG_BEFORE;
   e.nomatch = cadt & IPSET_FLAG_NOMATCH;
   e.physdev = cadt & IPSET_FLAG_PHYSDEV;
+  e.wildcard = cadt & IPSET_FLAG_IFACE_WILDCARD;
+  if (const nl::Attr* a = t.Get(IPSET_ATTR_ETHER)) {
+    if (a->len != sizeof e.ether) {
+      error = "ethernet address of " + std::to_string(a->len) + " bytes";
+      return false;
+    }
+    std::memcpy(e.ether, a->data, sizeof e.ether);
+    e.has_ether = true;
+  }
   if (const nl::Attr* a = t.Get(IPSET_ATTR_NAME)) e.name = nl::GetString(*a);
+  if (const nl::Attr* a = t.Get(IPSET_ATTR_NAMEREF)) e.nameref = nl::GetString(*a);
   if (const nl::Attr* a = t.Get(IPSET_ATTR_IFACE)) e.iface = nl::GetString(*a);
   if (const nl::Attr* a = t.Get(IPSET_ATTR_COMMENT)) {
     e.comment = nl::GetString(*a);

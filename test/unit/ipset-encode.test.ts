@@ -113,6 +113,34 @@ const cases: Record<string, object> = {
   'test-absent': { cmd: 'test', name: 's', type: 'hash:ip', entries: '10.0.0.1' },
   'test-present': { cmd: 'test', name: 's', type: 'hash:ip', entries: '10.0.0.1' },
   version: { cmd: 'protocol' },
+  // Types and options a kernel may lack: each fixture exists where it had them.
+  'add-bitmap-ip-mac': { cmd: 'add', name: 's', type: 'bitmap:ip,mac', entries: '10.0.0.1,00:11:22:aa:bb:cc' },
+  'add-bitmap-ip-mac-bare': { cmd: 'add', name: 's', type: 'bitmap:ip,mac', entries: '10.0.0.2' },
+  'add-ip-mac': { cmd: 'add', name: 's', type: 'hash:ip,mac', family: 'inet6', entries: 'fd00::1,00:11:22:aa:bb:cc' },
+  'add-ip-mark': { cmd: 'add', name: 's', type: 'hash:ip,mark', entries: '10.0.0.1,0x12' },
+  'add-list-set-after': { cmd: 'add', name: 's', type: 'list:set', entries: 'a after b' },
+  'add-list-set-before': { cmd: 'add', name: 's', type: 'list:set', entries: 'a before b' },
+  'add-mac': { cmd: 'add', name: 's', type: 'hash:mac', entries: '00:11:22:aa:bb:cc' },
+  'add-net-iface-wildcard': { cmd: 'add', name: 's', type: 'hash:net,iface', entries: '10.0.0.0/8,eth wildcard' },
+  'add-net-iface-zero': { cmd: 'add', name: 's', type: 'hash:net,iface', entries: '0/0,eth0' },
+  'add-net-net': { cmd: 'add', name: 's', type: 'hash:net,net', entries: '10.0.0.0/24,10.1.0.0/16 nomatch' },
+  'add-net-net-range': { cmd: 'add', name: 's', type: 'hash:net,net', entries: '10.2.0.0-10.2.1.12,10.3.0.0/30' },
+  'add-net-port-net': { cmd: 'add', name: 's', type: 'hash:net,port,net', entries: '10.0.0.0/24,udp:53,10.1.0.0/16' },
+  'create-bitmap-ip-mac': { cmd: 'create', name: 's', type: 'bitmap:ip,mac', range: '10.0.0.0/24', timeout: 5 },
+  'create-bitmap-ip-net0': { cmd: 'create', name: 's', type: 'bitmap:ip', range: '0.0.0.0/0', netmask: 16 },
+  'create-hash-ip-bitmask': { cmd: 'create', name: 's', type: 'hash:ip', bitmask: '255.255.0.255' },
+  'create-hash-ip-mac': { cmd: 'create', name: 's', type: 'hash:ip,mac', family: 'inet6' },
+  'create-hash-ip-mark': { cmd: 'create', name: 's', type: 'hash:ip,mark', markmask: 0xffff00, skbinfo: true },
+  'create-hash-ip-port-bitmask6': { cmd: 'create', name: 's', type: 'hash:ip,port', family: 'inet6', bitmask: 'ffff:ffff::ff00' },
+  'create-hash-ip-port-netmask': { cmd: 'create', name: 's', type: 'hash:ip,port', netmask: 24 },
+  'create-hash-mac': { cmd: 'create', name: 's', type: 'hash:mac', hashSize: 256, comment: true },
+  'create-hash-net-net': { cmd: 'create', name: 's', type: 'hash:net,net', family: 'inet6', timeout: 5 },
+  'create-hash-net-port-net': { cmd: 'create', name: 's', type: 'hash:net,port,net', counters: true },
+  'del-list-set-before': { cmd: 'del', name: 's', type: 'list:set', entries: 'a before b' },
+  'list-header-bitmask': { cmd: 'list', name: 's', mode: 'header' },
+  'list-new-types': { cmd: 'save' },
+  'test-list-set-after': { cmd: 'test', name: 's', type: 'list:set', entries: 'a after b' },
+  'test-net-nomatch': { cmd: 'test', name: 's', type: 'hash:net', entries: '10.1.0.0/16 nomatch' },
 };
 
 for (const dir of ['ipset', 'ipset-6.1']) {
@@ -129,7 +157,7 @@ for (const dir of ['ipset', 'ipset-6.1']) {
         t.equal(normalize(sent[0]), normalize(native.ipsetEncode({ cmd: 'protocol' })[0]), 'PROTOCOL');
         if (name.startsWith('restore-')) return checkRestore(t, fx, sent);
         const op = cases[name];
-        if (!op) return t.skip(`no op mapped for ${name}`);
+        if (!op) return t.fail(`no op mapped for ${name}`);
         const main = sent[sent.length - 1];
         const extra = (op as { cmd: string }).cmd === 'create' ? { revision: typeRevision(fx) } : {};
         if ((op as { cmd: string }).cmd === 'create') {
