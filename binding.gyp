@@ -29,6 +29,7 @@
         "native/ipset/entry_parse.cc",
         "native/ipset/entry_options.cc",
         "native/ipset/entry_format.cc",
+        "native/ipset/requests.cc",
         "native/ipset/codec.cc",
         "native/ipset/errors.cc",
         "native/ipset/session.cc",

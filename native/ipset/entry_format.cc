@@ -100,7 +100,7 @@ void FormatEntry(const Entry& e, const SetType& type, uint8_t family, std::strin
         // bitmap:ip,mac lists an element the kernel has no address for yet
         // without it (and without the comma).
         if (!e.has_ether) {
-          out.pop_back();
+          if (i) out.pop_back();
           break;
         }
         for (int k = 0; k < 6; k++) AppendHex(out, k ? ":%02" PRIX32 : "%02" PRIX32, e.ether[k]);
