@@ -17,6 +17,7 @@ import type { Entry } from './types.js';
 
 /** The parts of a refusal, as they arise. */
 export interface IpsetErrorInit {
+  /** The errno, or the ipset error number (4096 and up). */
   errno: number;
   /** IPSET_ERR_EXIST, ENOENT, ... */
   code: string;
@@ -24,6 +25,7 @@ export interface IpsetErrorInit {
   meaning: string;
   /** The kernel's extended-ack text, if it sent one. */
   kernelMessage?: string | undefined;
+  /** The call that failed: create, add, addMany, list... */
   operation: string;
   /** The set the operation was on, if one. */
   set?: string | undefined;
@@ -175,12 +177,19 @@ export interface ReplaceContext {
  * or an error every entry would hit); the entries after that are `skipped`.
  */
 export class IpsetBulkError extends IpsetError implements BulkFailure {
+  /** Position of the first refused entry in the caller's list; -1 if none was refused (the request failed as a whole). */
   readonly index: number;
+  /** How many entries the kernel took: exactly those neither in `failures`, `skipped` nor `unconfirmed`. */
   readonly applied: number;
+  /** Every refused entry, in the caller's order. */
   readonly failures: BulkEntryFailure[];
+  /** Indices of entries the kernel never attempted: sending stopped (see `halt`) before it got to them. */
   readonly skipped: number[];
+  /** Indices of entries sent while the conversation broke: they may or may not be in the set. */
   readonly unconfirmed: number[];
+  /** Why sending stopped early, when it did. */
   readonly halt?: BulkHalt;
+  /** How many entries the call had. */
   readonly total: number;
   /** Set when the load was replace()'s: nothing was swapped in. */
   readonly replace?: ReplaceContext;

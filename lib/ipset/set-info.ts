@@ -7,8 +7,11 @@ import type { CreateSpec, SetHeader, SetType } from './types.js';
 
 /** A set as element operations see it: its type, family and which element options it takes. */
 export interface SetInfo {
+  /** The set's type. */
   type: SetType;
+  /** Its family (inet for the types without one). */
   family: 'inet' | 'inet6';
+  /** The element options it takes, and its revision. */
   support: {
     timeout: boolean;
     counters: boolean;
@@ -21,6 +24,7 @@ export interface SetInfo {
 
 const UNKNOWN_REVISION = 0xff;
 
+/** What element operations need to know about a listed set. */
 export function infoFromHeader(h: SetHeader): SetInfo {
   return {
     type: h.type,

@@ -20,10 +20,12 @@ export const MAX_COMMENT_LENGTH = uapi.IPSET_MAX_COMMENT_SIZE;
 export const MAX_TIMEOUT = Math.floor(0x7fffffff / 1000);
 const U32 = 0xffffffff;
 
+/** A set name: 1 to 31 bytes, no NUL or newline. */
 export function setName(value: unknown, field = 'name'): string {
   return check.name(value, field, { maxBytes: MAX_NAME_LENGTH });
 }
 
+/** One of the set types this library speaks. */
 export function setType(value: unknown, field = 'type'): SetType {
   return check.oneOf(value, SET_TYPES, field);
 }
