@@ -215,16 +215,32 @@ bool ParsePart(std::string_view p, Part part, const SetType& type, uint8_t famil
 bool ParseElement(std::string_view text, const SetType& type, uint8_t family, Entry& e,
                   ParseFailure& why) {
   if (text.empty()) return Fail(why, "entry", "is empty");
-  // list:set members are set names, which may themselves contain commas.
+  // list:set members are set names, which may themselves contain commas;
+  // "NAME,before,REF" and "NAME,after,REF" are the tool's older way to
+  // place a member (what the options before/after do).
   if (type.parts[0] == Part::kSetName) {
-    if (text.size() >= IPSET_MAXNAMELEN)
-      return Fail(why, "name", "set names are at most " + std::to_string(IPSET_MAXNAMELEN - 1) +
-                                   " characters", true);
-    // The kernel reads the name up to its first NUL: a member named
-    // "a\0b" would silently become "a".
-    if (text.find('\0') != std::string_view::npos)
-      return Fail(why, "name", "must not contain NUL");
-    e.name = std::string(text);
+    std::string_view name = text, ref;
+    const size_t c1 = text.find(',');
+    const size_t c2 = c1 == std::string_view::npos ? c1 : text.find(',', c1 + 1);
+    if (c2 != std::string_view::npos && text.find(',', c2 + 1) == std::string_view::npos) {
+      const std::string_view where = text.substr(c1 + 1, c2 - c1 - 1);
+      if (where == "before" || where == "after") {
+        name = text.substr(0, c1);
+        ref = text.substr(c2 + 1);
+        e.before = where == "before";
+        if (ref.empty()) return Fail(why, std::string(where), "needs a set name after it");
+      }
+    }
+    for (const std::string_view n : {name, ref}) {
+      if (n.size() >= IPSET_MAXNAMELEN)
+        return Fail(why, "name", "set names are at most " + std::to_string(IPSET_MAXNAMELEN - 1) +
+                                     " characters", true);
+      // The kernel reads a name up to its first NUL: a member named
+      // "a\0b" would silently become "a".
+      if (n.find('\0') != std::string_view::npos) return Fail(why, "name", "must not contain NUL");
+    }
+    e.name = std::string(name);
+    e.nameref = std::string(ref);
     return true;
   }
   std::string_view parts[3];

@@ -134,3 +134,12 @@ t.test('errors keep their parts and format once', async (t) => {
   t.match(r, { set: 's', replace: { set: 's', temporary: 's~1' }, applied: 1, index: 1 });
   t.match(r.message, /^addMany s~1: entry 1 \(b\) was refused: .*; 1 of 2 entries was applied; replace s swapped nothing in/);
 });
+
+t.test('list:set members placed the tool\'s older way, NAME,before|after,REF', async (t) => {
+  const bytes = (entries: string) => native.ipsetEncode({ cmd: 'add', name: 's', type: 'list:set', entries })[0].toString('hex');
+  t.equal(bytes('a,before,b'), bytes('a before b'));
+  t.equal(bytes('a,after,b'), bytes('a after b'));
+  t.equal(native.ipsetCanonical('list:set', 'inet', 'a,b'), 'a,b', 'other commas belong to the name');
+  t.throws(() => native.ipsetCanonical('list:set', 'inet', 'a,before,'), { name: 'TypeError', message: /before needs a set name/ });
+  t.throws(() => native.ipsetCanonical('list:set', 'inet', 'a,before,b after c'), { name: 'TypeError', message: /cannot follow another before or after/ });
+});
