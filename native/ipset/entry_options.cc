@@ -103,9 +103,12 @@ bool ParseOption(std::string_view key, std::string_view& rest, const SetType& ty
     if (type.kind != Kind::kList) return Fail(why, name, std::string("is not supported by ") + type.name);
     if (!e.nameref.empty()) return Fail(why, name, "cannot follow another before or after");
     if (!need_value(name)) return false;
-    if (value.size() >= IPSET_MAXNAMELEN || value.find('\0') != std::string_view::npos)
+    bool control = false;
+    for (const char c : value) control = control || static_cast<unsigned char>(c) < ' ';
+    if (value.size() >= IPSET_MAXNAMELEN || control)
       return Fail(why, name, "must be a set name of 1.." + std::to_string(IPSET_MAXNAMELEN - 1) +
-                                 " characters, got " + Quote(value), value.size() >= IPSET_MAXNAMELEN);
+                                 " characters without control characters, got " + Quote(value),
+                  value.size() >= IPSET_MAXNAMELEN);
     e.nameref = std::string(value);
     e.before = before;
   } else if (key == "packets" || key == "bytes") {

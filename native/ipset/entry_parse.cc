@@ -235,9 +235,11 @@ bool ParseElement(std::string_view text, const SetType& type, uint8_t family, En
       if (n.size() >= IPSET_MAXNAMELEN)
         return Fail(why, "name", "set names are at most " + std::to_string(IPSET_MAXNAMELEN - 1) +
                                      " characters", true);
-      // The kernel reads a name up to its first NUL: a member named
-      // "a\0b" would silently become "a".
-      if (n.find('\0') != std::string_view::npos) return Fail(why, "name", "must not contain NUL");
+      // The kernel reads a name up to its first NUL (a member named "a\0b"
+      // would silently become "a"), and a line's trailing CR is dropped.
+      for (const char c : n)
+        if (static_cast<unsigned char>(c) < ' ')
+          return Fail(why, "name", "must not contain NUL or other control characters");
     }
     e.name = std::string(name);
     e.nameref = std::string(ref);
