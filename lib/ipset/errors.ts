@@ -140,7 +140,7 @@ export interface BulkHalt {
   kernelMessage?: string;
 }
 
-/** What became of a bulk call's entries. */
+/** What became of a bulk call's entries (what IpsetBulkError is made from). */
 export interface BulkFailure {
   /** Position of the first refused entry in the caller's list; -1 if none was refused (the request failed as a whole). */
   index: number;
@@ -148,19 +148,19 @@ export interface BulkFailure {
   entry: Entry | undefined;
   /** How many entries the kernel took: exactly those neither in `failures`, `skipped` nor `unconfirmed`. */
   applied: number;
-  /** Every refused entry, in the caller's order. */
-  failures: BulkEntryFailure[];
+  /** Every refused entry, in the caller's order (default: the one at `index`). */
+  failures?: BulkEntryFailure[];
   /** Indices of entries the kernel never attempted: sending stopped (see `halt`) before it got to them. */
-  skipped: number[];
+  skipped?: number[];
   /**
    * Indices of entries sent while the conversation with the kernel broke
    * (a timeout): they may or may not be in the set. Empty otherwise.
    */
-  unconfirmed: number[];
+  unconfirmed?: number[];
   /** Why sending stopped early, when it did. */
   halt?: BulkHalt;
   /** How many entries the call had. */
-  total: number;
+  total?: number;
 }
 
 /** What `replace()` adds when the bulk load into its temporary set failed. */
@@ -190,22 +190,26 @@ export class IpsetBulkError extends IpsetError implements BulkFailure {
   /** Why sending stopped early, when it did. */
   readonly halt?: BulkHalt;
   /** How many entries the call had. */
-  readonly total: number;
+  readonly total?: number;
   /** Set when the load was replace()'s: nothing was swapped in. */
   readonly replace?: ReplaceContext;
 
   /** `verdict`: the first refusal, or why the request failed as a whole. */
   constructor(verdict: BulkHalt, operation: string, set: string, failure: BulkFailure, replace?: ReplaceContext) {
     const init = { errno: verdict.errno, code: verdict.code, meaning: verdict.message, kernelMessage: verdict.kernelMessage, operation, set, entry: failure.entry };
-    super(init, describe(init, failure, replace));
+    const failures =
+      failure.failures ??
+      (failure.index >= 0 ? [{ index: failure.index, entry: failure.entry as Entry, errno: verdict.errno, code: verdict.code, message: verdict.message, ...(verdict.kernelMessage ? { kernelMessage: verdict.kernelMessage } : {}) }] : []);
+    const f = { ...failure, failures, skipped: failure.skipped ?? [], unconfirmed: failure.unconfirmed ?? [] };
+    super(init, describe(init, f, replace));
     this.name = 'IpsetBulkError';
-    this.index = failure.index;
-    this.applied = failure.applied;
-    this.failures = failure.failures;
-    this.skipped = failure.skipped;
-    this.unconfirmed = failure.unconfirmed;
-    if (failure.halt) this.halt = failure.halt;
-    this.total = failure.total;
+    this.index = f.index;
+    this.applied = f.applied;
+    this.failures = f.failures;
+    this.skipped = f.skipped;
+    this.unconfirmed = f.unconfirmed;
+    if (f.halt) this.halt = f.halt;
+    if (f.total !== undefined) this.total = f.total;
     if (replace) this.replace = replace;
   }
 
@@ -225,7 +229,7 @@ function entries(n: number): string {
  * already in the set [IPSET_ERR_EXIST]; 9999 of 10000 entries were applied"
  * and, when sending stopped early, why and how many were never attempted.
  */
-function describe(init: IpsetErrorInit, f: BulkFailure, replace: ReplaceContext | undefined): string {
+function describe(init: IpsetErrorInit, f: BulkFailure & { failures: BulkEntryFailure[]; skipped: number[]; unconfirmed: number[] }, replace: ReplaceContext | undefined): string {
   const kernel = kernelText(init.kernelMessage);
   const parts: string[] = [];
   const set = replace ? replace.temporary : init.set;
@@ -236,7 +240,8 @@ function describe(init: IpsetErrorInit, f: BulkFailure, replace: ReplaceContext 
   } else {
     parts.push(`${init.operation} ${set}: the request was refused: ${init.meaning} [${init.code}]${kernel}`);
   }
-  parts.push(`${f.applied} of ${entries(f.total)} ${f.applied === 1 ? 'was' : 'were'} applied`);
+  const verb = f.applied === 1 ? 'was' : 'were';
+  parts.push(f.total === undefined ? `${entries(f.applied)} ${verb} applied` : `${f.applied} of ${entries(f.total)} ${verb} applied`);
   const { skipped, unconfirmed } = f;
   if (skipped.length > 0) {
     const why = !f.halt || f.halt.errno === init.errno ? 'nothing more can go in' : `${f.halt.message} [${f.halt.code}]`;
