@@ -1,7 +1,8 @@
 /**
  * ipset's answers as errors. Each keeps its parts as properties (errno,
  * code, the set, the entry, what the code means for the command, the
- * kernel's own text) and formats its message once, from them:
+ * kernel's own text); the message is NetlinkError's, built once from them
+ * (the meaning is its hint; a bulk call's account of its entries, its detail):
  *
  * - IpsetError: the kernel refused a request (IPSET_ERR_EXIST, ENOENT...);
  * - IpsetBulkError: a bulk add/del did not fully go in, with what became
@@ -44,15 +45,17 @@ export class IpsetError extends NetlinkError {
   /** What the code means for this command and set, in words. */
   readonly meaning: string;
 
-  constructor(init: IpsetErrorInit, message?: string) {
+  /** `told`: the message's detail and hint, when they are not the meaning alone (bulk calls). */
+  constructor(init: IpsetErrorInit, told: { detail?: string; hint?: string } = { hint: init.meaning }) {
     const subject = init.subject ?? (init.entry === undefined ? init.set : { set: init.set, entry: init.entry });
     super({
       errno: init.errno,
       code: init.code,
       operation: init.operation,
       subject,
-      ...(init.kernelMessage ? { kernelMessage: init.kernelMessage } : {}),
-      message: message ?? refusal(init, subject),
+      kernelMessage: init.kernelMessage,
+      detail: told.detail,
+      hint: told.hint,
     });
     this.name = 'IpsetError';
     this.set = init.set;
@@ -63,16 +66,6 @@ export class IpsetError extends NetlinkError {
 
 function shown(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
-}
-
-function kernelText(kernelMessage: string | undefined): string {
-  return kernelMessage ? ` (kernel: ${kernelMessage})` : '';
-}
-
-/** "add {"set":"s","entry":"10.0.0.1"} failed: the element is already in the set [IPSET_ERR_EXIST]" */
-function refusal(init: IpsetErrorInit, subject: unknown): string {
-  const about = subject === undefined ? '' : ` ${shown(subject)}`;
-  return `${init.operation}${about} failed: ${init.meaning} [${init.code}]${kernelText(init.kernelMessage)}`;
 }
 
 /** The error for a native result that was refused. */
@@ -100,10 +93,7 @@ export class IpsetUnsupportedError extends IpsetError {
       init.option === undefined
         ? `this kernel has no set type ${init.setType} (or no revision of it this library speaks)`
         : `option ${init.option} needs revision ${init.needs} of ${init.setType}; this kernel has revision ${init.revision}`;
-    super(
-      { errno: 95, code: 'EOPNOTSUPP', meaning: lacks, operation: init.operation, set: init.set },
-      `${init.operation} ${init.set}: ${lacks}: nothing was created`,
-    );
+    super({ errno: 95, code: 'EOPNOTSUPP', meaning: lacks, operation: init.operation, set: init.set }, { detail: `${lacks}; nothing was created` });
     this.name = 'IpsetUnsupportedError';
     this.setType = init.setType;
     this.option = init.option;
@@ -196,12 +186,12 @@ export class IpsetBulkError extends IpsetError implements BulkFailure {
 
   /** `verdict`: the first refusal, or why the request failed as a whole. */
   constructor(verdict: BulkHalt, operation: string, set: string, failure: BulkFailure, replace?: ReplaceContext) {
-    const init = { errno: verdict.errno, code: verdict.code, meaning: verdict.message, kernelMessage: verdict.kernelMessage, operation, set, entry: failure.entry };
+    const init = { errno: verdict.errno, code: verdict.code, meaning: verdict.message, kernelMessage: verdict.kernelMessage, operation, set, entry: failure.entry, subject: replace ? replace.temporary : set };
     const failures =
       failure.failures ??
       (failure.index >= 0 ? [{ index: failure.index, entry: failure.entry as Entry, errno: verdict.errno, code: verdict.code, message: verdict.message, ...(verdict.kernelMessage ? { kernelMessage: verdict.kernelMessage } : {}) }] : []);
     const f = { ...failure, failures, skipped: failure.skipped ?? [], unconfirmed: failure.unconfirmed ?? [] };
-    super(init, describe(init, f, replace));
+    super(init, { detail: describe(init, f, replace) });
     this.name = 'IpsetBulkError';
     this.index = f.index;
     this.applied = f.applied;
@@ -225,20 +215,18 @@ function entries(n: number): string {
 }
 
 /**
- * "addMany s: entry 4999 (10.0.0.1,tcp:80) was refused: the element is
- * already in the set [IPSET_ERR_EXIST]; 9999 of 10000 entries were applied"
- * and, when sending stopped early, why and how many were never attempted.
+ * The detail of "addMany s failed: IPSET_ERR_EXIST: entry 4999 (10.0.0.1,tcp:80)
+ * was refused: the element is already in the set; 9999 of 10000 entries were
+ * applied" and, when sending stopped early, why and how many were never attempted.
  */
 function describe(init: IpsetErrorInit, f: BulkFailure & { failures: BulkEntryFailure[]; skipped: number[]; unconfirmed: number[] }, replace: ReplaceContext | undefined): string {
-  const kernel = kernelText(init.kernelMessage);
   const parts: string[] = [];
-  const set = replace ? replace.temporary : init.set;
   if (f.index >= 0) {
     const which = `entry ${f.index} (${shown(f.entry)})`;
     const head = f.failures.length > 1 ? `${f.failures.length} entries were refused, the first being ${which}` : `${which} was refused`;
-    parts.push(`${init.operation} ${set}: ${head}: ${init.meaning} [${init.code}]${kernel}`);
+    parts.push(`${head}: ${init.meaning}`);
   } else {
-    parts.push(`${init.operation} ${set}: the request was refused: ${init.meaning} [${init.code}]${kernel}`);
+    parts.push(`the request was refused: ${init.meaning}`);
   }
   const verb = f.applied === 1 ? 'was' : 'were';
   parts.push(f.total === undefined ? `${entries(f.applied)} ${verb} applied` : `${f.applied} of ${entries(f.total)} ${verb} applied`);
