@@ -9,4 +9,5 @@ export * from './rtnl/index.js';
 export * from './conntrack/index.js';
 export * from './nftables/index.js';
 export { NetlinkError } from './netlink/errors.js';
+export type { NetlinkErrorInit } from './netlink/errors.js';
 export type { SocketCounters } from './netlink/binding.js';

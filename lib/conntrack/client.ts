@@ -150,7 +150,7 @@ export class Conntrack extends NetlinkClient<NativeConntrackHandle> {
   /** How many entries the table holds (`conntrack -C`). */
   async count(): Promise<number> {
     const s = await this.stats();
-    if (s.entries === undefined) throw new NetlinkError({ errno: 95, code: 'EOPNOTSUPP', operation: 'count', message: 'count failed: this kernel does not report the table size (IPCTNL_MSG_CT_GET_STATS)' });
+    if (s.entries === undefined) throw new NetlinkError({ errno: 95, code: 'EOPNOTSUPP', operation: 'count', detail: 'this kernel does not report the table size (IPCTNL_MSG_CT_GET_STATS)' });
     return s.entries;
   }
 

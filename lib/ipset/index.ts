@@ -1,4 +1,13 @@
-/** ipset over nfnetlink: the Ipset client and its types. */
+/** ipset over nfnetlink: the Ipset client, its errors and its types. */
 export { Ipset } from './client.js';
-export { IpsetBulkError, type BulkFailure, type BulkEntryFailure, type BulkHalt } from './errors.js';
+export {
+  IpsetError,
+  IpsetBulkError,
+  IpsetUnsupportedError,
+  type IpsetErrorInit,
+  type BulkFailure,
+  type BulkEntryFailure,
+  type BulkHalt,
+  type ReplaceContext,
+} from './errors.js';
 export * from './types.js';

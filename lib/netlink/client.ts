@@ -69,11 +69,19 @@ export abstract class NetlinkClient<H extends NativeHandle> {
   private readonly queue = new SerialQueue();
   private closed = false;
 
+  /**
+   * The addon's handle: its socket and codec. Internal, for the family's
+   * client class; a caller uses the typed methods.
+   * @internal
+   */
+  protected readonly handle: H;
+
   protected constructor(
-    /** @internal The addon's handle: its methods take raw messages and are not part of the API. */
-    protected readonly handle: H,
+    handle: H,
     private readonly kind: string,
-  ) {}
+  ) {
+    this.handle = handle;
+  }
 
   /**
    * Runs `task` alone on this handle (calls share one socket, and queueing

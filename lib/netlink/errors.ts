@@ -34,12 +34,6 @@ export interface NetlinkErrorInit {
    * 300 ms`), or what the library found (`the Ipvs handle is closed`).
    */
   detail?: string | undefined;
-  /**
-   * A whole message, made by the caller.
-   * @deprecated Pass the parts (`detail`, `hint`, `text`); the message is
-   * built from them. Kept only until every family's client has moved.
-   */
-  message?: string | undefined;
 }
 
 /** A refusal by the kernel, or a failure of the conversation with it. */
@@ -64,7 +58,7 @@ export class NetlinkError extends Error {
   readonly detail: string | undefined;
 
   constructor(init: NetlinkErrorInit) {
-    super(init.message ?? formatNetlinkError(init));
+    super(formatNetlinkError(init));
     this.name = 'NetlinkError';
     this.errno = init.errno;
     this.code = init.code;

@@ -134,7 +134,7 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
         };
       }
       if (read === MAX_READS)
-        throw new NetlinkError({ errno: 4, code: 'EINTR', operation: 'ruleset', message: `ruleset failed: the ruleset changed during each of ${MAX_READS} reads; try again when it is quieter` });
+        throw new NetlinkError({ errno: 4, code: 'EINTR', operation: 'ruleset', detail: `the ruleset changed during each of ${MAX_READS} reads; try again when it is quieter` });
     }
   }
 
@@ -211,18 +211,18 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
       return rs.map((r, i) => {
         if (r.errno) {
           const what = requests[i].attrs.name ?? requests[i].attrs.set ?? requests[i].attrs.table;
-          const about = subject === undefined ? (what === undefined ? '' : ` ${String(what)}`) : ` ${JSON.stringify(subject)}`;
           throw new NetlinkError({
             errno: r.errno,
             code: r.code,
             operation,
-            subject,
+            subject: subject ?? (what === undefined ? undefined : String(what)),
             kernelMessage: r.message,
-            message: `${operation}${about} failed: ${r.text} (${r.code})${r.code === 'ENOENT' ? ': no such table, chain or set' : ''}${r.message ? ` [kernel: ${r.message}]` : ''}`,
+            text: r.text,
+            hint: r.code === 'ENOENT' ? 'no such table, chain or set' : undefined,
           });
         }
         if (!requests[i].dump && r.messages.length === 0)
-          throw new NetlinkError({ errno: 74, code: 'EBADMSG', operation, message: `${operation} failed: the kernel answered without data` });
+          throw new NetlinkError({ errno: 74, code: 'EBADMSG', operation, detail: 'the kernel answered without data' });
         return r.messages;
       });
     });

@@ -47,16 +47,14 @@ export class NftablesTransactionError extends NetlinkError {
     const where = first
       ? `change ${first.index} (${change?.op}${first.element !== undefined ? `, element ${first.element}` : ''}${first.attribute ? `, at ${first.attribute}` : ''})`
       : 'the transaction as a whole';
-    const text = first ? '' : whole?.text ? `: ${whole.text}` : '';
+    // No subject: the change is `.change`, and an element list in a message could be 100,000 long.
     super({
       errno,
       code,
       operation: 'commit',
-      subject: change,
       kernelMessage,
-      message:
-        `commit failed: the kernel refused ${where} with ${code}${text}${kernelMessage ? ` [kernel: ${kernelMessage}]` : ''}; ` +
-        `nothing of the ${changes.length} changes was applied`,
+      text: first ? undefined : whole?.text,
+      detail: `the kernel refused ${where}; nothing of the ${changes.length} changes was applied`,
     });
     this.name = 'NftablesTransactionError';
     this.index = first ? first.index : -1;
@@ -77,8 +75,8 @@ export class GenerationChangedError extends NetlinkError {
       errno: 85,
       code: 'ERESTART',
       operation,
-      message:
-        `${operation} failed: the ruleset changed since generation ${expected} was read (another program committed changes); ` +
+      detail:
+        `the ruleset changed since generation ${expected} was read (another program committed changes); ` +
         'nothing was applied: read the ruleset again and recompute the changes',
     });
     this.name = 'GenerationChangedError';

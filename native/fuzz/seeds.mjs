@@ -285,8 +285,9 @@ if (built) {
 // Entry parser seeds: [type index, flags, text...]; flags bit 0 = inet6,
 // bits 1..4 = timeout/counters/comment/skbinfo supported. The type order is
 // kTypes[] in native/ipset/set_types.cc (a mismatch only weakens seeds).
-const TYPES = ['hash:ip', 'hash:ip,port', 'hash:ip,port,ip', 'hash:ip,port,net', 'hash:net', 'hash:net,port',
-	'hash:net,iface', 'bitmap:ip', 'bitmap:port', 'list:set'];
+const TYPES = ['hash:ip', 'hash:ip,port', 'hash:ip,port,ip', 'hash:ip,port,net', 'hash:ip,mark', 'hash:ip,mac', 'hash:mac',
+	'hash:net', 'hash:net,port', 'hash:net,iface', 'hash:net,net', 'hash:net,port,net', 'bitmap:ip', 'bitmap:ip,mac',
+	'bitmap:port', 'list:set'];
 function entrySeed(name, type, inet6, text) {
 	const t = TYPES.indexOf(type);
 	if (t < 0) return;
@@ -317,6 +318,14 @@ const extra = [
 	['bitmap:ip', false, '10.0.0.0/30\n10.0.0.7'],
 	['bitmap:port', false, '1-1024 timeout 5'],
 	['list:set', false, 'a timeout 3 comment "x"'],
+	['list:set', false, 'a before b\nc after d timeout 1'],
+	['hash:net,iface', true, '::/0,eth wildcard nomatch\n0/0,lo'],
+	['hash:net,net', false, '10.0.0.0-10.0.1.5,10.2.0.0/16 nomatch packets 1'],
+	['hash:net,port,net', true, 'fd00::/64,udp:53,fd01::1 skbmark 0x5'],
+	['hash:ip,mark', false, '10.0.0.1,0x12\n10.0.0.2,4294967295'],
+	['hash:ip,mac', true, 'fd00::1,0:1:2:a:b:c comment "m"'],
+	['hash:mac', false, '00:11:22:AA:BB:CC timeout 0'],
+	['bitmap:ip,mac', false, '10.0.0.1,00:11:22:aa:bb:cc\n10.0.0.2'],
 ];
 extra.forEach(([type, inet6, text], i) => entrySeed(`extra${i}`, type, inet6, text));
 

@@ -34,10 +34,16 @@ struct CreateSpec {
   uint32_t hashsize = 0, maxelem = 0, timeout = 0, size = 0, initval = 0;
   uint8_t netmask = 0, bucketsize = 0;
   uint32_t cadt_flags = 0;  // counters / comment / skbinfo / forceadd
-  // bitmap:ip range: from-to, or from/cidr; bitmap:port: port range
+  uint32_t options = 0;     // a bit (1 << Option) for each option given
+  bool has_bitmask = false, has_markmask = false;
+  nf_inet_addr bitmask{};  // of `family`
+  uint32_t markmask = 0;
+  // bitmap:ip / bitmap:ip,mac range: from-to, or from/cidr (/0 included);
+  // bitmap:port: port range
   bool has_ip_range = false;
   nf_inet_addr range_from{}, range_to{};
-  uint8_t range_cidr = 0;  // nonzero: from/cidr form
+  bool has_range_cidr = false;
+  uint8_t range_cidr = 0;
   bool has_port_range = false;
   uint16_t port_from = 0, port_to = 0;
 };

@@ -1,7 +1,7 @@
 // Formatting of elements exactly as `ipset save` prints them (libipset
 // lib/print.c and session.c list_adt): the element, then the options the
 // kernel reported in the order of the type's add arguments: timeout,
-// nomatch, packets, bytes, comment, skbmark, skbprio, skbqueue.
+// nomatch, wildcard, packets, bytes, comment, skbmark, skbprio, skbqueue.
 #include <arpa/inet.h>
 
 #include <cinttypes>
@@ -20,12 +20,12 @@ void AppendAddress(std::string& out, uint8_t family, const nf_inet_addr& a) {
   if (inet_ntop(family == NFPROTO_IPV6 ? AF_INET6 : AF_INET, &a, buf, sizeof buf)) out += buf;
 }
 
-// ADDR, ADDR/CIDR when the kernel sent a prefix shorter than a host, and
-// "-ADDR" for a range.
-void AppendIp(std::string& out, uint8_t family, const nf_inet_addr& ip, uint8_t cidr,
-              bool has_to, const nf_inet_addr& to) {
+// ADDR, ADDR/CIDR when the kernel sent a prefix shorter than a host (/0
+// included), and "-ADDR" for a range.
+void AppendIp(std::string& out, uint8_t family, const nf_inet_addr& ip, bool has_cidr,
+              uint8_t cidr, bool has_to, const nf_inet_addr& to) {
   AppendAddress(out, family, ip);
-  if (cidr && cidr != HostCidr(family)) {
+  if (has_cidr && cidr != HostCidr(family)) {
     out += '/';
     out += std::to_string(cidr);
   }
@@ -77,11 +77,11 @@ void FormatEntry(const Entry& e, const SetType& type, uint8_t family, std::strin
     switch (type.parts[i]) {
       case Part::kIp:
       case Part::kNet:
-        AppendIp(out, family, e.ip, e.cidr, e.has_ip_to, e.ip_to);
+        AppendIp(out, family, e.ip, e.has_cidr, e.cidr, e.has_ip_to, e.ip_to);
         break;
       case Part::kIp2:
       case Part::kNet2:
-        AppendIp(out, family, e.ip2, e.cidr2, e.has_ip2_to, e.ip2_to);
+        AppendIp(out, family, e.ip2, e.has_cidr2, e.cidr2, e.has_ip2_to, e.ip2_to);
         break;
       case Part::kProtoPort:
         AppendProtoPort(out, e);
@@ -96,6 +96,18 @@ void FormatEntry(const Entry& e, const SetType& type, uint8_t family, std::strin
       case Part::kSetName:
         out += e.name;
         break;
+      case Part::kMac:
+        // bitmap:ip,mac lists an element the kernel has no address for yet
+        // without it (and without the comma).
+        if (!e.has_ether) {
+          if (i) out.pop_back();
+          break;
+        }
+        for (int k = 0; k < 6; k++) AppendHex(out, k ? ":%02" PRIX32 : "%02" PRIX32, e.ether[k]);
+        break;
+      case Part::kMark:
+        AppendHex(out, "0x%08" PRIx32, e.mark);
+        break;
     }
   }
   if (e.has_timeout) {
@@ -103,6 +115,7 @@ void FormatEntry(const Entry& e, const SetType& type, uint8_t family, std::strin
     out += std::to_string(e.timeout);
   }
   if (e.nomatch) out += " nomatch";
+  if (e.wildcard) out += " wildcard";
   if (e.has_packets) {
     out += " packets ";
     out += std::to_string(e.packets);

@@ -1,59 +1,42 @@
-// Parsing of the element text `ipset restore` reads. The grammar follows
-// libipset's parsers (lib/parse.c) for the parts this library supports.
+// Parsing of the element text `ipset restore` reads: the element's parts
+// here, the options after it in entry_options.cc. The grammar follows the
+// tool's parsers (libipset lib/parse.c) for every type this library speaks.
 #include <arpa/inet.h>
 #include <net/if.h>  // IFNAMSIZ
 
-#include <charconv>
 #include <cstring>
 
 #include "entry_text.h"
 #include "names.h"
+#include "parse_util.h"
 #include "set_types.h"
 
 namespace ipset {
 
+bool ParseOptions(std::string_view rest, const SetType& type, const OptionSupport& support,
+                  Entry& e, ParseFailure& why);
+
 namespace {
 
-// The kernel's timeout limit: IPSET_MAX_TIMEOUT = (UINT_MAX >> 1) / MSEC_PER_SEC
-// (kernel-internal, not in uapi). Larger values are refused with -ERANGE.
-constexpr uint32_t kMaxTimeout = (0xFFFFFFFFu >> 1) / 1000;
-
-bool Fail(ParseFailure& why, std::string field, std::string message, bool range = false) {
-  why.field = std::move(field);
-  why.message = std::move(message);
-  why.range = range;
-  return false;
-}
-
-template <typename T>
-bool ParseNumber(std::string_view s, T* out, int base = 10) {
-  if (s.empty()) return false;
-  const char* end = s.data() + s.size();
-  auto r = std::from_chars(s.data(), end, *out, base);
-  return r.ec == std::errc() && r.ptr == end;
-}
-
-bool ParseHex(std::string_view s, uint32_t* out) {
-  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return false;
-  return ParseNumber(s.substr(2), out, 16);
-}
-
-std::string Quote(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-// An address of the set's family.
+// An address of the set's family. IPv4 in the numbers-and-dots forms the
+// tool's resolver takes ("10.0.0.1", "0", "10.1"); never a host name: a
+// library does not look names up behind its caller's back.
 bool ParseAddress(std::string_view s, uint8_t family, nf_inet_addr& out) {
   char buf[INET6_ADDRSTRLEN + 1];
   if (s.empty() || s.size() >= sizeof buf) return false;
   std::memcpy(buf, s.data(), s.size());
   buf[s.size()] = '\0';
   std::memset(&out, 0, sizeof out);
-  return inet_pton(family == NFPROTO_IPV6 ? AF_INET6 : AF_INET, buf, &out) == 1;
+  if (family == NFPROTO_IPV6) return inet_pton(AF_INET6, buf, &out) == 1;
+  in_addr a{};
+  if (inet_aton(buf, &a) == 0) return false;
+  out.ip = a.s_addr;
+  return true;
 }
 
-// ADDR, ADDR/CIDR or ADDR-ADDR. `range_ok` is false where the type takes a
-// plain network only.
-bool ParseIpPart(std::string_view s, uint8_t family, const char* field, bool range_ok,
-                 nf_inet_addr& ip, uint8_t& cidr, bool& has_to, nf_inet_addr& to,
+// ADDR, ADDR/CIDR or ADDR-ADDR.
+bool ParseIpPart(std::string_view s, const SetType& type, uint8_t family, const char* field,
+                 nf_inet_addr& ip, uint8_t& cidr, bool& has_cidr, bool& has_to, nf_inet_addr& to,
                  ParseFailure& why) {
   const char* fam = family == NFPROTO_IPV6 ? "IPv6" : "IPv4";
   const size_t slash = s.find('/');
@@ -61,25 +44,27 @@ bool ParseIpPart(std::string_view s, uint8_t family, const char* field, bool ran
   if (slash != std::string_view::npos && dash != std::string_view::npos)
     return Fail(why, field, "cannot be both a range and a CIDR: " + Quote(s));
   if (dash != std::string_view::npos) {
-    if (!range_ok) return Fail(why, field, "does not take an address range: " + Quote(s));
     if (!ParseAddress(s.substr(0, dash), family, ip) ||
         !ParseAddress(s.substr(dash + 1), family, to))
       return Fail(why, field, std::string("must be an ") + fam + " address range, got " + Quote(s));
     has_to = true;
     return true;
   }
-  std::string_view addr = s.substr(0, slash);
-  if (!ParseAddress(addr, family, ip))
+  if (!ParseAddress(s.substr(0, slash), family, ip))
     return Fail(why, field, std::string("must be an ") + fam + " address, got " + Quote(s));
   if (slash != std::string_view::npos) {
     unsigned c = 0;
     const unsigned host = HostCidr(family);
-    if (!ParseNumber(s.substr(slash + 1), &c))
+    // Only hash:net,iface matches every address with /0 (the kernel
+    // refuses it elsewhere).
+    const unsigned low = type.zero_prefix ? 0 : 1;
+    if (!ParseDecimal(s.substr(slash + 1), &c))
       return Fail(why, field, "has a prefix length that is not a number: " + Quote(s));
-    if (c < 1 || c > host)
-      return Fail(why, field, "prefix length must be 1.." + std::to_string(host) + ", got " + Quote(s),
-                  true);
+    if (c < low || c > host)
+      return Fail(why, field, "prefix length must be " + std::to_string(low) + ".." +
+                                  std::to_string(host) + ", got " + Quote(s), true);
     cidr = static_cast<uint8_t>(c);
+    has_cidr = true;
   }
   return true;
 }
@@ -95,22 +80,16 @@ bool ParsePortNumber(std::string_view s, uint8_t proto, uint16_t* out) {
   return ParseServiceName(s, proto, out);
 }
 
-// A number too large is out of range (RangeError); anything else that is
-// neither a number nor a service name is of the wrong form (TypeError).
-bool IsNumber(std::string_view s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
 bool ParsePortRange(std::string_view s, uint8_t proto, Entry& e, ParseFailure& why) {
   const size_t dash = s.find('-');
   if (!ParsePortNumber(s.substr(0, dash), proto, &e.port))
     return Fail(why, "port", "must be a port number 0..65535 or a service name, got " + Quote(s),
-                IsNumber(s.substr(0, dash)));
+                IsDecimal(s.substr(0, dash)));
   e.has_port = true;
   if (dash != std::string_view::npos) {
     if (!ParsePortNumber(s.substr(dash + 1), proto, &e.port_to))
       return Fail(why, "port", "must be a port range FROM-TO, got " + Quote(s),
-                  IsNumber(s.substr(dash + 1)));
+                  IsDecimal(s.substr(dash + 1)));
     e.has_port_to = true;
   }
   return true;
@@ -143,8 +122,8 @@ bool ParseProtoPort(std::string_view s, uint8_t family, Entry& e, ParseFailure& 
     const size_t slash = port.find('/');
     if (slash != std::string_view::npos) {
       unsigned type = 0, code = 0;
-      if (!ParseNumber(port.substr(0, slash), &type) || !ParseNumber(port.substr(slash + 1), &code) ||
-          type > 255 || code > 255)
+      if (!ParseDecimal(port.substr(0, slash), &type) ||
+          !ParseDecimal(port.substr(slash + 1), &code) || type > 255 || code > 255)
         return Fail(why, "port", "must be an ICMP TYPE/CODE (0..255 each), got " + Quote(port));
       tc = static_cast<uint16_t>(type << 8 | code);
     } else if (!ParseIcmpName(port, v6, &tc)) {
@@ -170,19 +149,100 @@ bool ValidIfaceName(std::string_view s) {
   return true;
 }
 
+// XX:XX:XX:XX:XX:XX, one or two hex digits each.
+bool ParseEther(std::string_view s, uint8_t out[6]) {
+  for (int i = 0; i < 6; i++) {
+    const size_t colon = s.find(':');
+    if ((colon == std::string_view::npos) != (i == 5)) return false;
+    const std::string_view part = s.substr(0, colon);
+    unsigned v = 0;
+    if (part.empty() || part.size() > 2 || !ParseDecimal(part, &v, 16)) return false;
+    out[i] = static_cast<uint8_t>(v);
+    s.remove_prefix(colon == std::string_view::npos ? s.size() : colon + 1);
+  }
+  return true;
+}
+
+bool ParsePart(std::string_view p, Part part, const SetType& type, uint8_t family, Entry& e,
+               ParseFailure& why) {
+  switch (part) {
+    case Part::kIp:
+    case Part::kNet:
+      if (!ParseIpPart(p, type, family, "ip", e.ip, e.cidr, e.has_cidr, e.has_ip_to, e.ip_to, why))
+        return false;
+      e.has_ip = true;
+      return true;
+    case Part::kIp2:
+    case Part::kNet2:
+      if (!ParseIpPart(p, type, family, "ip2", e.ip2, e.cidr2, e.has_cidr2, e.has_ip2_to, e.ip2_to,
+                       why))
+        return false;
+      e.has_ip2 = true;
+      return true;
+    case Part::kProtoPort:
+      return ParseProtoPort(p, family, e, why);
+    case Part::kPort:
+      return ParsePortRange(p, IPPROTO_TCP, e, why);
+    case Part::kIface: {
+      std::string_view name = p;
+      if (name.substr(0, 8) == "physdev:") {
+        e.physdev = true;
+        name.remove_prefix(8);
+      }
+      if (!ValidIfaceName(name))
+        return Fail(why, "iface", "must be an interface name of 1.." +
+                                      std::to_string(IFNAMSIZ - 1) + " characters, got " + Quote(p));
+      e.iface = std::string(name);
+      return true;
+    }
+    case Part::kMac:
+      if (!ParseEther(p, e.ether))
+        return Fail(why, "mac", "must be an ethernet address XX:XX:XX:XX:XX:XX, got " + Quote(p));
+      e.has_ether = true;
+      return true;
+    case Part::kMark:
+      if (!ParseNumber(p, &e.mark))
+        return Fail(why, "mark", "must be a 32-bit mark (decimal or 0x hex), got " + Quote(p),
+                    IsDecimal(p) || p.substr(0, 2) == "0x");
+      e.has_mark = true;
+      return true;
+    case Part::kSetName:
+      break;  // ParseElement takes the whole element
+  }
+  return true;
+}
+
 bool ParseElement(std::string_view text, const SetType& type, uint8_t family, Entry& e,
                   ParseFailure& why) {
   if (text.empty()) return Fail(why, "entry", "is empty");
-  // list:set members are set names, which may themselves contain commas.
+  // list:set members are set names, which may themselves contain commas;
+  // "NAME,before,REF" and "NAME,after,REF" are the tool's older way to
+  // place a member (what the options before/after do).
   if (type.parts[0] == Part::kSetName) {
-    if (text.size() >= IPSET_MAXNAMELEN)
-      return Fail(why, "name", "set names are at most " + std::to_string(IPSET_MAXNAMELEN - 1) +
-                                   " characters", true);
-    // The kernel reads the name up to its first NUL: a member named
-    // "a\0b" would silently become "a".
-    if (text.find('\0') != std::string_view::npos)
-      return Fail(why, "name", "must not contain NUL");
-    e.name = std::string(text);
+    std::string_view name = text, ref;
+    const size_t c1 = text.find(',');
+    const size_t c2 = c1 == std::string_view::npos ? c1 : text.find(',', c1 + 1);
+    if (c2 != std::string_view::npos && text.find(',', c2 + 1) == std::string_view::npos) {
+      const std::string_view where = text.substr(c1 + 1, c2 - c1 - 1);
+      if (where == "before" || where == "after") {
+        name = text.substr(0, c1);
+        ref = text.substr(c2 + 1);
+        e.before = where == "before";
+        if (ref.empty()) return Fail(why, std::string(where), "needs a set name after it");
+      }
+    }
+    for (const std::string_view n : {name, ref}) {
+      if (n.size() >= IPSET_MAXNAMELEN)
+        return Fail(why, "name", "set names are at most " + std::to_string(IPSET_MAXNAMELEN - 1) +
+                                     " characters", true);
+      // The kernel reads a name up to its first NUL (a member named "a\0b"
+      // would silently become "a"), and a line's trailing CR is dropped.
+      for (const char c : n)
+        if (static_cast<unsigned char>(c) < ' ')
+          return Fail(why, "name", "must not contain NUL or other control characters");
+    }
+    e.name = std::string(name);
+    e.nameref = std::string(ref);
     return true;
   }
   std::string_view parts[3];
@@ -196,152 +256,12 @@ bool ParseElement(std::string_view text, const SetType& type, uint8_t family, En
     if (comma == std::string_view::npos) break;
     at = comma + 1;
   }
-  if (n != type.dims)
+  if (n + type.optional_parts < type.dims)
     return Fail(why, "entry", std::string("a ") + type.name + " element has " +
                                   std::to_string(type.dims) + " comma-separated parts, got " +
                                   Quote(text));
-  for (size_t i = 0; i < n; i++) {
-    std::string_view p = parts[i];
-    switch (type.parts[i]) {
-      case Part::kIp:
-      case Part::kNet:
-        if (!ParseIpPart(p, family, "ip", true, e.ip, e.cidr, e.has_ip_to, e.ip_to, why))
-          return false;
-        e.has_ip = true;
-        break;
-      case Part::kIp2:
-      case Part::kNet2:
-        if (!ParseIpPart(p, family, "ip2", true, e.ip2, e.cidr2, e.has_ip2_to, e.ip2_to, why))
-          return false;
-        e.has_ip2 = true;
-        break;
-      case Part::kProtoPort:
-        if (!ParseProtoPort(p, family, e, why)) return false;
-        break;
-      case Part::kPort:
-        if (!ParsePortRange(p, IPPROTO_TCP, e, why)) return false;
-        break;
-      case Part::kIface: {
-        std::string_view name = p;
-        if (name.substr(0, 8) == "physdev:") {
-          e.physdev = true;
-          name.remove_prefix(8);
-        }
-        if (!ValidIfaceName(name))
-          return Fail(why, "iface", "must be an interface name of 1.." +
-                                        std::to_string(IFNAMSIZ - 1) + " characters, got " +
-                                        Quote(p));
-        e.iface = std::string(name);
-        break;
-      }
-      case Part::kSetName:
-        break;  // handled above
-    }
-  }
-  return true;
-}
-
-// Splits off the next space-separated word; a word starting with '"' runs
-// to the closing quote (comments).
-bool NextWord(std::string_view& rest, std::string_view& word, bool& quoted, ParseFailure& why) {
-  size_t i = 0;
-  while (i < rest.size() && rest[i] == ' ') i++;
-  rest.remove_prefix(i);
-  if (rest.empty()) return false;
-  quoted = rest[0] == '"';
-  if (quoted) {
-    const size_t close = rest.find('"', 1);
-    if (close == std::string_view::npos) {
-      Fail(why, "comment", "has no closing quote");
-      return false;
-    }
-    word = rest.substr(1, close - 1);
-    rest.remove_prefix(close + 1);
-    if (!rest.empty() && rest[0] != ' ') {
-      Fail(why, "comment", "must be followed by a space");
-      return false;
-    }
-    return true;
-  }
-  const size_t sp = rest.find(' ');
-  word = rest.substr(0, sp);
-  rest.remove_prefix(sp == std::string_view::npos ? rest.size() : sp);
-  return true;
-}
-
-bool ParseOption(std::string_view key, std::string_view& rest, const SetType& type,
-                 const OptionSupport& support, Entry& e, ParseFailure& why) {
-  std::string_view value;
-  bool quoted = false;
-  auto need_value = [&](const char* name) {
-    if (!NextWord(rest, value, quoted, why)) {
-      if (why.field.empty()) Fail(why, name, "needs a value");
-      return false;
-    }
-    return true;
-  };
-  auto unsupported = [&](const char* name, const char* needs) {
-    return Fail(why, name, std::string("is not supported by this set: it was created without ") +
-                               needs);
-  };
-  if (key == "timeout") {
-    if (!support.timeout) return unsupported("timeout", "timeout");
-    if (!need_value("timeout")) return false;
-    if (!ParseNumber(value, &e.timeout) || e.timeout > kMaxTimeout)
-      return Fail(why, "timeout", "must be 0.." + std::to_string(kMaxTimeout) + " seconds, got " +
-                                      Quote(value), true);
-    e.has_timeout = true;
-  } else if (key == "nomatch") {
-    if (!type.nomatch) return Fail(why, "nomatch", std::string("is not supported by ") + type.name);
-    e.nomatch = true;
-  } else if (key == "packets" || key == "bytes") {
-    const bool packets = key == "packets";
-    const char* name = packets ? "packets" : "bytes";
-    if (!support.counters) return unsupported(name, "counters");
-    if (!need_value(name)) return false;
-    uint64_t v = 0;
-    if (!ParseNumber(value, &v))
-      return Fail(why, name, "must be a non-negative integer, got " + Quote(value), true);
-    (packets ? e.packets : e.bytes) = v;
-    (packets ? e.has_packets : e.has_bytes) = true;
-  } else if (key == "comment") {
-    if (!support.comment) return unsupported("comment", "comment");
-    if (!need_value("comment")) return false;
-    if (value.size() > IPSET_MAX_COMMENT_SIZE)
-      return Fail(why, "comment", "is at most " + std::to_string(IPSET_MAX_COMMENT_SIZE) + " bytes",
-                  true);
-    if (value.find('"') != std::string_view::npos || value.find('\0') != std::string_view::npos)
-      return Fail(why, "comment", "must not contain '\"' or NUL (ipset cannot print it back)");
-    e.comment = std::string(value);
-    e.has_comment = true;
-  } else if (key == "skbmark") {
-    if (!support.skbinfo) return unsupported("skbmark", "skbinfo");
-    if (!need_value("skbmark")) return false;
-    const size_t slash = value.find('/');
-    e.skbmarkmask = 0xFFFFFFFF;
-    if (!ParseHex(value.substr(0, slash), &e.skbmark) ||
-        (slash != std::string_view::npos && !ParseHex(value.substr(slash + 1), &e.skbmarkmask)))
-      return Fail(why, "skbmark", "must be 0xMARK or 0xMARK/0xMASK (32-bit hex), got " + Quote(value));
-    e.has_skbmark = true;
-  } else if (key == "skbprio") {
-    if (!support.skbinfo) return unsupported("skbprio", "skbinfo");
-    if (!need_value("skbprio")) return false;
-    const size_t colon = value.find(':');
-    uint32_t major = 0, minor = 0;
-    if (colon == std::string_view::npos || !ParseNumber(value.substr(0, colon), &major, 16) ||
-        !ParseNumber(value.substr(colon + 1), &minor, 16) || major > 0xFFFF || minor > 0xFFFF)
-      return Fail(why, "skbprio", "must be MAJOR:MINOR (hex, 16 bits each), got " + Quote(value));
-    e.skbprio = major << 16 | minor;
-    e.has_skbprio = true;
-  } else if (key == "skbqueue") {
-    if (!support.skbinfo) return unsupported("skbqueue", "skbinfo");
-    if (!need_value("skbqueue")) return false;
-    if (!ParseNumber(value, &e.skbqueue))
-      return Fail(why, "skbqueue", "must be 0..65535, got " + Quote(value), true);
-    e.has_skbqueue = true;
-  } else {
-    return Fail(why, "option", "unknown option " + Quote(key));
-  }
+  for (size_t i = 0; i < n; i++)
+    if (!ParsePart(parts[i], type.parts[i], type, family, e, why)) return false;
   return true;
 }
 
@@ -350,19 +270,14 @@ bool ParseOption(std::string_view key, std::string_view& rest, const SetType& ty
 bool ParseEntry(std::string_view text, const SetType& type, uint8_t family,
                 const OptionSupport& support, Entry& out, ParseFailure& why) {
   out = Entry{};
+  why = ParseFailure{};
   std::string_view rest = text;
   while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
   while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\r')) rest.remove_suffix(1);
   const size_t sp = rest.find(' ');
   if (!ParseElement(rest.substr(0, sp), type, family, out, why)) return false;
   rest.remove_prefix(sp == std::string_view::npos ? rest.size() : sp);
-  std::string_view key;
-  bool quoted = false;
-  while (NextWord(rest, key, quoted, why)) {
-    if (quoted) return Fail(why, "option", "expected an option name, got a quoted string");
-    if (!ParseOption(key, rest, type, support, out, why)) return false;
-  }
-  return why.field.empty();
+  return ParseOptions(rest, type, support, out, why);
 }
 
 bool ParseEntries(std::string_view text, const SetType& type, uint8_t family,

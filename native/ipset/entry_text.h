@@ -12,15 +12,22 @@
 
 namespace ipset {
 
-// Which per-element options the set accepts (from its header). A set whose
-// header is unknown accepts all, and the kernel judges.
+// Which per-element options the set and the command take. The set's
+// extensions come from its header; a set whose header is unknown takes all
+// of them, and the kernel judges. The command limits the options as the
+// tool does: add takes every option, del only list:set's before/after, test
+// also nomatch.
 struct OptionSupport {
   bool timeout = true, counters = true, comment = true, skbinfo = true;
+  uint8_t cmd = IPSET_CMD_ADD;
+  // The set's revision, for options newer revisions brought (nomatch,
+  // wildcard); kNever when unknown.
+  uint8_t revision = kNever;
 };
 
 // What was wrong with an entry: the field ("ip", "port", "timeout", ...),
-// why, and whether it is a range problem (RangeError) or a form problem
-// (TypeError).
+// why (a phrase completing "FIELD ..."), and whether it is a range problem
+// (RangeError) or a form problem (TypeError).
 struct ParseFailure {
   std::string field;
   std::string message;
@@ -38,7 +45,8 @@ bool ParseEntries(std::string_view text, const SetType& type, uint8_t family,
                   ParseFailure& why);
 
 // The element and its options, exactly as `ipset save` prints them after
-// "add NAME ". Options print only when the kernel reported them.
+// "add NAME ". Options print only when the kernel reported them (list:set's
+// before/after never are: they place a member, they are not stored).
 void FormatEntry(const Entry& e, const SetType& type, uint8_t family, std::string& out);
 
 }  // namespace ipset

@@ -58,10 +58,12 @@ ErrorMeaning Generic(int err, uint8_t cmd) {
       return {NAMED(IPSET_ERR_COMMENT),
               "comments cannot be used: the set was created without comment support"};
     case IPSET_ERR_INVALID_MARKMASK:
-      return {NAMED(IPSET_ERR_INVALID_MARKMASK), "the markmask is invalid"};
+      return {NAMED(IPSET_ERR_INVALID_MARKMASK), "the markmask is invalid (it must not be 0)"};
     case IPSET_ERR_SKBINFO:
       return {NAMED(IPSET_ERR_SKBINFO),
               "skbinfo options cannot be used: the set was created without skbinfo"};
+    case IPSET_ERR_BITMASK_NETMASK_EXCL:
+      return {NAMED(IPSET_ERR_BITMASK_NETMASK_EXCL), "netmask and bitmask exclude each other"};
     default:
       return {"IPSET_ERR_" + std::to_string(err), "ipset error " + std::to_string(err)};
   }
@@ -132,6 +134,10 @@ ErrorMeaning Plain(int err, uint8_t cmd) {
       break;
     case ERANGE:
       m.message = "a value is out of range (timeout too large, or a range too large to add)";
+      break;
+    case EOPNOTSUPP:
+      if (cmd == IPSET_CMD_CREATE)
+        m.message = "the kernel's revision of this set type lacks an option given";
       break;
     default:
       break;

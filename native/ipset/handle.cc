@@ -65,6 +65,7 @@ Napi::Object Constants(Napi::Env env) {
   IPSET_CONST(IPSET_ERR_HASH_FULL);
   IPSET_CONST(IPSET_ERR_BITMAP_RANGE);
   IPSET_CONST(IPSET_ERR_LIST_FULL);
+  IPSET_CONST(IPSET_ERR_FIND_TYPE);
   IPSET_CONST(NFPROTO_IPV4);
   IPSET_CONST(NFPROTO_IPV6);
 #undef IPSET_CONST
@@ -159,7 +160,9 @@ ElementsOp ParseElements(const Napi::CallbackInfo& info, const char* what) {
   op.family = FamilyFromJs(o, "family", *op.type);
   op.exist = GetBool(o, "exist");
   op.single = GetBool(o, "single");
-  const OptionSupport support = OptionSupportFromJs(o, "support");
+  OptionSupport support = OptionSupportFromJs(o, "support");
+  support.cmd = op.cmd;
+  const std::string context = GetString(o, "context", "context", 1024);
   if (!Has(o, "entries") || !o.Get("entries").IsString())
     throw Napi::TypeError::New(env, "entries must be a string of entries separated by newlines");
   const std::string text = o.Get("entries").As<Napi::String>().Utf8Value();
@@ -168,12 +171,12 @@ ElementsOp ParseElements(const Napi::CallbackInfo& info, const char* what) {
   if (op.single) {
     op.entries.resize(1);
     if (!ParseEntry(text, *op.type, op.family, support, op.entries[0], why))
-      ThrowEntryError(env, 0, text, why);
+      ThrowEntryError(env, 0, text, why, context);
   } else if (!ParseEntries(text, *op.type, op.family, support, op.entries, index, why)) {
     size_t start = 0;
     for (size_t i = 0; i < index; i++) start = text.find('\n', start) + 1;
     const size_t end = text.find('\n', start);
-    ThrowEntryError(env, index, std::string_view(text).substr(start, end == std::string::npos ? std::string::npos : end - start), why);
+    ThrowEntryError(env, index, std::string_view(text).substr(start, end == std::string::npos ? std::string::npos : end - start), why, context);
   }
   if (op.cmd == IPSET_CMD_TEST && !op.single)
     throw Napi::TypeError::New(env, "test takes a single entry");

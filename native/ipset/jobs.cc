@@ -5,6 +5,7 @@
 #include "bulk.h"
 #include "errors.h"
 #include "js_bridge.h"
+#include "set_types.h"
 
 namespace ipset {
 
@@ -132,6 +133,14 @@ class CommandJob : public addon::Job {
           verdict_.error = kernel_error;
           return;
         }
+        revision_ = revision;
+        // An option this revision lacks would be ignored by the kernel
+        // without a word: refuse it, sending nothing.
+        too_new_ = FirstTooNew(*op_.create.type, op_.create.options, revision);
+        if (too_new_ != Option::kCount) {
+          verdict_.error = EOPNOTSUPP;
+          return;
+        }
         request = EncodeCreate(op_.create, revision, protocol, op_.exist);
         break;
       }
@@ -146,14 +155,25 @@ class CommandJob : public addon::Job {
     verdict_ = RunOne(*s_.channel, std::move(request), false, false, &status);
   }
 
+  // Create adds the revision it chose (or would have) and, when that
+  // revision lacks an option given, the option and the revision it needs.
   Napi::Value Result(Napi::Env env) override {
-    return VerdictToJs(env, verdict_, op_.cmd, op_.cmd == IPSET_CMD_CREATE ? op_.create.type : nullptr);
+    const SetType* type = op_.cmd == IPSET_CMD_CREATE ? op_.create.type : nullptr;
+    Napi::Object o = VerdictToJs(env, verdict_, op_.cmd, type);
+    if (revision_ >= 0) o.Set("revision", revision_);
+    if (type && too_new_ != Option::kCount) {
+      o.Set("option", OptionName(too_new_));
+      o.Set("needs", type->Since(too_new_));
+    }
+    return o;
   }
 
  private:
   Shared s_;
   CommandOp op_;
   Verdict verdict_;
+  int revision_ = -1;
+  Option too_new_ = Option::kCount;
 };
 
 class ListJob : public addon::Job {

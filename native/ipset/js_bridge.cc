@@ -32,7 +32,8 @@ bool ParseV4(std::string_view s, nf_inet_addr& out) {
   return inet_pton(AF_INET, buf, &out.ip) == 1;
 }
 
-// bitmap:ip "FROM-TO" or "NET/CIDR"; bitmap:port "FROM-TO".
+// bitmap:ip / bitmap:ip,mac "FROM-TO" or "NET/CIDR" (/0 included: the
+// kernel takes any prefix shorter than a host); bitmap:port "FROM-TO".
 void RangeFromJs(const Napi::Object& o, CreateSpec& s) {
   Napi::Env env = o.Env();
   const bool is_port = s.type->parts[0] == Part::kPort;
@@ -56,8 +57,9 @@ void RangeFromJs(const Napi::Object& o, CreateSpec& s) {
   if (slash != std::string::npos) {
     uint32_t cidr = 0;
     if (!ParseV4(std::string_view(r).substr(0, slash), s.range_from) ||
-        !ParseU32(std::string_view(r).substr(slash + 1), &cidr) || cidr < 1 || cidr > 32)
-      throw Napi::RangeError::New(env, "range must be FROM-TO or NET/CIDR (IPv4), got '" + r + "'");
+        !ParseU32(std::string_view(r).substr(slash + 1), &cidr) || cidr > 31)
+      throw Napi::RangeError::New(env, "range must be FROM-TO or NET/CIDR (IPv4, CIDR 0..31), got '" + r + "'");
+    s.has_range_cidr = true;
     s.range_cidr = static_cast<uint8_t>(cidr);
     return;
   }
@@ -110,22 +112,30 @@ CreateSpec CreateSpecFromJs(const Napi::Object& o) {
   s.name = SetNameFromJs(o, "name", "name");
   s.type = &SetTypeFromJs(o, "type");
   s.family = FamilyFromJs(o, "family", *s.type);
-  const Kind kind = s.type->kind;
-  auto only = [&](const char* key, bool allowed, const char* which) {
+  const SetType& t = *s.type;
+  auto only = [&](const char* key, bool allowed, const std::string& which) {
     if (Has(o, key) && !allowed)
       throw Napi::TypeError::New(env, std::string(key) + " applies to " + which + " sets only, not " +
-                                          s.type->name);
+                                          t.name);
   };
-  only("hashSize", kind == Kind::kHash, "hash:*");
-  only("maxElem", kind == Kind::kHash, "hash:*");
-  only("forceadd", kind == Kind::kHash, "hash:*");
-  only("bucketSize", kind == Kind::kHash, "hash:*");
-  only("initval", kind == Kind::kHash, "hash:*");
-  only("range", kind == Kind::kBitmap, "bitmap:*");
-  only("size", kind == Kind::kList, "list:set");
-  only("netmask", std::strcmp(s.type->name, "hash:ip") == 0 ||
-                      std::strcmp(s.type->name, "bitmap:ip") == 0,
-       "hash:ip and bitmap:ip");
+  // An option the type takes at some revision: noted, so the job can check
+  // it against the revision the kernel has.
+  auto option = [&](const char* key, Option opt) {
+    only(key, t.Takes(opt), TypesTaking(opt));
+    if (Has(o, key)) s.options |= 1u << static_cast<unsigned>(opt);
+  };
+  only("hashSize", t.kind == Kind::kHash, "hash:*");
+  only("maxElem", t.kind == Kind::kHash, "hash:*");
+  only("range", t.kind == Kind::kBitmap, "bitmap:*");
+  only("size", t.kind == Kind::kList, "list:set");
+  option("bucketSize", Option::kBucketsize);
+  option("initval", Option::kBucketsize);
+  option("netmask", Option::kNetmask);
+  option("bitmask", Option::kBitmask);
+  option("markmask", Option::kMarkmask);
+  if (Has(o, "netmask") && Has(o, "bitmask"))
+    throw Napi::TypeError::New(env, "netmask and bitmask exclude each other: give one");
+  const uint32_t host = s.family == NFPROTO_IPV6 ? 128 : 32;
   if (Has(o, "hashSize")) {
     s.has_hashsize = true;
     s.hashsize = GetUint(o, "hashSize", "hashSize", 0xFFFFFFFF);
@@ -144,9 +154,17 @@ CreateSpec CreateSpecFromJs(const Napi::Object& o) {
   }
   if (Has(o, "netmask")) {
     s.has_netmask = true;
-    const uint32_t host = s.family == NFPROTO_IPV6 ? 128 : 32;
     s.netmask = static_cast<uint8_t>(GetUint(o, "netmask", "netmask", host));
     if (s.netmask == 0) throw Napi::RangeError::New(env, "netmask must be 1.." + std::to_string(host));
+  }
+  if (Has(o, "bitmask")) {
+    s.has_bitmask = true;
+    addon::GetAddress(o, "bitmask", "bitmask", s.family == NFPROTO_IPV6 ? AF_INET6 : AF_INET, s.bitmask);
+  }
+  if (Has(o, "markmask")) {
+    s.has_markmask = true;
+    s.markmask = GetUint(o, "markmask", "markmask", 0xFFFFFFFF);
+    if (s.markmask == 0) throw Napi::RangeError::New(env, "markmask must not be 0");
   }
   if (Has(o, "bucketSize")) {
     s.has_bucketsize = true;
@@ -157,11 +175,18 @@ CreateSpec CreateSpecFromJs(const Napi::Object& o) {
     s.has_initval = true;
     s.initval = GetUint(o, "initval", "initval", 0xFFFFFFFF);
   }
-  if (GetBool(o, "forceadd")) s.cadt_flags |= IPSET_FLAG_WITH_FORCEADD;
-  if (GetBool(o, "counters")) s.cadt_flags |= IPSET_FLAG_WITH_COUNTERS;
-  if (GetBool(o, "comment")) s.cadt_flags |= IPSET_FLAG_WITH_COMMENT;
-  if (GetBool(o, "skbinfo")) s.cadt_flags |= IPSET_FLAG_WITH_SKBINFO;
-  if (kind == Kind::kBitmap) RangeFromJs(o, s);
+  // Flags: noted when set (false is the kernel's default at any revision).
+  auto flag = [&](const char* key, Option opt, uint32_t bit) {
+    if (!GetBool(o, key)) return;
+    only(key, t.Takes(opt), TypesTaking(opt));
+    s.cadt_flags |= bit;
+    s.options |= 1u << static_cast<unsigned>(opt);
+  };
+  flag("forceadd", Option::kForceadd, IPSET_FLAG_WITH_FORCEADD);
+  flag("counters", Option::kCounters, IPSET_FLAG_WITH_COUNTERS);
+  flag("comment", Option::kComment, IPSET_FLAG_WITH_COMMENT);
+  flag("skbinfo", Option::kSkbinfo, IPSET_FLAG_WITH_SKBINFO);
+  if (t.kind == Kind::kBitmap) RangeFromJs(o, s);
   return s;
 }
 
@@ -173,6 +198,7 @@ OptionSupport OptionSupportFromJs(const Napi::Object& o, const char* key) {
   s.counters = GetBool(x, "counters", true);
   s.comment = GetBool(x, "comment", true);
   s.skbinfo = GetBool(x, "skbinfo", true);
+  s.revision = static_cast<uint8_t>(GetUint(x, "revision", "revision", kNever, kNever));
   return s;
 }
 
@@ -190,6 +216,9 @@ Napi::Object HeaderToJs(Napi::Env env, const Header& h) {
   SetIf(o, "size", h.has_size, h.size);
   SetIf(o, "bucketSize", h.has_bucketsize, h.bucketsize);
   if (h.has_initval) o.Set("initval", h.initval);
+  if (h.has_markmask) o.Set("markmask", h.markmask);
+  if (h.has_bitmask)
+    o.Set("bitmask", addon::FormatAddress(h.family == NFPROTO_IPV6 ? AF_INET6 : AF_INET, &h.bitmask));
   if (h.has_range) {
     const SetType* t = FindSetType(h.type);
     if (t && t->parts[0] == Part::kPort) {
@@ -219,13 +248,17 @@ Napi::Object ListedSetToJs(Napi::Env env, ListedSet& s) {
   return o;
 }
 
-void ThrowEntryError(Napi::Env env, size_t index, std::string_view text, const ParseFailure& why) {
+void ThrowEntryError(Napi::Env env, size_t index, std::string_view text, const ParseFailure& why,
+                     const std::string& context) {
   std::string shown(text.substr(0, 120));
   const std::string msg = "entry " + std::to_string(index) + " ('" + shown + "'): " + why.field +
-                          " " + why.message;
+                          " " + why.message + (context.empty() ? "" : " (" + context + ")");
   Napi::Error e = why.range ? static_cast<Napi::Error>(Napi::RangeError::New(env, msg))
                             : static_cast<Napi::Error>(Napi::TypeError::New(env, msg));
+  // The parts, and the code by the library's rule (lib/util/check.ts).
+  e.Set("code", why.range ? "ERR_OUT_OF_RANGE" : "ERR_INVALID_ARG_VALUE");
   e.Set("index", Napi::Number::New(env, static_cast<double>(index)));
+  e.Set("entry", Napi::String::New(env, shown));
   e.Set("field", Napi::String::New(env, why.field));
   throw e;
 }

@@ -28,8 +28,10 @@ OptionSupport OptionSupportFromJs(const Napi::Object& o, const char* key);
 Napi::Object HeaderToJs(Napi::Env env, const Header& h);
 Napi::Object ListedSetToJs(Napi::Env env, ListedSet& s);
 
-// Throws the TypeError/RangeError for a bad entry at `index`.
+// Throws the TypeError/RangeError for a bad entry at `index`, with its
+// parts (index, entry, field, code) as properties; `context`, when not
+// empty, says what the entry was parsed against and ends the message.
 [[noreturn]] void ThrowEntryError(Napi::Env env, size_t index, std::string_view text,
-                                  const ParseFailure& why);
+                                  const ParseFailure& why, const std::string& context = "");
 
 }  // namespace ipset

@@ -33,12 +33,15 @@ void AsSent(nl::Bytes& b, bool dump) {
   std::memcpy(b.data(), &h, sizeof h);
 }
 
-std::vector<Entry> EntriesFromJs(const Napi::Object& o, const SetType& type, uint8_t family) {
+std::vector<Entry> EntriesFromJs(const Napi::Object& o, const SetType& type, uint8_t family,
+                                 uint8_t cmd = IPSET_CMD_ADD) {
   const std::string text = GetString(o, "entries", "entries", 64 << 20);
   std::vector<Entry> out;
   size_t index = 0;
   ParseFailure why;
-  if (!ParseEntries(text, type, family, OptionSupport{}, out, index, why))
+  OptionSupport support;
+  support.cmd = cmd;
+  if (!ParseEntries(text, type, family, support, out, index, why))
     ThrowEntryError(o.Env(), index, "", why);
   return out;
 }
@@ -80,10 +83,10 @@ Napi::Value Encode(const Napi::CallbackInfo& info) {
   } else if (cmd == "add" || cmd == "del" || cmd == "test" || cmd == "addMany" || cmd == "delMany") {
     const SetType& type = SetTypeFromJs(o, "type");
     const uint8_t family = FamilyFromJs(o, "family", type);
-    const std::vector<Entry> entries = EntriesFromJs(o, type, family);
     const uint8_t c = cmd == "add" || cmd == "addMany" ? IPSET_CMD_ADD
                       : cmd == "test"                   ? IPSET_CMD_TEST
                                                         : IPSET_CMD_DEL;
+    const std::vector<Entry> entries = EntriesFromJs(o, type, family, c);
     if (cmd == "addMany" || cmd == "delMany") {
       const size_t max = GetUint(o, "maxBytes", "maxBytes", 1 << 20, kMaxBulkBytes);
       for (size_t from = 0; from < entries.size();) {

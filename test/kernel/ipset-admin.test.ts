@@ -3,7 +3,7 @@
 // membership, concurrent callers and close().
 import t from 'tap';
 
-import { Ipset } from '../../lib/ipset/index.js';
+import { Ipset, IpsetError } from '../../lib/ipset/index.js';
 import { NetlinkError } from '../../lib/netlink/errors.js';
 import { freshNetns } from '../support/netns.js';
 
@@ -42,7 +42,9 @@ t.test('errors', async (t) => {
   await t.rejects(ipset.list('missing'), { code: 'ENOENT', errno: 2, message: /does not exist/ });
   await t.rejects(ipset.add('missing', '10.0.0.1'), { code: 'ENOENT' });
   await t.rejects(ipset.destroy('missing'), { code: 'ENOENT' });
-  await t.rejects(ipset.header('missing'), NetlinkError);
+  const missing: unknown = await ipset.header('missing').catch((e: unknown) => e);
+  t.ok(missing instanceof IpsetError && missing instanceof NetlinkError, 'an IpsetError, which is a NetlinkError');
+  t.match(missing, { code: 'ENOENT', set: 'missing', meaning: 'the set does not exist' });
   await ipset.create('a', 'hash:ip');
   await ipset.create('b', 'hash:net');
   await t.rejects(ipset.rename('a', 'b'), { code: 'IPSET_ERR_EXIST_SETNAME2', message: /new name already exists/ });
@@ -64,7 +66,7 @@ t.test('errors', async (t) => {
   };
   await refused(() => ipset.create('', 'hash:ip'), TypeError);
   await refused(() => ipset.create('x'.repeat(32), 'hash:ip'), RangeError);
-  await refused(() => ipset.create('c', 'hash:mac' as never), TypeError);
+  await refused(() => ipset.create('c', 'hash:foo' as never), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
   await refused(() => ipset.create('c', 'hash:ip', { range: '1-2' }), { name: 'TypeError', message: /range applies to bitmap/ });
   await refused(() => ipset.create('c', 'bitmap:port'), { name: 'TypeError', message: /range is required/ });
   await refused(() => ipset.add('a', '10.0.0.1', { timeout: 5 }), { name: 'TypeError', message: /timeout/ });

@@ -76,7 +76,7 @@ t.test('the 5,000th entry is refused: every other entry is applied', async (t) =
   t.same(e.failures, [{ index: 4999, entry: '192.168.0.1,tcp:80', errno: 4103, code: 'IPSET_ERR_EXIST', message: 'the element is already in the set' }]);
   t.same(e.skipped, [], 'nothing was skipped');
   t.same(e.unconfirmed, []);
-  t.equal(e.message, 'addMany s: entry 4999 (192.168.0.1,tcp:80) was refused: the element is already in the set [IPSET_ERR_EXIST]; 9999 of 10000 entries were applied');
+  t.equal(e.message, 'addMany s failed: IPSET_ERR_EXIST: entry 4999 (192.168.0.1,tcp:80) was refused: the element is already in the set; 9999 of 10000 entries were applied');
   const expected = ['192.168.0.1,tcp:80', ...entries.filter((_, i) => i !== 4999)].sort();
   t.same(await saved(ns, 's'), expected, 'ipset save: the entry before it, every entry after it, nothing lost');
   t.ok(sent >= 2, `the rest of the refused message was sent again (${sent} messages)`);
@@ -97,7 +97,7 @@ t.test('several refused entries in several messages: each reported, in order', a
   t.ok(e.failures.every((f) => f.code === 'IPSET_ERR_EXIST' && f.entry === entries[f.index]));
   t.equal(e.applied, entries.length - refused.length);
   t.same(e.skipped, []);
-  t.match(e.message, /^addMany s: 7 entries were refused, the first being entry 0 \(10\.0\.0\.0\): the element is already in the set \[IPSET_ERR_EXIST\]; 19993 of 20000 entries were applied; every refused entry is in \.failures$/);
+  t.match(e.message, /^addMany s failed: IPSET_ERR_EXIST: 7 entries were refused, the first being entry 0 \(10\.0\.0\.0\): the element is already in the set; 19993 of 20000 entries were applied; every refused entry is in \.failures$/);
   t.same(await saved(ns, 's'), [...entries].sort(), 'the set holds every entry');
   // delMany of absent entries: the same reporting, the others are deleted.
   const del = await rejection(ipset.delMany('s', [entries[7], '172.16.0.1', entries[8], '172.16.0.2', entries[9]]));
@@ -117,7 +117,7 @@ t.test('a set that reaches maxelem: the load stops, skipped says what was never 
   t.ok(e.failures.length >= 1 && e.failures.every((f) => f.code === 'IPSET_ERR_HASH_FULL'), `${e.failures.length} refusal(s), all HASH_FULL`);
   t.ok(e.skipped.length > 0, `${e.skipped.length} entries never attempted`);
   t.equal(e.applied + e.failures.length + e.skipped.length, entries.length, 'every entry is accounted for');
-  t.match(e.message, /^addMany small: \d+ entries were refused, the first being entry 1000 \(10\.0\.3\.232\): the set is full: maxelem is reached \[IPSET_ERR_HASH_FULL\]; 1000 of 6000 entries were applied; \d+ entries were never attempted: sending stopped because nothing more can go in \(see \.skipped\); every refused entry is in \.failures$/);
+  t.match(e.message, /^addMany small failed: IPSET_ERR_HASH_FULL: \d+ entries were refused, the first being entry 1000 \(10\.0\.3\.232\): the set is full: maxelem is reached; 1000 of 6000 entries were applied; \d+ entries were never attempted: sending stopped because nothing more can go in \(see \.skipped\); every refused entry is in \.failures$/);
   t.equal(await count(ns, 'small'), e.applied, 'the kernel holds exactly `applied` entries');
   const notIn = new Set([...e.skipped, ...e.failures.map((f) => f.index)]);
   t.same(await saved(ns, 'small'), entries.filter((_, i) => !notIn.has(i)).sort(), 'exactly the entries neither refused nor skipped');
@@ -151,7 +151,7 @@ t.test('a set that vanishes: the request fails as a whole, every entry skipped',
   await ns.exec('ipset', ['destroy', 's']);
   const e = await rejection(ipset.addMany('s', ['10.0.0.2', '10.0.0.3', '10.0.0.4']));
   t.match(e, { code: 'ENOENT', errno: 2, index: -1, entry: undefined, applied: 0, failures: [], skipped: [0, 1, 2] });
-  t.equal(e.message, 'addMany s: the request was refused: the set does not exist [ENOENT]; 0 of 3 entries were applied; 3 entries were never attempted: sending stopped because nothing more can go in (see .skipped)');
+  t.equal(e.message, 'addMany s failed: ENOENT: the request was refused: the set does not exist; 0 of 3 entries were applied; 3 entries were never attempted: sending stopped because nothing more can go in (see .skipped)');
   // A set that is missing from the start: the same shape, nothing sent.
   const before = ipset.counters().messagesSent;
   const missing = await rejection(ipset.delMany('nope', ['10.0.0.1']));
@@ -186,7 +186,7 @@ t.test('bad entries throw before anything is sent', async (t) => {
   await refused(() => ipset.addMany('s', ['10.0.0.1,tcp:80', '10.0.0.2,tcp:99999']), { name: 'RangeError', message: /entry 1 .*port/ });
   await refused(() => ipset.addMany('s', ['10.0.0.1,tcp:80 timeout 5']), { name: 'TypeError', message: /without timeout/ });
   await refused(() => ipset.addMany('s', ['10.0.0.1']), { name: 'TypeError', message: /entry 0/ });
-  await refused(() => ipset.delMany('s', ['10.0.0.1,tcp:80', 42 as never]), { name: 'TypeError', message: /entry 1 must be a string or an object/ });
+  await refused(() => ipset.delMany('s', ['10.0.0.1,tcp:80', 42 as never]), { name: 'TypeError', message: /entries\[1\] must be a string or an object/ });
   await refused(() => ipset.addMany('s', 'x' as never), { name: 'TypeError', message: /entries must be an array/ });
   await refused(() => ipset.addMany('s', [], { exist: 1 } as never), { name: 'TypeError', message: /exist must be a boolean/ });
   t.same(await saved(ns, 's'), ['10.0.0.9,tcp:80'], 'nothing was added');

@@ -7,25 +7,10 @@
 import t from 'tap';
 
 import { Ipset, type AddOptions, type Entry } from '../../lib/ipset/index.js';
-import { freshNetns, type Netns } from '../support/netns.js';
+import { sameLines, toolEntries } from '../support/ipset-tool.js';
+import { freshNetns } from '../support/netns.js';
 
-/** "add NAME ..." lines of `ipset save NAME`, without "add NAME ", sorted. */
-async function saved(ns: Netns, set: string): Promise<string[]> {
-  const out = await ns.exec('ipset', ['save', set]);
-  return out.split('\n').filter((l) => l.startsWith(`add ${set} `)).map((l) => l.slice(`add ${set} `.length)).sort();
-}
-
-/** Lines equal with remaining timeouts within 10 s of each other (they tick between two reads; the sandbox is slow). */
-function sameLines(t: Tap, ours: string[], theirs: string[], what: string) {
-  const key = (l: string) => l.replace(/ timeout \d+/, ' timeout ~');
-  t.same(ours.map(key), theirs.map(key), what);
-  ours.forEach((l, i) => {
-    const a = / timeout (\d+)/.exec(l);
-    const b = / timeout (\d+)/.exec(theirs[i] ?? '');
-    if (a && b && Math.abs(Number(a[1]) - Number(b[1])) > 10) t.fail(`timeouts differ: ${l} / ${theirs[i]}`);
-  });
-}
-type Tap = Parameters<Parameters<typeof t.test>[1] & ((t: never) => unknown)>[0] & typeof t;
+const saved = toolEntries;
 
 async function setup(t: { teardown(fn: () => unknown): void }) {
   const ns = await freshNetns(t, 'ipset');

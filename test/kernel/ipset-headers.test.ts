@@ -14,7 +14,8 @@
 // Runs on the host kernel and in the 6.1 sandbox.
 import t from 'tap';
 
-import { Ipset, type CreateOptions, type SetHeader, type SetType } from '../../lib/ipset/index.js';
+import type { CreateOptions, SetHeader, SetType } from '../../lib/ipset/index.js';
+import { fieldsOf, openIpset, toolHeader, toolSave } from '../support/ipset-tool.js';
 import { freshNetns, type Netns } from '../support/netns.js';
 
 interface Case {
@@ -82,51 +83,10 @@ const maskInitval = (line: string) => line.replace(/ initval 0x[0-9a-f]{8}/, ' i
 
 /** `ipset save`'s create lines, by set name, after "create NAME ". */
 async function createLines(ns: Netns): Promise<Map<string, string>> {
-  const out = await ns.exec('ipset', ['save']);
-  const lines = new Map<string, string>();
-  for (const l of out.split('\n')) {
-    const m = /^create (\S+) (.*)$/.exec(l);
-    if (m) lines.set(m[1], m[2]);
-  }
-  return lines;
+  return (await toolSave(ns)).creates;
 }
 
-/** A create line as the header fields it stands for. */
-function fieldsOf(line: string): Partial<SetHeader> {
-  const [type, ...words] = line.split(' ');
-  const h: Record<string, unknown> = { type, counters: false, comment: false, skbinfo: false };
-  const numbers: Record<string, string> = { hashsize: 'hashSize', maxelem: 'maxElem', netmask: 'netmask', timeout: 'timeout', bucketsize: 'bucketSize', size: 'size' };
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i];
-    if (w === 'counters' || w === 'comment' || w === 'skbinfo' || w === 'forceadd') h[w] = true;
-    else if (w === 'family') h.family = words[++i];
-    else if (w === 'range') h.range = words[++i];
-    else if (w === 'initval') h.initval = Number.parseInt(words[++i], 16);
-    else if (numbers[w]) h[numbers[w]] = Number(words[++i]);
-    else throw new Error(`unexpected word '${w}' in '${line}'`);
-  }
-  return h as Partial<SetHeader>;
-}
-
-/** `ipset list -t NAME`: its Revision, Header, Size in memory, References, Number of entries. */
-async function toolHeader(ns: Netns, name: string) {
-  const out = await ns.exec('ipset', ['list', '-t', name]);
-  const field = (label: string) => new RegExp(`^${label}: ?(.*)$`, 'm').exec(out)![1];
-  return {
-    type: field('Type'),
-    revision: Number(field('Revision')),
-    header: field('Header'),
-    memSize: Number(field('Size in memory')),
-    references: Number(field('References')),
-    elements: Number(field('Number of entries')),
-  };
-}
-
-async function open(t: { teardown(fn: () => unknown): void }, ns: Netns): Promise<Ipset> {
-  const ipset = await Ipset.open({ netns: ns.path });
-  t.teardown(() => ipset.close());
-  return ipset;
-}
+const open = openIpset;
 
 t.test('what create() writes, ipset save prints exactly, as for the same ipset create', async (t) => {
   const ours = await freshNetns(t, 'ipset');

@@ -8,6 +8,7 @@
 import t from 'tap';
 
 import { Ipset, type CreateOptions, type SetType } from '../../lib/ipset/index.js';
+import { listedLines, sameLines, toolSave } from '../support/ipset-tool.js';
 import { freshNetns, type Netns } from '../support/netns.js';
 
 interface Case {
@@ -95,27 +96,8 @@ const cases: Case[] = [
 
 /** "add NAME ENTRY" lines of `ipset save`, as "NAME ENTRY", sorted. */
 async function saved(ns: Netns): Promise<string[]> {
-  const out = await ns.exec('ipset', ['save']);
-  return out.split('\n').filter((l) => l.startsWith('add ')).map((l) => l.slice(4)).sort();
+  return (await toolSave(ns)).adds.sort();
 }
-
-async function listed(ipset: Ipset, names: string[]): Promise<string[]> {
-  const lines: string[] = [];
-  for (const n of names) for (const e of (await ipset.list(n)).entries) lines.push(`${n} ${e}`);
-  return lines.sort();
-}
-
-/** Compares line lists, allowing remaining timeouts to differ by 2 s. */
-function sameLines(t: Tap, ours: string[], theirs: string[], what: string) {
-  const key = (l: string) => l.replace(/ timeout \d+/, ' timeout ~');
-  t.same(ours.map(key), theirs.map(key), what);
-  for (let i = 0; i < Math.min(ours.length, theirs.length); i++) {
-    const a = / timeout (\d+)/.exec(ours[i]);
-    const b = / timeout (\d+)/.exec(theirs[i]);
-    if (a && b && Math.abs(Number(a[1]) - Number(b[1])) > 2) t.fail(`timeouts differ: ${ours[i]} / ${theirs[i]}`);
-  }
-}
-type Tap = Parameters<Parameters<typeof t.test>[1] & ((t: never) => unknown)>[0] & typeof t;
 
 for (const c of cases) {
   t.test(c.title, async (t) => {
@@ -129,7 +111,7 @@ for (const c of cases) {
       if (s.entries.length) t.equal(await ours.addMany(s.name, s.entries), s.entries.length, `${s.name}: all applied`);
     }
     const savedByTool = await saved(ns1);
-    sameLines(t, await listed(ours, names), savedByTool, 'our list() = ipset save, after we wrote');
+    sameLines(t, await listedLines(ours, names), savedByTool, 'our list() = ipset save, after we wrote', 2);
     t.equal(savedByTool.length, c.sets.reduce((n, s) => n + s.entries.length, 0), 'every entry is there');
 
     // The tool writes; the library reads.
@@ -139,8 +121,8 @@ for (const c of cases) {
     const reader = await Ipset.open({ netns: ns2.path });
     t.teardown(() => reader.close());
     const restored = await saved(ns2);
-    sameLines(t, await listed(reader, names), restored, 'our list() = ipset save, after ipset restore wrote');
-    sameLines(t, restored, savedByTool, 'the same entries whichever wrote them');
+    sameLines(t, await listedLines(reader, names), restored, 'our list() = ipset save, after ipset restore wrote', 2);
+    sameLines(t, restored, savedByTool, 'the same entries whichever wrote them', 2);
     for (const s of c.sets) {
       const h = await reader.header(s.name);
       t.equal(h.type, s.type, `${s.name}: header type`);

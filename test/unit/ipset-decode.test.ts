@@ -76,6 +76,26 @@ t.test('header fields', async (t) => {
   t.match(byName.get('j'), { type: 'list:set', size: 8, entries: ['h', 'i'] });
 });
 
+t.test('types and options a kernel may lack, as the tool printed them where it had them', async (t) => {
+  // Sets of every newer type (the sandbox kernel has them all).
+  const fx = load('ipset-6.1/list-new-types.json');
+  const sets = native.ipsetDecodeList(dumpMessages(fx)) as DecodedSet[];
+  const ours = sets.flatMap((s) => s.entries.map((e) => `add ${s.name} ${e}`));
+  const theirs = fx.stdout!.split('\n').filter((l) => l.startsWith('add '));
+  t.same(ours.sort(), theirs.sort(), `${theirs.length} entries: MACs, marks, nets, /0, wildcard`);
+  const byName = new Map(sets.map((s) => [s.name, s]));
+  t.match(byName.get('c'), { type: 'hash:ip,mark', family: 'inet', markmask: 0xff00 });
+  t.match(fx.stdout, /create c hash:ip,mark family inet markmask 0x0000ff00 /);
+  t.match(byName.get('f'), { type: 'bitmap:ip,mac', range: '10.0.0.0-10.0.0.255', counters: true });
+  t.same(byName.get('j')?.entries, ['a', 'c', 'b'], 'list:set members in the order the kernel keeps (c went in before b)');
+  // bitmask (the host kernel has it): the header carries it, as `list -t` prints it.
+  const bm = load('ipset/list-header-bitmask.json');
+  const [h] = native.ipsetDecodeList(dumpMessages(bm)) as DecodedSet[];
+  t.match(h, { type: 'hash:ip', bitmask: '255.255.0.255', revision: 6 });
+  t.equal(h.netmask, undefined, 'no netmask: the kernel reports one or the other');
+  t.match(bm.stdout, /Header: family inet .*bitmask 255\.255\.0\.255 /);
+});
+
 t.test('a set spread over many messages is merged into one', async (t) => {
   const fx = load('ipset-save/large.json');
   const msgs = dumpMessages(fx);

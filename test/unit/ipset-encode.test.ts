@@ -67,6 +67,16 @@ function typeRevision(fx: Fixture): number {
   throw new Error('no TYPE reply in fixture');
 }
 
+/** Element ops on set s: [cmd, fixture, type, entries, family?]. */
+function elementCases(list: Array<[string, string, string, string, string?]>): Record<string, object> {
+  return Object.fromEntries(list.map(([cmd, fixture, type, entries, family]) => [fixture, { cmd, name: 's', type, entries, ...(family ? { family } : {}) }]));
+}
+
+/** Creates of set s: fixture -> [type, options]. */
+function createCases(list: Record<string, [string, object]>): Record<string, object> {
+  return Object.fromEntries(Object.entries(list).map(([fixture, [type, options]]) => [fixture, { cmd: 'create', name: 's', type, ...options }]));
+}
+
 // fixture name -> the op that should produce its last (main) message
 const cases: Record<string, object> = {
   'add-bitmap-port': { cmd: 'add', name: 's', type: 'bitmap:port', entries: '8080' },
@@ -113,6 +123,38 @@ const cases: Record<string, object> = {
   'test-absent': { cmd: 'test', name: 's', type: 'hash:ip', entries: '10.0.0.1' },
   'test-present': { cmd: 'test', name: 's', type: 'hash:ip', entries: '10.0.0.1' },
   version: { cmd: 'protocol' },
+  // Types and options a kernel may lack: each fixture exists where it had them.
+  ...elementCases([
+    ['add', 'add-bitmap-ip-mac', 'bitmap:ip,mac', '10.0.0.1,00:11:22:aa:bb:cc'],
+    ['add', 'add-bitmap-ip-mac-bare', 'bitmap:ip,mac', '10.0.0.2'],
+    ['add', 'add-ip-mac', 'hash:ip,mac', 'fd00::1,00:11:22:aa:bb:cc', 'inet6'],
+    ['add', 'add-ip-mark', 'hash:ip,mark', '10.0.0.1,0x12'],
+    ['add', 'add-list-set-after', 'list:set', 'a after b'],
+    ['add', 'add-list-set-before', 'list:set', 'a before b'],
+    ['add', 'add-mac', 'hash:mac', '00:11:22:aa:bb:cc'],
+    ['add', 'add-net-iface-wildcard', 'hash:net,iface', '10.0.0.0/8,eth wildcard'],
+    ['add', 'add-net-iface-zero', 'hash:net,iface', '0/0,eth0'],
+    ['add', 'add-net-net', 'hash:net,net', '10.0.0.0/24,10.1.0.0/16 nomatch'],
+    ['add', 'add-net-net-range', 'hash:net,net', '10.2.0.0-10.2.1.12,10.3.0.0/30'],
+    ['add', 'add-net-port-net', 'hash:net,port,net', '10.0.0.0/24,udp:53,10.1.0.0/16'],
+    ['del', 'del-list-set-before', 'list:set', 'a before b'],
+    ['test', 'test-list-set-after', 'list:set', 'a after b'],
+    ['test', 'test-net-nomatch', 'hash:net', '10.1.0.0/16 nomatch'],
+  ]),
+  ...createCases({
+    'create-bitmap-ip-mac': ['bitmap:ip,mac', { range: '10.0.0.0/24', timeout: 5 }],
+    'create-bitmap-ip-net0': ['bitmap:ip', { range: '0.0.0.0/0', netmask: 16 }],
+    'create-hash-ip-bitmask': ['hash:ip', { bitmask: '255.255.0.255' }],
+    'create-hash-ip-mac': ['hash:ip,mac', { family: 'inet6' }],
+    'create-hash-ip-mark': ['hash:ip,mark', { markmask: 0xffff00, skbinfo: true }],
+    'create-hash-ip-port-bitmask6': ['hash:ip,port', { family: 'inet6', bitmask: 'ffff:ffff::ff00' }],
+    'create-hash-ip-port-netmask': ['hash:ip,port', { netmask: 24 }],
+    'create-hash-mac': ['hash:mac', { hashSize: 256, comment: true }],
+    'create-hash-net-net': ['hash:net,net', { family: 'inet6', timeout: 5 }],
+    'create-hash-net-port-net': ['hash:net,port,net', { counters: true }],
+  }),
+  'list-header-bitmask': { cmd: 'list', name: 's', mode: 'header' },
+  'list-new-types': { cmd: 'save' },
 };
 
 for (const dir of ['ipset', 'ipset-6.1']) {
@@ -129,7 +171,7 @@ for (const dir of ['ipset', 'ipset-6.1']) {
         t.equal(normalize(sent[0]), normalize(native.ipsetEncode({ cmd: 'protocol' })[0]), 'PROTOCOL');
         if (name.startsWith('restore-')) return checkRestore(t, fx, sent);
         const op = cases[name];
-        if (!op) return t.skip(`no op mapped for ${name}`);
+        if (!op) return t.fail(`no op mapped for ${name}`);
         const main = sent[sent.length - 1];
         const extra = (op as { cmd: string }).cmd === 'create' ? { revision: typeRevision(fx) } : {};
         if ((op as { cmd: string }).cmd === 'create') {

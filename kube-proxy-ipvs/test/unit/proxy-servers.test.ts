@@ -326,7 +326,7 @@ t.test('health check node ports listen where NodePorts are served', async (t) =>
 
 t.test('start-up failures explain themselves', async (t) => {
   const dir = manifestsDir();
-  const noIpvs = new NetlinkError({ errno: 93, code: 'EPROTONOSUPPORT', operation: 'Ipvs.open', message: 'Ipvs.open failed: IPVS: Protocol not supported (this kernel has no IPVS)' });
+  const noIpvs = new NetlinkError({ errno: 93, code: 'EPROTONOSUPPORT', operation: 'Ipvs.open', text: 'Protocol not supported', hint: 'this kernel has no IPVS' });
   const proxy = new Proxy(options(dir), {
     source: new ManifestsSource({ path: dir, logger }),
     controllerFactory: fakeFactory((c) => (c.failStart = noIpvs)),
