@@ -15,7 +15,7 @@ const consumers = path.join(repo, 'test/package/consumers');
 const run = (command: string[], cwd: string, file: string) => spawnSync(command[0]!, [...command.slice(1), file], { cwd, encoding: 'utf8', timeout: 120_000 });
 // The entry's runtime exports (types aside): a change here is a change of the public API.
 const expectedExports = [
-  'Conntrack', 'ConntrackEventStream', 'GenerationChangedError', 'Ipset', 'IpsetBulkError', 'Ipvs', 'NetlinkError', 'Nftables',
+  'Conntrack', 'ConntrackEventStream', 'GenerationChangedError', 'Ipset', 'IpsetBulkError', 'IpsetError', 'IpsetUnsupportedError', 'Ipvs', 'NetlinkError', 'Nftables',
   'NftablesTransactionError', 'Rtnl', 'SET_TYPES', 'STATUS_FLAGS', 'dataTypes', 'formatList', 'formatRule', 'keyOf',
 ];
 
