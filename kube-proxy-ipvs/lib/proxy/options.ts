@@ -22,6 +22,42 @@ export interface IpvsOptions {
   udpTimeoutMs: number;
 }
 
+/** conntrack tuning (KubeProxyConntrackConfiguration); null = leave the kernel's value. */
+export interface ConntrackOptions {
+  /** Connections per CPU; 0 leaves nf_conntrack_max (and min) alone. */
+  maxPerCore: number | null;
+  min: number | null;
+  /** 0 or null = leave the kernel's value. */
+  tcpEstablishedTimeoutMs: number | null;
+  tcpCloseWaitTimeoutMs: number | null;
+  /** true sets nf_conntrack_tcp_be_liberal=1; false leaves it. */
+  tcpBeLiberal: boolean;
+  /** 0 = leave the kernel's value. */
+  udpTimeoutMs: number;
+  udpStreamTimeoutMs: number;
+}
+
+export type DetectLocalMode = 'ClusterCIDR' | 'NodeCIDR' | 'BridgeInterface' | 'InterfaceNamePrefix';
+
+/** How the API server is reached (clientConnection). */
+export interface ClientConnectionOptions {
+  /** "" = in-cluster service account. */
+  kubeconfig: string;
+  acceptContentTypes: string;
+  contentType: string;
+  qps: number;
+  burst: number;
+}
+
+export interface LoggingOptions {
+  /** "text" (klog's line format) or "json" (the Kubernetes JSON log shape). */
+  format: 'text' | 'json';
+  verbosity: number;
+  flushFrequencyMs: number;
+  /** --vmodule pattern=N entries. */
+  vmodule: Array<{ filePattern: string; verbosity: number }>;
+}
+
 export interface ProxyOptions {
   proxyMode: 'ipvs';
   hostnameOverride: string;
@@ -45,6 +81,18 @@ export interface ProxyOptions {
   netns?: string;
   /** The file --config named, for logs. */
   configFile?: string;
+  /** Written to /proc/self/oom_score_adj at start; null leaves it. */
+  oomScoreAdj: number | null;
+  conntrack: ConntrackOptions;
+  detectLocalMode: DetectLocalMode;
+  detectLocal: { bridgeInterface: string; interfaceNamePrefix: string };
+  /** A health or metrics server that cannot bind makes the proxy exit rather than retry. */
+  bindAddressHardFail: boolean;
+  clientConnection: ClientConnectionOptions;
+  /** Informer resync period. */
+  configSyncPeriodMs: number;
+  featureGates: Record<string, boolean>;
+  logging: LoggingOptions;
 }
 
 /** IPVS schedulers kube-proxy's validation accepts, plus the newer kernel ones. */
@@ -75,6 +123,23 @@ export function defaultOptions(): ProxyOptions {
     metricsBindAddress: '127.0.0.1:10249',
     cleanup: false,
     verbosity: 0,
+    oomScoreAdj: -999,
+    conntrack: {
+      maxPerCore: 32768,
+      min: 131072,
+      tcpEstablishedTimeoutMs: 24 * 3_600_000,
+      tcpCloseWaitTimeoutMs: 3_600_000,
+      tcpBeLiberal: false,
+      udpTimeoutMs: 0,
+      udpStreamTimeoutMs: 0,
+    },
+    detectLocalMode: 'ClusterCIDR',
+    detectLocal: { bridgeInterface: '', interfaceNamePrefix: '' },
+    bindAddressHardFail: false,
+    clientConnection: { kubeconfig: '', acceptContentTypes: '', contentType: 'application/vnd.kubernetes.protobuf', qps: 5, burst: 10 },
+    configSyncPeriodMs: 15 * 60_000,
+    featureGates: {},
+    logging: { format: 'text', verbosity: 0, flushFrequencyMs: 5000, vmodule: [] },
   };
 }
 
