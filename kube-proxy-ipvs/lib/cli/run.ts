@@ -41,7 +41,7 @@ export async function run(argv: readonly string[]): Promise<void> {
   }
   const resolved = resolveOptions(argv);
   const { options, control, notices } = resolved;
-  const log = makeLogger(options.verbosity);
+  const log = makeLogger(options.logging);
   for (const n of notices) log[n.level](n.fields ?? {}, n.msg);
   if (control.writeConfigTo !== undefined) return writeConfig(resolved, control.writeConfigTo, log);
   checkPrivileges({ netns: options.netns });

@@ -225,7 +225,7 @@ export function usage(): string {
   const lines = FLAGS.filter((d) => !d.deprecated).map((d) => {
     const head = `${d.shorthand ? `-${d.shorthand}, ` : '    '}--${d.name}${d.noValue ? '' : ` ${d.type}`}`;
     const def = d.def !== '' && d.def !== 'false' && d.def !== '[]' && d.def !== '0s' ? ` (default ${d.type === 'string' || d.type === 'ip' || d.type === 'ipport' ? JSON.stringify(d.def) : d.def})` : '';
-    return `      ${head.padEnd(48)} ${d.help}${def}`;
+    return `  ${head.padEnd(48)} ${d.help}${def}`;
   });
   return `Usage:\n  kube-proxy [flags]\n  kube-proxy plan [flags]   [kube-proxy-ipvs extension] print what would be programmed\n\nFlags:\n${lines.join('\n')}\n`;
 }
