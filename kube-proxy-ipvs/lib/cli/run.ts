@@ -27,7 +27,7 @@ const STOP_TIMEOUT_MS = 10_000;
 const factory: ControllerFactory = (options) => new Controller(options);
 
 /** The run command; argv without the program name. */
-export async function run(argv: readonly string[]): Promise<void> {
+export async function run(argv: readonly string[], controllerFactory: ControllerFactory = factory): Promise<void> {
   // --help and --version come first, as upstream: before the config file is read.
   const early = parseCommandLine(argv).control;
   if (early.help) {
@@ -45,8 +45,9 @@ export async function run(argv: readonly string[]): Promise<void> {
   for (const n of notices) log[n.level](n.fields ?? {}, n.msg);
   if (control.writeConfigTo !== undefined) return writeConfig(resolved, control.writeConfigTo, log);
   checkPrivileges({ netns: options.netns });
-  if (options.cleanup) return cleanup(options, factory, log);
-  await runProxy(options, factory, log);
+  if (options.cleanup) return cleanup(options, controllerFactory, log);
+  if (control.initOnly) return initOnly(options, controllerFactory, log);
+  await runProxy(options, controllerFactory, log);
 }
 
 /** --write-config-to: the merged configuration as v1alpha1 YAML (keys sorted, as upstream's encoder writes them), then exit 0. */
@@ -103,6 +104,29 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
       }
     }, 100);
   });
+}
+
+/**
+ * --init-only: the steps that need full privileges (open IPVS, which loads
+ * it; its sysctls and timeouts), then exit 0, as upstream's IPVS mode does
+ * before its proxier would start. Like cleanup, it needs no objects.
+ */
+async function initOnly(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+  const controller = factory({
+    node: { name: options.hostnameOverride, addresses: [] },
+    config: proxyConfigOf(options),
+    netns: options.netns,
+    ipvsTimeouts: { tcp: options.ipvs.tcpTimeoutMs / 1000, tcpFin: options.ipvs.tcpFinTimeoutMs / 1000, udp: options.ipvs.udpTimeoutMs / 1000 },
+    logger: log.child({ component: 'controller' }),
+  });
+  try {
+    await controller.start();
+    log.info('System initialized and --init-only specified');
+  } catch (err) {
+    throw explainStartError(err);
+  } finally {
+    await controller.close();
+  }
 }
 
 async function cleanup(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {

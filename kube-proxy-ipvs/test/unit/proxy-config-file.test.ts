@@ -137,3 +137,11 @@ t.test('--write-config-to writes the merged configuration as v1alpha1 YAML that 
   t.equal(again.options.conntrack.maxPerCore, 0);
   t.notOk(again.notices.some((n) => /lenient/.test(n.msg)), 'what we write decodes strictly');
 });
+
+t.test('--init-only: the privileged start, then return (exit 0) without reading objects or serving', async (t) => {
+  const { fakeFactory } = await import('../support/fake-controller.js');
+  const factory = fakeFactory();
+  await run(['--init-only', '--hostname-override=node-a', '--ipvs-tcp-timeout=15m', '--manifests=/nonexistent', '--healthz-bind-address=127.0.0.1:1', '--logging-format=json', '-v', '0'], factory);
+  t.same(factory.last?.calls, ['start', 'close'], 'the controller was started (IPVS, its sysctls and timeouts) and closed');
+  t.match(factory.last?.init, { ipvsTimeouts: { tcp: 900 } });
+});
