@@ -1,37 +1,15 @@
 /**
- * --feature-gates / featureGates: the gate names kube-proxy's registry
- * knows that matter to a proxy (pkg/features as kube-proxy reads it, and
- * component-base's logging, metrics and zpages gates), checked as
- * featuregate.SetFromMap checks them: an unknown name fails with
- * upstream's message, AllAlpha/AllBeta are accepted.
+ * --feature-gates / featureGates, checked as featuregate.SetFromMap checks
+ * them: any name the registry knows is accepted (feature-gate-names.ts),
+ * an unknown one fails with upstream's message.
  *
  * KubeProxyIPVS=false is refused: this proxy is the IPVS mode, and upstream
  * plans the same refusal once the gate exists.
  */
+import { FEATURE_GATE_NAMES } from './feature-gate-names.js';
 import { OptionsError } from './options.js';
 
-export const KNOWN_FEATURE_GATES: ReadonlySet<string> = new Set([
-  'AllAlpha',
-  'AllBeta',
-  // component-base
-  'ComponentFlagz',
-  'ComponentStatusz',
-  'ContextualLogging',
-  'LoggingAlphaOptions',
-  'LoggingBetaOptions',
-  'LoggingStableOptions',
-  'NativeHistograms',
-  // pkg/features gates kube-proxy reads
-  'KubeProxyIPVS',
-  'KubeProxyDrainingTerminatingNodes',
-  'KubeProxyNFTablesLocalhostNodePorts',
-  'MultiCIDRServiceAllocator',
-  'NFTablesProxyMode',
-  'PreferSameTrafficDistribution',
-  'ServiceTrafficDistribution',
-  'TopologyAwareHints',
-  'DisableAllocatorDualWrite',
-]);
+export const KNOWN_FEATURE_GATES: ReadonlySet<string> = new Set(FEATURE_GATE_NAMES);
 
 export function checkFeatureGates(gates: Record<string, boolean>): void {
   for (const [name, value] of Object.entries(gates)) {
