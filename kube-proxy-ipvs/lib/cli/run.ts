@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { stringify } from 'yaml';
 import { Controller } from '../kernel/controller.js';
-import type { ControllerFactory } from '../kernel/controller-port.js';
+import type { ControllerFactory, ControllerPort } from '../kernel/controller-port.js';
 import { encodeConfiguration, sortedKeys } from '../proxy/config-schema.js';
 import { watchConfigFile } from '../proxy/config-watch.js';
 import { usage } from '../proxy/flags.js';
@@ -107,11 +107,10 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
 }
 
 /**
- * --init-only: the steps that need full privileges (open IPVS, which loads
- * it; its sysctls and timeouts), then exit 0, as upstream's IPVS mode does
- * before its proxier would start. Like cleanup, it needs no objects.
+ * A controller for a one-shot job (--init-only, --cleanup): no objects and
+ * no node addresses, closed when the job ends, start errors explained.
  */
-async function initOnly(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: Logger, job: (c: ControllerPort) => Promise<void>): Promise<void> {
   const controller = factory({
     node: { name: options.hostnameOverride, addresses: [] },
     config: proxyConfigOf(options),
@@ -120,8 +119,7 @@ async function initOnly(options: ProxyOptions, factory: ControllerFactory, log: 
     logger: log.child({ component: 'controller' }),
   });
   try {
-    await controller.start();
-    log.info('System initialized and --init-only specified');
+    await job(controller);
   } catch (err) {
     throw explainStartError(err);
   } finally {
@@ -129,20 +127,22 @@ async function initOnly(options: ProxyOptions, factory: ControllerFactory, log: 
   }
 }
 
-async function cleanup(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
-  // Cleanup needs no objects and no node addresses: it removes by ownership, read from the kernel.
-  const controller = factory({
-    node: { name: options.hostnameOverride, addresses: [] },
-    config: proxyConfigOf(options),
-    netns: options.netns,
-    logger: log.child({ component: 'controller' }),
+/**
+ * --init-only: the steps that need full privileges (open IPVS, which loads
+ * it; its sysctls and timeouts), then exit 0, as upstream's IPVS mode does
+ * before its proxier would start.
+ */
+function initOnly(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+  return oneShot(options, factory, log, async (controller) => {
+    await controller.start();
+    log.info('System initialized and --init-only specified');
   });
-  try {
+}
+
+/** --cleanup: removes by ownership, read from the kernel. */
+function cleanup(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+  return oneShot(options, factory, log, async (controller) => {
     await controller.cleanup();
     log.info('cleanup done: IPVS virtual servers, kube-proxy ipsets, kube-ipvs0 and KUBE-* chains removed');
-  } catch (err) {
-    throw explainStartError(err);
-  } finally {
-    await controller.close();
-  }
+  });
 }

@@ -122,3 +122,23 @@ t.test('no --manifests, or a node without an address: non-zero exit, saying what
   t.match(r.stderr, 'no address for node "node-z"', 'the proxy\'s own start-up error');
   t.match(r.stderr, '--hostname-override');
 });
+
+t.test("the binary's exits, as kube-proxy's (cobra): flag errors print the usage and exit 1", async (t) => {
+  const unknown = run('--ipvs-schedular=rr');
+  t.equal(unknown.status, 1);
+  t.match(unknown.stderr, /^Usage:\n  kube-proxy \[flags\][\s\S]*\nError: unknown flag: --ipvs-schedular\n$/, 'usage, then the error naming the flag');
+  const plan = run('plan', '--no-such-flag');
+  t.equal(plan.status, 1, 'plan reads the same command line');
+  t.match(plan.stderr, /Error: unknown flag: --no-such-flag/);
+  const args = run('--cleanup', 'false');
+  t.equal(args.status, 1);
+  t.match(args.stderr, /Error: "kube-proxy" does not take any arguments, got \["false"\]/);
+  const version = run('--version');
+  t.same([version.status, version.stdout], [0, 'Kubernetes v1.37.0\n'], '--version prints and exits 0 before anything else is read');
+  const help = run('-h');
+  t.equal(help.status, 0);
+  t.match(help.stdout, /--conntrack-max-per-core int32 +Maximum number of NAT connections/);
+  const bad = run('--config', '/nonexistent.yaml');
+  t.equal(bad.status, 1);
+  t.match(bad.stderr, /command failed: failed complete: open \/nonexistent.yaml: no such file or directory/);
+});
