@@ -1,33 +1,29 @@
 #!/usr/bin/env node
 /**
- * The kube-proxy-ipvs binary. Each command registers itself from its own
- * file: the proxy (the default command, run.ts) and `plan`.
+ * The kube-proxy-ipvs binary: `kube-proxy-ipvs [flags]` runs the proxy
+ * (run.ts), `kube-proxy-ipvs plan [flags]` prints what it would program
+ * (plan.ts). Both read kube-proxy's command line with pflag's syntax.
+ * Exit codes as kube-proxy's (cobra + component-base cli.Run): a flag
+ * error prints the usage and `Error: ...` and exits 1; a configuration or
+ * run error is logged as "command failed" and exits 1.
  */
-import { Command } from 'commander';
-import { registerPlanCommand } from './plan.js';
-import { registerRunCommand } from './run.js';
-import { versionOutput } from './version.js';
+import { FlagError } from '../proxy/flag-parser.js';
+import { usage } from '../proxy/flags.js';
+import { OptionsError } from '../proxy/options.js';
+import { runPlan } from './plan.js';
+import { run } from './run.js';
 
-function buildProgram(): Command {
-  // Positional options: the proxy's flags and plan's share names (--manifests...); each command parses its own.
-  const program = new Command('kube-proxy-ipvs').description('An IPVS-mode kube-proxy built on ipvs-netlink').enablePositionalOptions();
-  // kube-proxy's --version: a bare --version means true; its values are true, false, raw or vX.Y.Z.
-  program.option('--version [value]', 'print version information and quit; --version=raw prints the details');
-  program.hook('preAction', (command) => {
-    const text = versionOutput(command.opts<{ version?: string | boolean }>().version);
-    if (text !== undefined) {
-      process.stdout.write(`${text}\n`);
-      process.exit(0);
-    }
-  });
-  registerRunCommand(program);
-  registerPlanCommand(program);
-  return program;
-}
-
+const argv = process.argv.slice(2);
 try {
-  await buildProgram().parseAsync(process.argv);
+  if (argv[0] === 'plan') runPlan(argv.slice(1));
+  else await run(argv);
 } catch (e) {
-  process.stderr.write(`kube-proxy-ipvs: ${e instanceof Error ? e.message : String(e)}\n`);
+  if (e instanceof FlagError) {
+    process.stderr.write(`${usage()}\nError: ${e.message}\n`);
+  } else {
+    const stage = e instanceof OptionsError ? (e.message.startsWith('invalid configuration') ? 'failed validate: ' : 'failed complete: ') : '';
+    const message = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`kube-proxy-ipvs: command failed: ${stage}${message}\n`);
+  }
   process.exitCode = 1;
 }

@@ -7,11 +7,10 @@
  * have no effect. Without a kernel to read the interfaces from, the node's
  * declared addresses stand in for them (NodePorts, "already local").
  */
-import type { Command } from 'commander';
 import { desiredState } from '../desired/known-objects.js';
 import { loadManifests } from '../kubernetes/manifests.js';
 import { planOutput, type PlanOutput } from '../plan/plan-json.js';
-import { addProxyFlags, type RawFlags, resolveOptions } from '../proxy/flags.js';
+import { resolveOptions } from '../proxy/resolve-options.js';
 import { OptionsError, proxyConfigOf, startingNodeInfo, type ProxyOptions } from '../proxy/options.js';
 
 function planFor(options: ProxyOptions): PlanOutput {
@@ -24,11 +23,7 @@ function planFor(options: ProxyOptions): PlanOutput {
   return planOutput(desiredState(manifests, node, proxyConfigOf(options)));
 }
 
-export function registerPlanCommand(program: Command): void {
-  const plan = program
-    .command('plan')
-    .description('print the IPVS virtual servers, ipsets, kube-ipvs0 addresses and iptables rules the proxy would program for --manifests, without touching the kernel');
-  addProxyFlags(plan).action((flags: RawFlags) => {
-    process.stdout.write(JSON.stringify(planFor(resolveOptions(flags).options), null, 2) + '\n');
-  });
+/** `plan [flags]`: prints the IPVS virtual servers, ipsets, kube-ipvs0 addresses and iptables rules the proxy would program for --manifests, without touching the kernel. */
+export function runPlan(argv: readonly string[]): void {
+  process.stdout.write(JSON.stringify(planFor(resolveOptions(argv).options), null, 2) + '\n');
 }

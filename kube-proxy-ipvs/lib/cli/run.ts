@@ -4,32 +4,56 @@
  * left programmed, so a restart interrupts no connection). `--cleanup`
  * removes what the proxy programs and exits.
  */
-import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { stringify } from 'yaml';
 import { Controller } from '../kernel/controller.js';
-import type { ControllerFactory } from '../kernel/controller-port.js';
-import { addProxyFlags, type RawFlags, resolveOptions } from '../proxy/flags.js';
+import type { ControllerFactory, ControllerPort } from '../kernel/controller-port.js';
+import { encodeConfiguration, sortedKeys } from '../proxy/config-schema.js';
+import { watchConfigFile } from '../proxy/config-watch.js';
+import { usage } from '../proxy/flags.js';
+import { parseCommandLine, resolveOptions, type ResolvedOptions } from '../proxy/resolve-options.js';
 import { makeLogger } from '../proxy/logger.js';
 import { type ProxyOptions, proxyConfigOf } from '../proxy/options.js';
 import { checkPrivileges, explainStartError } from '../proxy/preflight.js';
 import { Proxy } from '../proxy/proxy.js';
 import { ManifestsSource } from '../proxy/sources/manifests-source.js';
 import type { Source } from '../proxy/sources/source.js';
+import { versionOutput } from './version.js';
 
 /** How long a stop may take before the process exits anyway. */
 const STOP_TIMEOUT_MS = 10_000;
 
 const factory: ControllerFactory = (options) => new Controller(options);
 
-export function registerRunCommand(program: Command): void {
-  addProxyFlags(program).action(async (flags: RawFlags) => {
-    const { options, ignoredConfigFields } = resolveOptions(flags);
-    const log = makeLogger(options.verbosity);
-    if (ignoredConfigFields.length) log.warn({ fields: ignoredConfigFields }, 'config fields not used by kube-proxy-ipvs');
-    checkPrivileges({ netns: options.netns });
-    if (options.cleanup) return cleanup(options, factory, log);
-    await runProxy(options, factory, log);
-  });
+/** The run command; argv without the program name. */
+export async function run(argv: readonly string[], controllerFactory: ControllerFactory = factory): Promise<void> {
+  // --help and --version come first, as upstream: before the config file is read.
+  const early = parseCommandLine(argv).control;
+  if (early.help) {
+    process.stdout.write(usage());
+    return;
+  }
+  const text = versionOutput(early.version);
+  if (text !== undefined) {
+    process.stdout.write(`${text}\n`);
+    return;
+  }
+  const resolved = resolveOptions(argv);
+  const { options, control, notices } = resolved;
+  const log = makeLogger(options.logging);
+  for (const n of notices) log[n.level](n.fields ?? {}, n.msg);
+  if (control.writeConfigTo !== undefined) return writeConfig(resolved, control.writeConfigTo, log);
+  checkPrivileges({ netns: options.netns });
+  if (options.cleanup) return cleanup(options, controllerFactory, log);
+  if (control.initOnly) return initOnly(options, controllerFactory, log);
+  await runProxy(options, controllerFactory, log);
+}
+
+/** --write-config-to: the merged configuration as v1alpha1 YAML (keys sorted, as upstream's encoder writes them), then exit 0. */
+function writeConfig(resolved: ResolvedOptions, path: string, log: Logger): void {
+  writeFileSync(path, stringify(sortedKeys(encodeConfiguration(resolved.config))));
+  log.info({ file: path }, 'Wrote configuration');
 }
 
 async function makeSource(o: ProxyOptions, log: Logger): Promise<Source> {
@@ -57,6 +81,14 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (options.configFile !== undefined) {
+    // As kube-proxy: a changed config file ends the process (exit 1) so its pod restarts with the new file.
+    watchConfigFile(options.configFile, (reason) => {
+      log.error({ err: reason }, 'Error running ProxyServer');
+      process.exitCode = 1;
+      stop('config file changed');
+    });
+  }
   try {
     await proxy.start();
   } catch (err) {
@@ -74,20 +106,43 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
   });
 }
 
-async function cleanup(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
-  // Cleanup needs no objects and no node addresses: it removes by ownership, read from the kernel.
+/**
+ * A controller for a one-shot job (--init-only, --cleanup): no objects and
+ * no node addresses, closed when the job ends, start errors explained.
+ */
+async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: Logger, job: (c: ControllerPort) => Promise<void>): Promise<void> {
   const controller = factory({
     node: { name: options.hostnameOverride, addresses: [] },
     config: proxyConfigOf(options),
     netns: options.netns,
+    ipvsTimeouts: { tcp: options.ipvs.tcpTimeoutMs / 1000, tcpFin: options.ipvs.tcpFinTimeoutMs / 1000, udp: options.ipvs.udpTimeoutMs / 1000 },
     logger: log.child({ component: 'controller' }),
   });
   try {
-    await controller.cleanup();
-    log.info('cleanup done: IPVS virtual servers, kube-proxy ipsets, kube-ipvs0 and KUBE-* chains removed');
+    await job(controller);
   } catch (err) {
     throw explainStartError(err);
   } finally {
     await controller.close();
   }
+}
+
+/**
+ * --init-only: the steps that need full privileges (open IPVS, which loads
+ * it; its sysctls and timeouts), then exit 0, as upstream's IPVS mode does
+ * before its proxier would start.
+ */
+function initOnly(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+  return oneShot(options, factory, log, async (controller) => {
+    await controller.start();
+    log.info('System initialized and --init-only specified');
+  });
+}
+
+/** --cleanup: removes by ownership, read from the kernel. */
+function cleanup(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+  return oneShot(options, factory, log, async (controller) => {
+    await controller.cleanup();
+    log.info('cleanup done: IPVS virtual servers, kube-proxy ipsets, kube-ipvs0 and KUBE-* chains removed');
+  });
 }

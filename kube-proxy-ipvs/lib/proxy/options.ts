@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
 import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
+import type { KubeProxyConfiguration } from './config-schema.js';
 
 export interface IpvsOptions {
   scheduler: string;
@@ -20,6 +21,42 @@ export interface IpvsOptions {
   tcpTimeoutMs: number;
   tcpFinTimeoutMs: number;
   udpTimeoutMs: number;
+}
+
+/** conntrack tuning (KubeProxyConntrackConfiguration); null = leave the kernel's value. */
+export interface ConntrackOptions {
+  /** Connections per CPU; 0 leaves nf_conntrack_max (and min) alone. */
+  maxPerCore: number | null;
+  min: number | null;
+  /** 0 or null = leave the kernel's value. */
+  tcpEstablishedTimeoutMs: number | null;
+  tcpCloseWaitTimeoutMs: number | null;
+  /** true sets nf_conntrack_tcp_be_liberal=1; false leaves it. */
+  tcpBeLiberal: boolean;
+  /** 0 = leave the kernel's value. */
+  udpTimeoutMs: number;
+  udpStreamTimeoutMs: number;
+}
+
+export type DetectLocalMode = 'ClusterCIDR' | 'NodeCIDR' | 'BridgeInterface' | 'InterfaceNamePrefix';
+
+/** How the API server is reached (clientConnection). */
+export interface ClientConnectionOptions {
+  /** "" = in-cluster service account. */
+  kubeconfig: string;
+  acceptContentTypes: string;
+  contentType: string;
+  qps: number;
+  burst: number;
+}
+
+export interface LoggingOptions {
+  /** "text" (klog's line format) or "json" (the Kubernetes JSON log shape). */
+  format: 'text' | 'json';
+  verbosity: number;
+  flushFrequencyMs: number;
+  /** --vmodule pattern=N entries. */
+  vmodule: Array<{ filePattern: string; verbosity: number }>;
 }
 
 export interface ProxyOptions {
@@ -45,6 +82,20 @@ export interface ProxyOptions {
   netns?: string;
   /** The file --config named, for logs. */
   configFile?: string;
+  /** Written to /proc/self/oom_score_adj at start; null leaves it. */
+  oomScoreAdj: number | null;
+  conntrack: ConntrackOptions;
+  detectLocalMode: DetectLocalMode;
+  detectLocal: { bridgeInterface: string; interfaceNamePrefix: string };
+  /** A health or metrics server that cannot bind makes the proxy exit rather than retry. */
+  bindAddressHardFail: boolean;
+  clientConnection: ClientConnectionOptions;
+  /** Informer resync period. */
+  configSyncPeriodMs: number;
+  featureGates: Record<string, boolean>;
+  logging: LoggingOptions;
+  /** The effective KubeProxyConfiguration these options came from (for /configz); absent when built in code. */
+  kubeProxyConfiguration?: KubeProxyConfiguration;
 }
 
 /** IPVS schedulers kube-proxy's validation accepts, plus the newer kernel ones. */
@@ -75,6 +126,23 @@ export function defaultOptions(): ProxyOptions {
     metricsBindAddress: '127.0.0.1:10249',
     cleanup: false,
     verbosity: 0,
+    oomScoreAdj: -999,
+    conntrack: {
+      maxPerCore: 32768,
+      min: 131072,
+      tcpEstablishedTimeoutMs: 24 * 3_600_000,
+      tcpCloseWaitTimeoutMs: 3_600_000,
+      tcpBeLiberal: false,
+      udpTimeoutMs: 0,
+      udpStreamTimeoutMs: 0,
+    },
+    detectLocalMode: 'ClusterCIDR',
+    detectLocal: { bridgeInterface: '', interfaceNamePrefix: '' },
+    bindAddressHardFail: false,
+    clientConnection: { kubeconfig: '', acceptContentTypes: '', contentType: 'application/vnd.kubernetes.protobuf', qps: 5, burst: 10 },
+    configSyncPeriodMs: 15 * 60_000,
+    featureGates: {},
+    logging: { format: 'text', verbosity: 0, flushFrequencyMs: 5000, vmodule: [] },
   };
 }
 
@@ -92,7 +160,6 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
     if (!ok) problems.push(message);
   };
   check(o.proxyMode === 'ipvs', `--proxy-mode (mode): only "ipvs" is supported by kube-proxy-ipvs, got "${o.proxyMode}"`);
-  check(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.hostnameOverride), `--hostname-override (hostnameOverride): "${o.hostnameOverride}" is not a valid node name (lower-case DNS subdomain)`);
   check(canonicalAddress(o.bindAddress) !== undefined, `--bind-address (bindAddress): "${o.bindAddress}" is not an IP address`);
   o.clusterCIDRs.forEach((c) => cidr(c, '--cluster-cidr (clusterCIDR)', problems));
   o.nodePortAddresses.forEach((c) => {
@@ -109,11 +176,25 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
     ['--ipvs-tcp-timeout (ipvs.tcpTimeout)', v.tcpTimeoutMs],
     ['--ipvs-tcpfin-timeout (ipvs.tcpFinTimeout)', v.tcpFinTimeoutMs],
     ['--ipvs-udp-timeout (ipvs.udpTimeout)', v.udpTimeoutMs],
+    ['--conntrack-udp-timeout (conntrack.udpTimeout)', o.conntrack.udpTimeoutMs],
+    ['--conntrack-udp-timeout-stream (conntrack.udpStreamTimeout)', o.conntrack.udpStreamTimeoutMs],
+    ['--conntrack-tcp-timeout-established (conntrack.tcpEstablishedTimeout)', o.conntrack.tcpEstablishedTimeoutMs ?? 0],
+    ['--conntrack-tcp-timeout-close-wait (conntrack.tcpCloseWaitTimeout)', o.conntrack.tcpCloseWaitTimeoutMs ?? 0],
+    ['--conntrack-max-per-core (conntrack.maxPerCore)', o.conntrack.maxPerCore ?? 0],
+    ['--conntrack-min (conntrack.min)', o.conntrack.min ?? 0],
+    ['--kube-api-burst (clientConnection.burst)', o.clientConnection.burst],
   ] as const) {
-    check(ms >= 0, `${name} must be 0 or more`);
-    // The kernel takes whole seconds.
-    check(ms % 1000 === 0, `${name} must be a whole number of seconds, got ${ms}ms`);
+    check(ms >= 0, `${name} must be greater than or equal to 0`);
   }
+  check(o.oomScoreAdj === null || (o.oomScoreAdj >= -1000 && o.oomScoreAdj <= 1000), `--oom-score-adj (oomScoreAdj) must be within the range [-1000, 1000], got ${o.oomScoreAdj}`);
+  check(o.configSyncPeriodMs > 0, `--config-sync-period (configSyncPeriod) must be greater than 0`);
+  const modes = ['ClusterCIDR', 'NodeCIDR', 'BridgeInterface', 'InterfaceNamePrefix'];
+  check(modes.includes(o.detectLocalMode), `--detect-local-mode (detectLocalMode): Unsupported value: "${o.detectLocalMode}": supported values: ${modes.map((m) => `"${m}"`).join(', ')}`);
+  check(o.detectLocalMode !== 'BridgeInterface' || o.detectLocal.bridgeInterface !== '', `--pod-bridge-interface (detectLocal.bridgeInterface) must not be empty when --detect-local-mode is BridgeInterface`);
+  check(o.detectLocalMode !== 'InterfaceNamePrefix' || o.detectLocal.interfaceNamePrefix !== '', `--pod-interface-name-prefix (detectLocal.interfaceNamePrefix) must not be empty when --detect-local-mode is InterfaceNamePrefix`);
+  check(o.clusterCIDRs.length <= 2, `--cluster-cidr (clusterCIDR) must be a either a single CIDR or dual-stack pair of CIDRs (e.g. [10.100.0.0/16, fde4:8dba:82e1::/48]`);
+  check(!(o.nodePortAddresses.includes('primary') && o.nodePortAddresses.length > 1), `--nodeport-addresses (nodePortAddresses): can't use both 'primary' and CIDRs`);
+  check(o.logging.format === 'text' || o.logging.format === 'json', `--logging-format (logging.format): Unsupported value: "${o.logging.format}": supported values: "json", "text"`);
   for (const [name, addr] of [
     ['--healthz-bind-address (healthzBindAddress)', o.healthzBindAddress],
     ['--metrics-bind-address (metricsBindAddress)', o.metricsBindAddress],
@@ -126,7 +207,6 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
     }
   }
   check(Number.isInteger(o.verbosity) && o.verbosity >= 0, `-v must be a non-negative integer, got ${o.verbosity}`);
-  check(!(o.manifests && (o.kubeconfig || o.master)), `--manifests cannot be combined with --kubeconfig or --master: choose one source of Services`);
   if (problems.length) throw new OptionsError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return o;
 }

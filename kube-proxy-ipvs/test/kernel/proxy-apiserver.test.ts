@@ -46,7 +46,7 @@ t.test('Services and EndpointSlices from an API server reach real backends', asy
   t.ok(api.count('list services') >= 1 && api.count('list endpointslices') >= 1 && api.count('list nodes') >= 1, 'listed all three kinds');
   t.notOk((await env.ipvsSave()).some((l) => l.includes('10.96.0.66')), 'the invalid Service is not programmed');
   t.equal(await metricValue(proxy, 'kubeproxy_invalid_objects_total{kind="Service",action="skipped"}'), 1, 'and is counted');
-  t.match(proxy.log(), /"level":40,[^\n]*"object":"Service e2e\/invalid","field":"spec.ports\[0\].port"/, 'and logged naming the field');
+  t.match(proxy.log(), /"v":0,[^\n]*"object":"Service e2e\/invalid","field":"spec.ports\[0\].port"/, 'and logged naming the field');
   const both = await env.getMany(env.node, 'http://10.96.0.10/', 4);
   t.same([...new Set(both)].sort(), ['web-1 10.244.1.10', 'web-2 10.244.2.11'], 'ClusterIP answers from both backends');
 

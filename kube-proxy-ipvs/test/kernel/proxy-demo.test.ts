@@ -65,5 +65,5 @@ t.test('the demo guest shows the table and answers through a ClusterIP and a Nod
     ip.on('exit', () => resolve(text));
   });
   t.notMatch(left, /kpdemo-/, 'and it did: no demo namespace is left');
-  t.match(readFileSync(log, 'utf8'), /"msg":"kube-proxy-ipvs stopped; the programmed state is left in place"/, 'the proxy stopped on its SIGTERM, not killed');
+  t.match(readFileSync(log, 'utf8'), /"kube-proxy-ipvs stopped; the programmed state is left in place"/, 'the proxy stopped on its SIGTERM, not killed');
 });

@@ -73,7 +73,9 @@ t.test('IPVS flushed and its modules reloaded under a running proxy: it reprogra
     .split('\n')
     .filter((l) => l.includes('"msg":"sync failed; retrying with a resync"'));
   t.ok(failures.length >= 1, `the syncs that failed while IPVS was gone were logged (${failures.length})`);
-  t.match(JSON.parse(failures[0]), { level: 50, kind: 'resync', err: String });
+  const failure = JSON.parse(failures[0]) as Record<string, unknown>;
+  t.match(failure, { kind: 'resync', err: String });
+  t.notOk('v' in failure, 'an error line (JSON error lines carry no v)');
   await until('healthy again', async () => (await fetch(`${proxy.healthz}/healthz`)).status === 200);
   t.equal(await proxy.stop(), 0);
 });
@@ -97,7 +99,9 @@ t.test('the target network namespace deleted under a running proxy: a clear erro
     .log()
     .split('\n')
     .find((l) => l.includes('the target network namespace is gone'))!;
-  t.match(JSON.parse(line), { level: 50, netns: env.node.path, reason: /no longer exists/ }, 'one structured error naming the namespace');
+  const gone = JSON.parse(line) as Record<string, unknown>;
+  t.match(gone, { netns: env.node.path, reason: /no longer exists/ }, 'one structured error naming the namespace');
+  t.notOk('v' in gone, 'logged as an error');
   t.equal((await fetch(`${proxy.healthz}/healthz`)).status, 503, '/healthz 503');
   t.equal((await fetch(`${proxy.healthz}/livez`)).status, 503, '/livez 503');
 

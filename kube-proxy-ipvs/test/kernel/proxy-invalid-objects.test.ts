@@ -51,7 +51,7 @@ t.test('a bad Service and a bad EndpointSlice among good ones: the good ones are
   const warnings = proxy
     .log()
     .split('\n')
-    .filter((l) => l.includes('"level":40') && l.includes('"object"'))
+    .filter((l) => l.includes('"action"') && l.includes('"object"'))
     .map((l) => JSON.parse(l) as Record<string, string>);
   t.match(
     warnings.map((w) => ({ object: w.object, field: w.field, action: w.action, file: w.file })).sort((a, b) => a.object.localeCompare(b.object)),

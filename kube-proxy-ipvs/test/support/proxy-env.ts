@@ -144,7 +144,7 @@ export async function startProxy(t: TapLike, env: ProxyNode, args: string[]): Pr
   // serves them on the pod-side addresses 10.244.x.1, which is not what
   // `plan` describes for the node's one declared address, 192.168.56.10. Tests may pass their own.
   const nodePorts = args.includes('--nodeport-addresses') ? [] : ['--nodeport-addresses', '192.168.56.0/24'];
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', ...nodePorts, ...args], {
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', '--logging-format=json', ...nodePorts, ...args], {
     stdio: ['ignore', 'inherit', 'pipe'],
     env: cleanEnv(),
   });

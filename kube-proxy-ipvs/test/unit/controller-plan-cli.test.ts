@@ -76,7 +76,7 @@ t.test('plan works out the node as the proxy does: its Node object\'s InternalIP
   t.equal(only.status, 0, `a Node with only an ExternalIP is served by the proxy, so it is planned: ${only.stderr}`);
 });
 
-t.test('plan reads --config as the proxy does, and flags override it', async (t) => {
+t.test('plan reads --config as the proxy does: the file wins over config flags', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'kp-plan-config-'));
   const config = join(dir, 'config.yaml');
   writeFileSync(config, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nhostnameOverride: node-a\nipvs: {scheduler: wlc}\n');
@@ -84,11 +84,14 @@ t.test('plan reads --config as the proxy does, and flags override it', async (t)
   t.equal(r.status, 0, r.stderr);
   t.ok(JSON.parse(r.stdout).virtualServers.every((v: { scheduler: string }) => v.scheduler === 'wlc'), 'the scheduler and the node name from the file');
   const flag = run('plan', '--manifests', `${fixtures}/cluster`, '--config', config, '--ipvs-scheduler', 'sh');
-  t.ok(JSON.parse(flag.stdout).virtualServers.every((v: { scheduler: string }) => v.scheduler === 'sh'), 'a flag on the command line wins');
-  writeFileSync(config, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nipvs: {schedular: wlc}\n');
+  t.ok(JSON.parse(flag.stdout).virtualServers.every((v: { scheduler: string }) => v.scheduler === 'wlc'), 'the file wins over --ipvs-scheduler, as upstream');
+  writeFileSync(config, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nhostnameOverride: node-a\nipvs: {schedular: wlc}\n');
+  const lenient = run('plan', '--manifests', `${fixtures}/cluster`, '--config', config);
+  t.equal(lenient.status, 0, 'an unknown field falls back to lenient decoding, as for the proxy');
+  writeFileSync(config, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nipvs: {syncPeriod: 30}\n');
   const bad = run('plan', '--manifests', `${fixtures}/cluster`, '--config', config);
   t.not(bad.status, 0);
-  t.match(bad.stderr, 'ipvs.schedular is not a KubeProxyConfiguration field', 'strict, as for the proxy');
+  t.match(bad.stderr, 'cannot unmarshal number into Go struct field KubeProxyConfiguration.ipvs.syncPeriod', 'a wrong type is refused');
 });
 
 t.test('an invalid manifest: non-zero exit, message names file, object and field', async (t) => {
@@ -118,4 +121,24 @@ t.test('no --manifests, or a node without an address: non-zero exit, saying what
   t.not(r.status, 0);
   t.match(r.stderr, 'no address for node "node-z"', 'the proxy\'s own start-up error');
   t.match(r.stderr, '--hostname-override');
+});
+
+t.test("the binary's exits, as kube-proxy's (cobra): flag errors print the usage and exit 1", async (t) => {
+  const unknown = run('--ipvs-schedular=rr');
+  t.equal(unknown.status, 1);
+  t.match(unknown.stderr, /^Usage:\n  kube-proxy \[flags\][\s\S]*\nError: unknown flag: --ipvs-schedular\n$/, 'usage, then the error naming the flag');
+  const plan = run('plan', '--no-such-flag');
+  t.equal(plan.status, 1, 'plan reads the same command line');
+  t.match(plan.stderr, /Error: unknown flag: --no-such-flag/);
+  const args = run('--cleanup', 'false');
+  t.equal(args.status, 1);
+  t.match(args.stderr, /Error: "kube-proxy" does not take any arguments, got \["false"\]/);
+  const version = run('--version');
+  t.same([version.status, version.stdout], [0, 'Kubernetes v1.37.0\n'], '--version prints and exits 0 before anything else is read');
+  const help = run('-h');
+  t.equal(help.status, 0);
+  t.match(help.stdout, /--conntrack-max-per-core int32 +Maximum number of NAT connections/);
+  const bad = run('--config', '/nonexistent.yaml');
+  t.equal(bad.status, 1);
+  t.match(bad.stderr, /command failed: failed complete: open \/nonexistent.yaml: no such file or directory/);
 });

@@ -22,11 +22,10 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { Command } from 'commander';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { parseConfig } from '../../lib/proxy/config-file.js';
-import { addProxyFlags, type RawFlags, resolveOptions } from '../../lib/proxy/flags.js';
+import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { loadKubeConfig } from '../../lib/proxy/sources/kubeconfig.js';
 import { KUBERNETES_VERSION, packageVersion, versionOutput } from '../../lib/cli/version.js';
 
@@ -107,8 +106,8 @@ t.test('the objects fit together', async (t) => {
 t.test('what a fresh node needs', async (t) => {
   const pod = byKind('DaemonSet').spec.template.spec;
   t.equal(pod.dnsPolicy, 'Default', 'the node\'s resolver: the cluster DNS ClusterIP is not programmed before this proxy runs');
-  const config = parseConfig(byKind('ConfigMap').data['config.yaml'], 'config.yaml');
-  t.equal(config.patch.metricsBindAddress, '127.0.0.1:10249', 'metrics on loopback, as upstream');
+  const config = parseConfig(byKind('ConfigMap').data['config.yaml']);
+  t.equal(config.config.metricsBindAddress, '127.0.0.1:10249', 'metrics on loopback, as upstream');
   t.notOk(pod.containers[0].ports.some((p: Obj) => p.containerPort === 10249), 'and no host port for them');
   t.same(
     byKind('ClusterRole').rules.map((r: Obj) => ({ ...r, resources: [...r.resources].sort(), verbs: [...r.verbs].sort() })),
@@ -126,9 +125,9 @@ t.test('the embedded configuration, kubeconfig and command line are what the pro
   const [c] = ds.spec.template.spec.containers;
   const mountPath = c.volumeMounts.find((m: Obj) => m.name === 'config').mountPath;
 
-  const config = parseConfig(cm['config.yaml'], 'config.yaml');
-  t.same(config.ignored, [], 'every field means something here');
-  t.match(config.patch, { proxyMode: 'ipvs', kubeconfig: `${mountPath}/kubeconfig.conf`, healthzBindAddress: '0.0.0.0:10256', clusterCIDRs: ['10.244.0.0/16'], ipvs: { scheduler: 'rr', strictARP: true } });
+  const config = parseConfig(cm['config.yaml']);
+  t.equal(config.lenientBecause, undefined, 'strict decoding: every field is a KubeProxyConfiguration field');
+  t.match(config.config, { mode: 'ipvs', clientConnection: { kubeconfig: `${mountPath}/kubeconfig.conf` }, healthzBindAddress: '0.0.0.0:10256', clusterCIDR: '10.244.0.0/16', ipvs: { strictARP: true } });
 
   // The mounted files, with the service account's paths pointing at stand-ins.
   const dir = mkdtempSync(join(tmpdir(), 'kp-deploy-'));
@@ -143,9 +142,7 @@ t.test('the embedded configuration, kubeconfig and command line are what the pro
   const args = c.command.slice(1).map((a: string) => a.replace('$(NODE_NAME)', 'node-1').replace(mountPath, dir));
   t.same(c.command.slice(0, 1), ['/usr/local/bin/kube-proxy'], 'kube-proxy\'s path, as in kubeadm\'s DaemonSet');
   t.same(c.env, [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }]);
-  const cmd = addProxyFlags(new Command('kube-proxy-ipvs')).exitOverride();
-  cmd.parse(args, { from: 'user' });
-  const { options } = resolveOptions(cmd.opts<RawFlags>());
+  const { options } = resolveOptions(args);
   t.match(options, { hostnameOverride: 'node-1', kubeconfig: join(dir, 'kubeconfig.conf'), manifests: undefined });
 
   const kc = loadKubeConfig(options);

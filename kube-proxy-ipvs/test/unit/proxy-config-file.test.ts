@@ -1,0 +1,147 @@
+/**
+ * KubeProxyConfiguration files: kubeadm's generated config.conf (every
+ * field at its zero value) defaulted field by field as kube-proxy's
+ * v1alpha1 scheme does; strict then lenient decoding; refused
+ * apiVersion/kind and wrong types; --write-config-to and /configz output.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { parse as parseYaml } from 'yaml';
+import { parseConfig } from '../../lib/proxy/config-file.js';
+import { configzBody } from '../../lib/proxy/configz.js';
+import { resolveOptions } from '../../lib/proxy/resolve-options.js';
+import { run } from '../../lib/cli/run.js';
+
+const KUBEADM = new URL('../fixtures/config/kubeadm-ipvs-config.conf', import.meta.url).pathname;
+
+t.test("kubeadm's config.conf runs with upstream's defaults, field by field", async (t) => {
+  const { options: o, notices, config } = resolveOptions(['--config', KUBEADM]);
+  t.equal(o.proxyMode, 'ipvs');
+  t.equal(o.hostnameOverride, hostname().trim().toLowerCase(), 'hostnameOverride "" → the host name');
+  t.equal(o.bindAddress, '0.0.0.0');
+  t.equal(o.healthzBindAddress, '0.0.0.0:10256', 'healthzBindAddress "" → 0.0.0.0:10256');
+  t.equal(o.metricsBindAddress, '127.0.0.1:10249', 'metricsBindAddress "" → 127.0.0.1:10249');
+  t.equal(o.bindAddressHardFail, false);
+  t.same(o.clusterCIDRs, []);
+  t.same(o.nodePortAddresses, [], 'nodePortAddresses null → all local addresses');
+  t.equal(o.masqueradeAll, false);
+  t.equal(o.masqueradeBit, 14, 'iptables.masqueradeBit null → 14');
+  t.same(o.ipvs, { scheduler: 'rr', syncPeriodMs: 30_000, minSyncPeriodMs: 0, excludeCIDRs: [], strictARP: false, tcpTimeoutMs: 0, tcpFinTimeoutMs: 0, udpTimeoutMs: 0 }, 'ipvs.syncPeriod 0s → 30s; minSyncPeriod stays 0');
+  t.equal(o.oomScoreAdj, -999, 'oomScoreAdj null → -999');
+  t.same(o.conntrack, { maxPerCore: 32768, min: 131072, tcpEstablishedTimeoutMs: 86_400_000, tcpCloseWaitTimeoutMs: 3_600_000, tcpBeLiberal: false, udpTimeoutMs: 0, udpStreamTimeoutMs: 0 });
+  t.equal(o.detectLocalMode, 'ClusterCIDR', 'detectLocalMode "" → ClusterCIDR');
+  t.same(o.detectLocal, { bridgeInterface: '', interfaceNamePrefix: '' });
+  t.same(o.clientConnection, { kubeconfig: '/var/lib/kube-proxy/kubeconfig.conf', acceptContentTypes: '', contentType: 'application/vnd.kubernetes.protobuf', qps: 5, burst: 10 });
+  t.equal(o.kubeconfig, '/var/lib/kube-proxy/kubeconfig.conf');
+  t.equal(o.configSyncPeriodMs, 900_000, 'configSyncPeriod 0s → 15m');
+  t.same(o.featureGates, {});
+  t.same(o.logging, { format: 'text', verbosity: 0, flushFrequencyMs: 5000, vmodule: [] });
+  t.equal(o.verbosity, 0);
+  t.equal(o.configFile, KUBEADM);
+  t.equal(o.cleanup, false);
+  t.notOk(notices.some((n) => /lenient/i.test(n.msg)), 'strict decoding succeeds');
+  t.equal(config.iptables.localhostNodePorts, true);
+  t.equal(config.nftables.masqueradeBit, 14);
+  t.equal(config.iptables.minSyncPeriod, 1000);
+});
+
+t.test('an explicit pointer value is kept (0 means leave the kernel value)', async (t) => {
+  const head = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n';
+  const { config } = parseConfig(head + 'oomScoreAdj: 0\nconntrack:\n  maxPerCore: 0\nhealthzBindAddress: 10.0.0.1\nmetricsBindAddress: "::1"\nbindAddress: "fd00::1"\n');
+  t.equal(config.oomScoreAdj, 0);
+  t.equal(config.conntrack.maxPerCore, 0);
+  t.equal(config.healthzBindAddress, '10.0.0.1:10256', 'a bare IP gets the port');
+  t.equal(config.metricsBindAddress, '[::1]:10249');
+  const v6 = parseConfig(head + 'bindAddress: "fd00::1"\n').config;
+  t.equal(v6.healthzBindAddress, '[::]:10256', 'an IPv6 bindAddress makes the default addresses IPv6');
+  t.equal(v6.metricsBindAddress, '[::1]:10249');
+});
+
+t.test('strict decoding, then lenient with upstream\'s log line', async (t) => {
+  const head = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n';
+  const r = parseConfig(head + 'udpIdleTimeout: 250ms\nipvs:\n  schedular: lc\n  scheduler: wrr\nSyncPeriod: 1s\n');
+  t.equal(r.lenientBecause, 'strict decoding error: unknown field "udpIdleTimeout", unknown field "ipvs.schedular", unknown field "SyncPeriod"');
+  t.equal(r.config.ipvs.scheduler, 'wrr', 'known fields are still read');
+  const dup = parseConfig(head + 'ipvs:\n  scheduler: lc\n  scheduler: sh\n');
+  t.equal(dup.lenientBecause, 'strict decoding error: duplicate field "ipvs.scheduler"');
+  const file = join(mkdtempSync(join(tmpdir(), 'kpcfg-')), 'c.yaml');
+  writeFileSync(file, head + 'udpIdleTimeout: 250ms\n');
+  const { notices } = resolveOptions(['--config', file]);
+  t.match(notices, [{ level: 'info', msg: 'Using lenient decoding as strict decoding failed', fields: { err: 'strict decoding error: unknown field "udpIdleTimeout"' } }]);
+});
+
+t.test('refused: other apiVersion or kind, wrong types, bad durations', async (t) => {
+  const head = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n';
+  t.throws(() => parseConfig(head.replace('v1alpha1', 'v1alpha2')), /failed to decode: no kind "KubeProxyConfiguration" is registered for version "kubeproxy.config.k8s.io\/v1alpha2"/);
+  t.throws(() => parseConfig(head.replace('KubeProxyConfiguration', 'KubeletConfiguration')), /no kind "KubeletConfiguration" is registered/);
+  t.throws(() => parseConfig('kind: KubeProxyConfiguration\n'), /Object 'apiVersion' is missing/);
+  t.throws(() => parseConfig('apiVersion: kubeproxy.config.k8s.io/v1alpha1\n'), /Object 'Kind' is missing/);
+  t.throws(() => parseConfig(head + 'configSyncPeriod: 15\n'), /cannot unmarshal number into Go struct field KubeProxyConfiguration.configSyncPeriod of type string/);
+  t.throws(() => parseConfig(head + 'ipvs:\n  strictARP: "yes"\n'), /cannot unmarshal string into Go struct field KubeProxyConfiguration.ipvs.strictARP of type bool/);
+  t.throws(() => parseConfig(head + 'ipvs:\n  syncPeriod: 30x\n'), /time: invalid duration "30x" \(KubeProxyConfiguration.ipvs.syncPeriod\)/);
+  t.throws(() => parseConfig(head + 'oomScoreAdj: 1.5\n'), /oomScoreAdj of type int32/);
+  t.throws(() => parseConfig('a: ['), /failed to decode: yaml:/);
+  t.throws(() => resolveOptions(['--config', '/nonexistent/kube-proxy.yaml']), /open \/nonexistent\/kube-proxy.yaml: no such file or directory/);
+  t.throws(() => resolveOptions(['--config', writeTemp(head + 'mode: iptables\n')]), /--proxy-mode \(mode\): only "ipvs" is supported/);
+  t.throws(() => resolveOptions(['--config', writeTemp(head + 'featureGates:\n  NoSuchGate: true\n')]), /unrecognized feature gate: NoSuchGate/);
+  t.throws(() => resolveOptions(['--config', writeTemp(head + 'oomScoreAdj: 2000\n')]), /oomScoreAdj\) must be within the range \[-1000, 1000\]/);
+  t.throws(() => resolveOptions(['--config', writeTemp(head + 'detectLocalMode: Bridge\n')]), /Unsupported value: "Bridge"/);
+  t.throws(() => resolveOptions(['--config', writeTemp(head + 'detectLocalMode: BridgeInterface\n')]), /detectLocal.bridgeInterface\) must not be empty/);
+  t.throws(() => resolveOptions(['--config', writeTemp(head + 'featureGates:\n  KubeProxyIPVS: false\n')]), /KubeProxyIPVS=false/);
+  t.same(resolveOptions(['--config', writeTemp(head + 'featureGates:\n  KubeProxyIPVS: true\n  ContextualLogging: false\n')]).options.featureGates, { KubeProxyIPVS: true, ContextualLogging: false });
+});
+
+function writeTemp(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'kpcfg-')), 'c.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+t.test('/configz: the effective v1alpha1 configuration in struct order', async (t) => {
+  const { config } = resolveOptions(['--config', KUBEADM, '--hostname-override', 'Node-1']);
+  const body = JSON.parse(configzBody(config)) as Record<string, Record<string, unknown>>;
+  const c = body['kubeproxy.config.k8s.io'];
+  t.same(Object.keys(c).slice(0, 6), ['kind', 'apiVersion', 'clientConnection', 'logging', 'hostnameOverride', 'bindAddress'], 'featureGates is omitted when empty (omitempty)');
+  t.match(c, {
+    kind: 'KubeProxyConfiguration',
+    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+    clientConnection: { kubeconfig: '/var/lib/kube-proxy/kubeconfig.conf', acceptContentTypes: '', contentType: 'application/vnd.kubernetes.protobuf', qps: 5, burst: 10 },
+    logging: { format: 'text', flushFrequency: '5s', verbosity: 0, options: { text: { infoBufferSize: '0' }, json: { infoBufferSize: '0' } } },
+    hostnameOverride: 'node-1',
+    healthzBindAddress: '0.0.0.0:10256',
+    metricsBindAddress: '127.0.0.1:10249',
+    mode: 'ipvs',
+    iptables: { masqueradeBit: 14, masqueradeAll: false, localhostNodePorts: true, syncPeriod: '30s', minSyncPeriod: '1s' },
+    ipvs: { syncPeriod: '30s', minSyncPeriod: '0s', scheduler: '', excludeCIDRs: null },
+    detectLocalMode: 'ClusterCIDR',
+    oomScoreAdj: -999,
+    conntrack: { maxPerCore: 32768, min: 131072, tcpEstablishedTimeout: '24h0m0s', tcpCloseWaitTimeout: '1h0m0s', udpTimeout: '0s' },
+    configSyncPeriod: '15m0s',
+  });
+  t.notOk('windowsRunAsService' in c, 'omitempty');
+  t.equal(Object.keys(c).at(-1), 'portRange');
+});
+
+t.test('--write-config-to writes the merged configuration as v1alpha1 YAML that reads back the same', async (t) => {
+  const out = join(mkdtempSync(join(tmpdir(), 'kpcfg-')), 'out.yaml');
+  await run(['--write-config-to', out, '--ipvs-scheduler', 'lc', '--oom-score-adj=-500', '--conntrack-max-per-core=0', '-v', '0']);
+  const text = readFileSync(out, 'utf8');
+  const doc = parseYaml(text) as Record<string, unknown>;
+  t.same(Object.keys(doc), [...Object.keys(doc)].sort(), 'keys sorted, as upstream writes them');
+  t.match(doc, { apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration', mode: 'ipvs', oomScoreAdj: -500, ipvs: { scheduler: 'lc', minSyncPeriod: '1s' }, conntrack: { maxPerCore: 0 } });
+  const again = resolveOptions(['--config', out]);
+  t.equal(again.options.ipvs.scheduler, 'lc');
+  t.equal(again.options.oomScoreAdj, -500);
+  t.equal(again.options.conntrack.maxPerCore, 0);
+  t.notOk(again.notices.some((n) => /lenient/.test(n.msg)), 'what we write decodes strictly');
+});
+
+t.test('--init-only: the privileged start, then return (exit 0) without reading objects or serving', async (t) => {
+  const { fakeFactory } = await import('../support/fake-controller.js');
+  const factory = fakeFactory();
+  await run(['--init-only', '--hostname-override=node-a', '--ipvs-tcp-timeout=15m', '--manifests=/nonexistent', '--healthz-bind-address=127.0.0.1:1', '--logging-format=json', '-v', '0'], factory);
+  t.same(factory.last?.calls, ['start', 'close'], 'the controller was started (IPVS, its sysctls and timeouts) and closed');
+  t.match(factory.last?.init, { ipvsTimeouts: { tcp: 900 } });
+});

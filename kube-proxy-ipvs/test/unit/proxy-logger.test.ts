@@ -1,0 +1,43 @@
+/**
+ * Log lines in kube-proxy's shapes: klog's text header and key=value
+ * encoding by default, component-base's JSON (ts, caller, msg, v, then the
+ * pairs, err last, no level) with --logging-format=json; -v selecting
+ * what is written.
+ */
+import t from 'tap';
+import { makeLogger } from '../../lib/proxy/logger.js';
+
+function capture(format: 'text' | 'json', verbosity: number) {
+  const lines: string[] = [];
+  const log = makeLogger({ format, verbosity }, { write: (s: string) => lines.push(s) });
+  return { log, lines };
+}
+
+t.test('text: klog line format', async (t) => {
+  const { log, lines } = capture('text', 0);
+  log.info({ entry: 'net/netfilter/nf_conntrack_max', value: 131072, ok: true, ips: ['10.0.0.1'] }, 'Set sysctl');
+  log.child({ component: 'controller' }).warn({ err: new Error('boom'), note: 'two\nlines' }, 'sync failed');
+  log.error('plain');
+  log.debug('not at -v 0');
+  t.equal(lines.length, 3, 'debug lines need -v 2');
+  t.match(lines[0], /^I\d{4} \d{2}:\d{2}:\d{2}\.\d{6} +\d+ kube-proxy-ipvs:0\] "Set sysctl" entry="net\/netfilter\/nf_conntrack_max" value=131072 ok=true ips=\["10.0.0.1"\]\n$/);
+  t.match(lines[0], new RegExp(`^I\\d{4} [\\d:.]{15} ${String(process.pid).padStart(7)} `), 'the pid right-aligned in 7 columns');
+  t.match(lines[1], /^W\d{4} .* controller:0\] "sync failed" err="boom" note=<\n\ttwo\n\tlines\n >\n$/);
+  t.match(lines[2], /^E\d{4} .*\] "plain"\n$/);
+});
+
+t.test('json: the Kubernetes JSON log shape', async (t) => {
+  const { log, lines } = capture('json', 2);
+  log.info({ ipFamily: 'IPv4', n: 3 }, 'Using ipvs Proxier');
+  log.debug({ a: 1 }, 'detail');
+  log.child({ component: 'apiserver' }).error({ err: new Error('content changed'), kind: 'resync' }, 'Error running ProxyServer');
+  log.trace('not at -v 2');
+  t.equal(lines.length, 3);
+  const [info, debug, error] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.same(Object.keys(info), ['ts', 'caller', 'msg', 'v', 'ipFamily', 'n'], 'key order: ts, caller, msg, v, then the pairs');
+  t.match(info, { ts: Number, caller: 'kube-proxy-ipvs:0', msg: 'Using ipvs Proxier', v: 0, ipFamily: 'IPv4', n: 3 });
+  t.equal(debug.v, 2, 'debug lines are V(2)');
+  t.same(Object.keys(error), ['ts', 'caller', 'msg', 'kind', 'err'], 'error lines: no v, err last');
+  t.equal(error.err, 'content changed');
+  t.notOk(lines.some((l) => l.includes('"level"')), 'no level key');
+});
