@@ -22,6 +22,23 @@ export interface IpvsOptions {
   udpTimeoutMs: number;
 }
 
+/** conntrack.* (KubeProxyConntrackConfiguration): null leaves that setting alone, as upstream's nil. */
+export interface ConntrackOptions {
+  /** nf_conntrack_max = maxPerCore × CPUs (at least min); 0 or null leaves it and the hash size alone. */
+  maxPerCore: number | null;
+  min: number | null;
+  /** 0 or null leaves the kernel's value. */
+  tcpEstablishedTimeoutMs: number | null;
+  tcpCloseWaitTimeoutMs: number | null;
+  /** true sets nf_conntrack_tcp_be_liberal=1; false leaves it. */
+  tcpBeLiberal: boolean;
+  /** 0 leaves the kernel's value. */
+  udpTimeoutMs: number;
+  udpStreamTimeoutMs: number;
+}
+
+export type DetectLocalMode = 'ClusterCIDR' | 'NodeCIDR' | 'BridgeInterface' | 'InterfaceNamePrefix';
+
 export interface ProxyOptions {
   proxyMode: 'ipvs';
   hostnameOverride: string;
@@ -35,6 +52,12 @@ export interface ProxyOptions {
   /** "host:port"; "" disables the server. */
   healthzBindAddress: string;
   metricsBindAddress: string;
+  /** --bind-address-hard-fail: a healthz or metrics server that cannot listen ends the process instead of being retried. */
+  bindAddressHardFail: boolean;
+  /** --oom-score-adj, written to /proc/self/oom_score_adj at start; null leaves it. */
+  oomScoreAdj: number | null;
+  conntrack: ConntrackOptions;
+  detectLocalMode: DetectLocalMode;
   cleanup: boolean;
   verbosity: number;
   kubeconfig?: string;
@@ -73,6 +96,18 @@ export function defaultOptions(): ProxyOptions {
     },
     healthzBindAddress: '0.0.0.0:10256',
     metricsBindAddress: '127.0.0.1:10249',
+    bindAddressHardFail: false,
+    oomScoreAdj: -999,
+    conntrack: {
+      maxPerCore: 32768,
+      min: 131072,
+      tcpEstablishedTimeoutMs: 24 * 3600_000,
+      tcpCloseWaitTimeoutMs: 3600_000,
+      tcpBeLiberal: false,
+      udpTimeoutMs: 0,
+      udpStreamTimeoutMs: 0,
+    },
+    detectLocalMode: 'ClusterCIDR',
     cleanup: false,
     verbosity: 0,
   };
