@@ -5,15 +5,17 @@
  * Start-up order matters: the initial objects are collected until the
  * source says it has delivered them all (a first sync with half the
  * services known would delete the others' virtual servers), the Node
- * object gives the node's addresses, then the controller adopts the
- * kernel, takes the objects and the first (full) sync runs. Any failure
- * before that is thrown with an explanation; after it, failures are logged
- * and retried.
+ * object gives the node's addresses (waited for as kube-proxy waits, then
+ * loopback is assumed and the Node taken when it appears), the host says
+ * which families are served, the conntrack sysctls are set, then the
+ * controller adopts the kernel, takes the objects and the first (full)
+ * sync runs. Any failure before that is thrown with an explanation; after
+ * it, failures are logged and retried.
  */
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, NodeInfo, Service } from '../kubernetes/model.js';
-import { familyOf } from 'ipvs-netlink/address';
-import { nodeContext } from '../desired/node-addresses.js';
+import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
+import { LOOPBACK, nodeContext } from '../desired/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
 import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
@@ -21,13 +23,18 @@ import { HealthServer } from './health-server.js';
 import { ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
-import { nodeEligible, sameNodeInfo } from '../kubernetes/node.js';
-import { nodeInfoFor, type ProxyOptions, proxyConfigOf, startingNodeInfo } from './options.js';
+import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
+import { type HostSetup, realHost } from './host-setup.js';
+import { nodeInfoFor, type ProxyOptions, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
 import { ServiceHealthServers } from './service-health.js';
 import { type Source, type SourceEvent, eventLabel } from './sources/source.js';
 import { type RunOutcome, SyncRunner } from './sync-runner.js';
+
+/** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
+const NODE_WAIT_MS = 30_000;
+const FAMILY_NAME: Record<AddressFamily, 'IPv4' | 'IPv6'> = { inet: 'IPv4', inet6: 'IPv6' };
 
 /** Set by the EndpointSlice controller; the start of network programming latency. */
 const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
@@ -41,6 +48,10 @@ export interface ProxyDeps {
   defaultMetrics?: boolean;
   /** Called after a sync or resync that was bulk work (heap.ts); default: a full garbage collection. */
   collectGarbage?: () => Collection | void;
+  /** Families, conntrack sysctls, OOM score; default: the real host (host-setup.ts). */
+  host?: HostSetup;
+  /** How long to wait for the Node object; default kube-proxy's 30 s. */
+  nodeWaitMs?: number;
 }
 
 export interface ProxyAddresses {
@@ -73,6 +84,10 @@ export class Proxy {
   private triggers: number[] = [];
   private stopping = false;
   private firstSyncLogged = false;
+  /** The families served, from the host; empty until start() has asked it. */
+  private families: AddressFamily[] = [];
+  /** Resolves start()'s wait for the Node object. */
+  private nodeArrived?: () => void;
   /** --netns: the target namespace, checked every second (netns-watch.ts). */
   private netnsTimer?: NodeJS.Timeout;
 
@@ -97,7 +112,8 @@ export class Proxy {
 
   async start(): Promise<ProxyAddresses> {
     const o = this.options;
-    this.health.queued(); // unhealthy if no sync completes within the timeout
+    const host = this.deps.host ?? realHost(o.netns);
+    await host.applyOomScoreAdj(o.oomScoreAdj, this.log);
     const addresses: ProxyAddresses = {};
     // Servers first: a probe that cannot connect restarts the pod, one that gets a 503 waits.
     if (o.healthzBindAddress) addresses.healthz = await this.healthServer.start(o.healthzBindAddress);
@@ -111,9 +127,10 @@ export class Proxy {
       rejected: (r) => this.metrics.invalidObjectsTotal.inc({ kind: r.kind, action: r.action }),
     });
     this.flush();
-    this.nodeInfo = startingNodeInfo(o, this.node);
-    this.health.setNodeEligible(nodeEligible(this.node) || this.node === undefined);
-    this.log.info({ node: this.nodeInfo.name, addresses: this.nodeInfo.addresses }, 'node');
+    await this.waitForNode();
+    if (this.stopping) return addresses;
+    await host.setConntrack(o.conntrack, this.log);
+    this.nodeInfo = await this.startingNode(host);
 
     const controller = this.deps.controllerFactory({
       node: this.nodeInfo,
@@ -145,6 +162,9 @@ export class Proxy {
       clock: this.clock,
     });
     this.runner.start();
+    // As kube-proxy's SyncLoop: every family counts as updated at the start, so a first sync that never succeeds turns it unhealthy.
+    this.health.updated(this.families);
+    this.health.queued(this.families);
     this.runner.request(); // the first, full sync
     if (o.netns) this.watchNetns(new NetnsWatch(o.netns));
     this.log.info({ objects: initial.length, ...addresses }, 'kube-proxy-ipvs started');
@@ -154,7 +174,7 @@ export class Proxy {
   /** Waits for the first sync to finish (tests, the demo). */
   async waitForSync(timeoutMs = 30_000): Promise<void> {
     const end = Date.now() + timeoutMs;
-    while (this.health.status().lastUpdated === 0) {
+    while (!this.firstSyncLogged) {
       if (Date.now() > end) throw new Error(`no sync completed within ${timeoutMs}ms`);
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -193,6 +213,57 @@ export class Proxy {
     this.netnsTimer.unref();
   }
 
+  /**
+   * kube-proxy's NodeManager: up to 30 s for this Node to exist with an
+   * address, then on without it (the error says which was missing).
+   */
+  private async waitForNode(): Promise<void> {
+    if (this.nodeHasIPs()) return;
+    const waitMs = this.deps.nodeWaitMs ?? NODE_WAIT_MS;
+    await new Promise<void>((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve(), waitMs);
+      this.nodeArrived = () => {
+        this.clock.clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.nodeArrived = undefined;
+    if (this.nodeHasIPs()) return;
+    const node = this.options.hostnameOverride;
+    if (this.node === undefined) this.log.error({ node }, 'Timed out waiting for node to exist');
+    else this.log.error({ node }, 'Timed out waiting for node to be assigned IPs');
+  }
+
+  private nodeHasIPs(): boolean {
+    return this.node !== undefined && nodeInfoOf(this.options.hostnameOverride, this.node, undefined).addresses.length > 0;
+  }
+
+  /**
+   * detectNodeIPs and the family check of kube-proxy's newProxyServer: the
+   * primary family is the first node IP's (or --bind-address's), IPv4
+   * without either, and must be one the host serves; without a node IP
+   * for it, loopback stands in (logged in upstream's words).
+   */
+  private async startingNode(host: HostSetup): Promise<NodeInfo> {
+    const found = await host.families();
+    for (const m of found.missing) this.log.info({ ipFamily: FAMILY_NAME[m.family], ...(m.error ? { error: m.error } : {}) }, m.message);
+    if (found.families.length === 0) throw new Error(`iptables is not available on this host : ${found.missing[0]?.error ?? 'no family usable'}`);
+    this.families = found.families;
+    const info = { ...nodeInfoFor(this.options, this.node), families: this.families };
+    if (this.nodeHasIPs()) this.log.info({ NodeIPs: nodeInfoOf(info.name, this.node, undefined).addresses }, 'Successfully retrieved NodeIPs');
+    const first = info.addresses[0];
+    const primary: AddressFamily = first === undefined ? 'inet' : familyOf(first);
+    if (first === undefined || first === LOOPBACK[primary] || /^127\./.test(first)) {
+      this.log.info("Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
+    }
+    if (!this.families.includes(primary)) throw new Error(`no support for primary IP family "${FAMILY_NAME[primary]}"`);
+    if (this.families.length === 2) this.log.info({ 'primary ipFamily': FAMILY_NAME[primary] }, 'kube-proxy running in dual-stack mode');
+    else this.log.info({ ipFamily: FAMILY_NAME[primary] }, 'kube-proxy running in single-stack mode');
+    this.health.setNodeEligible(nodeEligible(this.node));
+    this.log.info({ node: info.name, addresses: info.addresses, families: this.families }, 'node');
+    return info;
+  }
+
   private onEvent(e: SourceEvent): void {
     if (this.stopping) return;
     this.incoming.push(e);
@@ -214,7 +285,7 @@ export class Proxy {
       else this.apply(e, (now ??= this.clock.now()));
     }
     if (now === undefined) return;
-    this.health.queued();
+    this.health.queued(this.families);
     this.runner?.request();
   }
 
@@ -245,13 +316,15 @@ export class Proxy {
     if (node.metadata.name !== this.options.hostnameOverride) return;
     this.node = type === 'delete' ? undefined : node;
     this.health.setNodeEligible(type !== 'delete' && nodeEligible(node));
+    if (this.nodeHasIPs()) this.nodeArrived?.();
     if (!this.controller || type === 'delete') return;
-    const info = nodeInfoFor(this.options, node);
+    const info = { ...nodeInfoFor(this.options, node), families: this.families };
     if (info.addresses.length === 0 || (this.nodeInfo && sameNodeInfo(info, this.nodeInfo))) return;
-    this.log.info({ addresses: info.addresses }, 'node changed; everything is compared on the next sync');
+    // kube-proxy 1.34-1.36 only logs this (1.37 exits to restart); the new addresses are taken at once instead.
+    this.log.info({ node: info.name, newNodeIPs: info.addresses, oldNodeIPs: this.nodeInfo?.addresses ?? [] }, 'NodeIPs changed for the node');
     this.nodeInfo = info;
     this.controller.setNode(info);
-    this.health.queued();
+    this.health.queued(this.families);
     this.runner?.request();
   }
 
@@ -272,7 +345,7 @@ export class Proxy {
       return;
     }
     const end = r.startedAt + r.durationMs;
-    this.health.updated();
+    this.health.updated(this.families);
     this.metrics.synced(r.kind, r.durationMs, end);
     // Endpoint changes that arrived before this sync started are programmed now.
     const done = this.triggers.filter((t) => t <= r.startedAt);
@@ -314,7 +387,7 @@ export class Proxy {
  * addresses it selects, the same ones NodePorts are served on.
  */
 export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): string[] {
-  const v6 = (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
+  const v6 = node?.families ? node.families.includes('inet6') : (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
   if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
   return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
 }

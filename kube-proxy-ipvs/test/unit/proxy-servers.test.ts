@@ -19,6 +19,7 @@ import { healthCheckHosts, Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { fakeFactory } from '../support/fake-controller.js';
+import { fakeHost } from '../support/fake-host.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -36,7 +37,7 @@ async function started(t: Tap.Test, o: Partial<ProxyOptions> = {}, setup?: Param
   const dir = manifestsDir();
   const factory = fakeFactory(setup);
   const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
-  const proxy = new Proxy(options(dir, o), { source, controllerFactory: factory, logger, defaultMetrics: false });
+  const proxy = new Proxy(options(dir, o), { source, controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost() });
   t.teardown(() => proxy.stop());
   const addrs = await proxy.start();
   await proxy.waitForSync(5000);
@@ -62,7 +63,7 @@ t.test('start-up: objects reach the controller, then one full sync', async (t) =
   t.same(controller.calls.slice(0, 1), ['start']);
   t.ok(controller.calls.includes('upsertService web') && controller.calls.includes('upsertEndpointSlice api-x7k2p'), 'all objects fed before the first sync');
   t.equal(controller.calls.indexOf('sync'), controller.calls.length - 1, 'sync after every object');
-  t.same(controller.init?.node, { name: 'node-a', addresses: ['192.168.56.10'], labels: { 'topology.kubernetes.io/zone': 'zone-a' } }, 'node from its Node object');
+  t.same(controller.init?.node, { name: 'node-a', addresses: ['192.168.56.10'], families: ['inet', 'inet6'], labels: { 'topology.kubernetes.io/zone': 'zone-a' } }, 'node from its Node object, families from the host');
 });
 
 t.test('healthz and livez as kube-proxy answers them', async (t) => {
@@ -72,10 +73,14 @@ t.test('healthz and livez as kube-proxy answers them', async (t) => {
   t.equal(r.headers.get('content-type'), 'application/json');
   t.equal(r.headers.get('x-content-type-options'), 'nosniff');
   const body = (await r.json()) as Record<string, unknown>;
-  t.match(body, { lastUpdated: /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC$/, currentTime: String, nodeEligible: true });
+  const time = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d*[1-9])?Z$/;
+  t.same(Object.keys(body), ['lastUpdated', 'currentTime', 'nodeEligible', 'healthy', 'status'], "kube-proxy's field order");
+  t.match(body, { lastUpdated: time, currentTime: time, nodeEligible: true, healthy: true, status: { IPv4: { lastUpdated: time, healthy: true }, IPv6: { lastUpdated: time, healthy: true } } });
+  t.equal(body.lastUpdated, body.currentTime, 'healthy: lastUpdated is now');
   const l = await fetch(`${healthz}/livez`);
   t.equal(l.status, 200);
-  t.notOk('nodeEligible' in ((await l.json()) as object), 'livez does not judge the node');
+  const live = (await l.json()) as Record<string, unknown>;
+  t.same(Object.keys(live), ['lastUpdated', 'currentTime', 'healthy', 'status'], 'livez does not judge the node');
   t.equal((await fetch(`${healthz}/other`)).status, 404);
 });
 
@@ -83,12 +88,21 @@ t.test('health turns 503 when a queued change waits longer than 2 × syncPeriod'
   const clock = new FakeClock();
   const h = new ProxyHealth(60_000, clock);
   t.ok(h.status().healthy, 'healthy while starting');
-  h.queued();
+  h.queued(['inet', 'inet6']);
+  await clock.advance(100_000);
+  t.ok(h.status().healthy, 'a family never updated cannot be late (as upstream)');
+  h.updated(['inet', 'inet6']);
+  h.queued(['inet', 'inet6']);
   await clock.advance(59_999);
   t.ok(h.status().healthy, 'a queued change within the timeout');
   await clock.advance(1);
-  t.notOk(h.status().healthy, 'late');
-  h.updated();
+  const late = h.status();
+  t.notOk(late.healthy, 'late');
+  t.same([...late.families.values()].map((f) => f.healthy), [false, false], 'each family says so');
+  h.updated(['inet']);
+  t.notOk(h.status().healthy, 'one family still late');
+  t.same(h.status().families.get('inet'), { lastUpdated: clock.now(), healthy: true });
+  h.updated(['inet6']);
   t.ok(h.status().healthy, 'a sync completed');
   t.equal(h.status().lastUpdated, clock.now());
 });
@@ -205,6 +219,7 @@ t.test('--netns target deleted: one error, healthz and livez 503, no more syncs'
     controllerFactory: factory,
     logger: capture,
     defaultMetrics: false,
+    host: fakeHost(),
   });
   t.teardown(() => proxy.stop());
   const addrs = await proxy.start();
@@ -332,19 +347,17 @@ t.test('start-up failures explain themselves', async (t) => {
     controllerFactory: fakeFactory((c) => (c.failStart = noIpvs)),
     logger,
     defaultMetrics: false,
+    host: fakeHost(),
   });
   await t.rejects(proxy.start(), /IPVS is not available: .*modprobe ip_vs/);
   await proxy.stop();
-  const p2 = new Proxy(options(dir, { hostnameOverride: 'node-z' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
-  await t.rejects(p2.start(), /no address for node "node-z".*--hostname-override.*--bind-address/);
-  await p2.stop();
-  const p3 = new Proxy(options(dir, { hostnameOverride: 'node-z', bindAddress: '10.0.0.5' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  const p3 = new Proxy(options(dir, { hostnameOverride: 'node-z', bindAddress: '10.0.0.5' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
   await p3.start();
   t.pass('--bind-address gives the node address without a Node object');
   await p3.stop();
-  const first = new Proxy(options(dir, { healthzBindAddress: '127.0.0.1:0' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  const first = new Proxy(options(dir, { healthzBindAddress: '127.0.0.1:0' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
   const a = await first.start();
-  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
   await t.rejects(clash.start(), /--healthz-bind-address 127.0.0.1:\d+: cannot listen: .* is already in use/);
   await clash.stop();
   await first.stop();
@@ -358,7 +371,7 @@ t.test('a full garbage collection after bulk work (a cold start, a big resync), 
   });
   const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
   const o = options(dir, { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 3_600_000 } });
-  const proxy = new Proxy(o, { source, controllerFactory: factory, logger, defaultMetrics: false, collectGarbage: () => {
+  const proxy = new Proxy(o, { source, controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost(), collectGarbage: () => {
       collections++;
       return { compacted: false };
     },
