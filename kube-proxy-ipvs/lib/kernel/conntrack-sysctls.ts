@@ -10,7 +10,8 @@
  * - nf_conntrack_udp_timeout / _stream, when > 0.
  *
  * Each value is read first and written only when it differs ("Set
- * sysctl"). Any failure is fatal, as upstream's: a read-only /sys with a
+ * sysctl"); the per-namespace ones are read together and written together
+ * (each is one program run in the namespace). Any failure is fatal, as upstream's: a read-only /sys with a
  * hash size to raise stops the start (kube-proxy 1.35 dropped the old
  * read-only-sysfs skip); set conntrack.maxPerCore to 0 where /sys cannot
  * be written.
@@ -38,9 +39,10 @@ export interface ConntrackSettings {
 /** Where the values are read and written; conntrackIO() is the real one, tests give their own. */
 export interface ConntrackIO {
   cpus(): number;
-  /** entry: "net/netfilter/nf_conntrack_max"; undefined when unreadable. */
-  get(entry: string): Promise<number | undefined>;
-  set(entry: string, value: number): Promise<void>;
+  /** Entries such as "net/netfilter/nf_conntrack_max"; an unreadable one is missing from the map. */
+  get(entries: readonly string[]): Promise<Map<string, number>>;
+  /** In order; stops at the first failure. */
+  set(values: ReadonlyArray<readonly [string, number]>): Promise<void>;
   getHashsize(): Promise<number>;
   setHashsize(value: number): Promise<void>;
 }
@@ -48,6 +50,7 @@ export interface ConntrackIO {
 /** kube-proxy caps the scaled value so a many-core host does not pin gigabytes of conntrack table. */
 const MAX_LIMIT = 1_048_576;
 const HASHSIZE = '/sys/module/nf_conntrack/parameters/hashsize';
+const MAX = 'net/netfilter/nf_conntrack_max';
 
 export class ConntrackError extends Error {
   constructor(cause: unknown) {
@@ -75,27 +78,33 @@ export function conntrackMax(c: Pick<ConntrackSettings, 'maxPerCore' | 'min'>, c
 
 export async function setConntrackSysctls(c: ConntrackSettings, io: ConntrackIO, log: Logger): Promise<void> {
   try {
-    const set = async (name: string, value: number) => {
-      const entry = `net/netfilter/${name}`;
-      if ((await io.get(entry)) === value) return;
-      log.info({ entry, value }, 'Set sysctl');
-      await io.set(entry, value);
+    /** setIntSysCtl: the ones that differ from what the kernel has, logged, then written. */
+    const set = async (wanted: ReadonlyArray<readonly [string, number]>) => {
+      const current = await io.get(wanted.map(([e]) => e));
+      const changes = wanted.filter(([entry, value]) => current.get(entry) !== value);
+      for (const [entry, value] of changes) log.info({ entry, value }, 'Set sysctl');
+      if (changes.length) await io.set(changes);
     };
     const max = conntrackMax(c, io.cpus(), log);
     if (max > 0) {
-      const current = await io.get('net/netfilter/nf_conntrack_max').catch(() => undefined);
-      if (current === undefined || current < max) await set('nf_conntrack_max', max);
+      const current = (await io.get([MAX]).catch(() => new Map<string, number>())).get(MAX);
+      if (current === undefined || current < max) await set([[MAX, max]]);
       if ((await io.getHashsize()) < Math.floor(max / 4)) {
         log.info({ conntrackHashsize: Math.floor(max / 4) }, 'Setting conntrack hashsize');
         await io.setHashsize(Math.floor(max / 4));
       }
     }
     const seconds = (ms: number | null) => Math.trunc((ms ?? 0) / 1000);
-    if (seconds(c.tcpEstablishedTimeoutMs) > 0) await set('nf_conntrack_tcp_timeout_established', seconds(c.tcpEstablishedTimeoutMs));
-    if (seconds(c.tcpCloseWaitTimeoutMs) > 0) await set('nf_conntrack_tcp_timeout_close_wait', seconds(c.tcpCloseWaitTimeoutMs));
-    if (c.tcpBeLiberal) await set('nf_conntrack_tcp_be_liberal', 1);
-    if (seconds(c.udpTimeoutMs) > 0) await set('nf_conntrack_udp_timeout', seconds(c.udpTimeoutMs));
-    if (seconds(c.udpStreamTimeoutMs) > 0) await set('nf_conntrack_udp_timeout_stream', seconds(c.udpStreamTimeoutMs));
+    const perNamespace: Array<[string, number]> = [];
+    const want = (name: string, value: number, when = value > 0) => {
+      if (when) perNamespace.push([`net/netfilter/${name}`, value]);
+    };
+    want('nf_conntrack_tcp_timeout_established', seconds(c.tcpEstablishedTimeoutMs));
+    want('nf_conntrack_tcp_timeout_close_wait', seconds(c.tcpCloseWaitTimeoutMs));
+    want('nf_conntrack_tcp_be_liberal', 1, c.tcpBeLiberal);
+    want('nf_conntrack_udp_timeout', seconds(c.udpTimeoutMs));
+    want('nf_conntrack_udp_timeout_stream', seconds(c.udpStreamTimeoutMs));
+    if (perNamespace.length) await set(perNamespace);
   } catch (err) {
     throw new ConntrackError(err);
   }
@@ -107,17 +116,28 @@ export async function setConntrackSysctls(c: ConntrackSettings, io: ConntrackIO,
  */
 export function conntrackIO(exec: Exec): ConntrackIO {
   const proc = (entry: string) => `/proc/sys/${entry}`;
-  const hostWide = (entry: string) => entry === 'net/netfilter/nf_conntrack_max';
+  const key = (entry: string) => entry.replaceAll('/', '.');
   return {
     cpus: onlineCPUs,
-    async get(entry) {
-      if (hostWide(entry)) return intOf(await readFile(proc(entry), 'utf8').catch(() => ''));
-      const r = await exec('sysctl', ['-n', entry.replaceAll('/', '.')]);
-      return r.code === 0 ? intOf(r.stdout) : undefined;
+    async get(entries) {
+      const out = new Map<string, number>();
+      if (entries.length === 1 && entries[0] === MAX) {
+        const n = intOf(await readFile(proc(MAX), 'utf8').catch(() => ''));
+        if (n !== undefined) out.set(MAX, n);
+        return out;
+      }
+      // "key = value" lines; a key sysctl cannot read is left out (and then written, which reports why).
+      const r = await exec('sysctl', entries.map(key));
+      for (const line of r.stdout.split('\n')) {
+        const m = /^(\S+) = (-?\d+)$/.exec(line.trim());
+        const entry = m && entries.find((e) => key(e) === m[1]);
+        if (entry) out.set(entry, Number(m[2]));
+      }
+      return out;
     },
-    async set(entry, value) {
-      if (hostWide(entry)) return writeFile(proc(entry), String(value));
-      const args = ['-q', '-w', `${entry.replaceAll('/', '.')}=${value}`];
+    async set(values) {
+      if (values.length === 1 && values[0][0] === MAX) return writeFile(proc(MAX), String(values[0][1]));
+      const args = ['-q', '-w', ...values.map(([e, v]) => `${key(e)}=${v}`)];
       const r = await exec('sysctl', args);
       if (r.code !== 0) throw execError('sysctl', args, r);
     },

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
-import { type ConntrackIO, conntrackMax, onlineCPUs, setConntrackSysctls } from '../../lib/kernel/conntrack-sysctls.js';
+import { type ConntrackIO, conntrackIO, conntrackMax, onlineCPUs, setConntrackSysctls } from '../../lib/kernel/conntrack-sysctls.js';
 import type { Exec } from '../../lib/kernel/exec.js';
 import { detectHostFamilies } from '../../lib/kernel/host-families.js';
 import { defaultOptions } from '../../lib/proxy/options.js';
@@ -25,10 +25,12 @@ function fakeIO(values: Record<string, number>, cpus: number, hashsize: number) 
   const writes: string[] = [];
   const io: ConntrackIO = {
     cpus: () => cpus,
-    get: async (entry) => values[entry],
-    set: async (entry, value) => {
-      writes.push(`${entry}=${value}`);
-      values[entry] = value;
+    get: async (entries) => new Map(entries.filter((e) => e in values).map((e) => [e, values[e]])),
+    set: async (pairs) => {
+      for (const [entry, value] of pairs) {
+        writes.push(`${entry}=${value}`);
+        values[entry] = value;
+      }
     },
     getHashsize: async () => hashsize,
     setHashsize: async (v) => {
@@ -124,4 +126,23 @@ t.test('families from the host: iptables of either flavour, and /proc/net/if_ine
   t.same(noKernel, { families: ['inet'], missing: [{ family: 'inet6', message: 'No kernel support for family' }] });
   const noTool = await detectHostFamilies(fake(new Set([v4, inet6])));
   t.same(noTool, { families: ['inet'], missing: [{ family: 'inet6', message: 'No iptables support for family', error: 'ip6tables-save: failed' }] });
+});
+
+t.test('the namespace\'s values are read with one sysctl and written with one', async (t) => {
+  const calls: string[] = [];
+  const exec: Exec = async (file, args) => {
+    calls.push(`${file} ${args.join(' ')}`);
+    if (args[0] === '-q') return { code: 0, stdout: '', stderr: '' };
+    return { code: 255, stdout: 'net.netfilter.nf_conntrack_tcp_timeout_established = 432000\n', stderr: 'sysctl: cannot stat /proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream: No such file or directory\n' };
+  };
+  const io = conntrackIO(exec);
+  const got = await io.get(['net/netfilter/nf_conntrack_tcp_timeout_established', 'net/netfilter/nf_conntrack_udp_timeout_stream']);
+  t.same([...got], [['net/netfilter/nf_conntrack_tcp_timeout_established', 432000]], 'an unreadable key is missing, not an error');
+  await io.set([['net/netfilter/nf_conntrack_tcp_timeout_established', 86400], ['net/netfilter/nf_conntrack_udp_timeout_stream', 120]]);
+  t.same(calls, [
+    'sysctl net.netfilter.nf_conntrack_tcp_timeout_established net.netfilter.nf_conntrack_udp_timeout_stream',
+    'sysctl -q -w net.netfilter.nf_conntrack_tcp_timeout_established=86400 net.netfilter.nf_conntrack_udp_timeout_stream=120',
+  ]);
+  const failing = conntrackIO(async () => ({ code: 255, stdout: '', stderr: 'sysctl: permission denied on key "net.netfilter.nf_conntrack_udp_timeout"' }));
+  await t.rejects(failing.set([['net/netfilter/nf_conntrack_udp_timeout', 30]]), /sysctl -q -w net.netfilter.nf_conntrack_udp_timeout=30 exited 255: sysctl: permission denied/);
 });
