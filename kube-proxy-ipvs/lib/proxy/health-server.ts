@@ -9,13 +9,10 @@
  * listener does.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressFamily } from 'ipvs-netlink/address';
 import { boundAddress, closeServer, listen, rfc3339Nano } from './http-util.js';
-import type { ProxyMetrics } from './metrics.js';
+import { IP_FAMILY, type ProxyMetrics } from './metrics.js';
 import type { HealthStatus, ProxyHealth } from './proxy-health.js';
 
-/** Kubernetes' IPFamily names, the keys of "status". */
-const FAMILY_NAME: Record<AddressFamily, string> = { inet: 'IPv4', inet6: 'IPv6' };
 
 export class HealthServer {
   private server?: Server;
@@ -60,7 +57,7 @@ export function healthBody(s: HealthStatus, healthy: boolean, nodeEligible: bool
   const status: Record<string, { lastUpdated: string; healthy: boolean }> = {};
   for (const family of ['inet', 'inet6'] as const) {
     const f = s.families.get(family);
-    if (f) status[FAMILY_NAME[family]] = { lastUpdated: rfc3339Nano(f.lastUpdated), healthy: f.healthy };
+    if (f) status[IP_FAMILY[family]] = { lastUpdated: rfc3339Nano(f.lastUpdated), healthy: f.healthy };
   }
   return JSON.stringify({
     lastUpdated: rfc3339Nano(healthy ? s.currentTime : s.lastUpdated),

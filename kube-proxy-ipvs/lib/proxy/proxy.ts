@@ -20,7 +20,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
 import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
 import { HealthServer } from './health-server.js';
-import { ProxyMetrics } from './metrics.js';
+import { IP_FAMILY, ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
@@ -34,7 +34,6 @@ import { type RunOutcome, SyncRunner } from './sync-runner.js';
 
 /** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
 const NODE_WAIT_MS = 30_000;
-const FAMILY_NAME: Record<AddressFamily, 'IPv4' | 'IPv6'> = { inet: 'IPv4', inet6: 'IPv6' };
 
 /** Set by the EndpointSlice controller; the start of network programming latency. */
 const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
@@ -52,6 +51,8 @@ export interface ProxyDeps {
   host?: HostSetup;
   /** How long to wait for the Node object; default kube-proxy's 30 s. */
   nodeWaitMs?: number;
+  /** The effective configuration /configz serves on the metrics server (the cli's); without it /configz is 404. */
+  configz?: () => unknown;
 }
 
 export interface ProxyAddresses {
@@ -80,8 +81,8 @@ export class Proxy {
    * user-mode-linux every clock reading is a system call).
    */
   private incoming: SourceEvent[] = [];
-  /** Trigger times of endpoint changes not yet programmed. */
-  private triggers: number[] = [];
+  /** Trigger times of endpoint changes not yet programmed, with their slice's family. */
+  private triggers: Array<{ at: number; family: 'IPv4' | 'IPv6' }> = [];
   private stopping = false;
   private firstSyncLogged = false;
   /** The families served, from the host; empty until start() has asked it. */
@@ -101,7 +102,7 @@ export class Proxy {
     // server.go: healthTimeout = 2 × syncPeriod.
     this.health = new ProxyHealth(2 * options.ipvs.syncPeriodMs, this.clock);
     this.healthServer = new HealthServer(this.health, this.metrics);
-    this.metricsServer = new MetricsServer(this.metrics);
+    this.metricsServer = new MetricsServer(this.metrics, { configz: deps.configz });
     this.serviceHealth = new ServiceHealthServers({
       hosts: () => healthCheckHosts(options, this.nodeInfo),
       netns: options.netns,
@@ -246,9 +247,10 @@ export class Proxy {
    */
   private async startingNode(host: HostSetup): Promise<NodeInfo> {
     const found = await host.families();
-    for (const m of found.missing) this.log.info({ ipFamily: FAMILY_NAME[m.family], ...(m.error ? { error: m.error } : {}) }, m.message);
+    for (const m of found.missing) this.log.info({ ipFamily: IP_FAMILY[m.family], ...(m.error ? { error: m.error } : {}) }, m.message);
     if (found.families.length === 0) throw new Error(`iptables is not available on this host : ${found.missing[0]?.error ?? 'no family usable'}`);
     this.families = found.families;
+    this.metrics.setFamilies(this.families);
     const info = { ...nodeInfoFor(this.options, this.node), families: this.families };
     if (this.nodeHasIPs()) this.log.info({ NodeIPs: nodeInfoOf(info.name, this.node, undefined).addresses }, 'Successfully retrieved NodeIPs');
     const first = info.addresses[0];
@@ -256,9 +258,9 @@ export class Proxy {
     if (first === undefined || first === LOOPBACK[primary] || /^127\./.test(first)) {
       this.log.info("Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
     }
-    if (!this.families.includes(primary)) throw new Error(`no support for primary IP family "${FAMILY_NAME[primary]}"`);
-    if (this.families.length === 2) this.log.info({ 'primary ipFamily': FAMILY_NAME[primary] }, 'kube-proxy running in dual-stack mode');
-    else this.log.info({ ipFamily: FAMILY_NAME[primary] }, 'kube-proxy running in single-stack mode');
+    if (!this.families.includes(primary)) throw new Error(`no support for primary IP family "${IP_FAMILY[primary]}"`);
+    if (this.families.length === 2) this.log.info({ 'primary ipFamily': IP_FAMILY[primary] }, 'kube-proxy running in dual-stack mode');
+    else this.log.info({ ipFamily: IP_FAMILY[primary] }, 'kube-proxy running in single-stack mode');
     this.health.setNodeEligible(nodeEligible(this.node));
     this.log.info({ node: info.name, addresses: info.addresses, families: this.families }, 'node');
     return info;
@@ -305,7 +307,7 @@ export class Proxy {
         const trigger = slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION];
         if (trigger !== undefined) {
           const at = Date.parse(trigger);
-          if (Number.isFinite(at)) this.triggers.push(at);
+          if (Number.isFinite(at) && (slice.addressType === 'IPv4' || slice.addressType === 'IPv6')) this.triggers.push({ at, family: slice.addressType });
         }
       }
       this.metrics.endpointsChanged(now);
@@ -348,12 +350,15 @@ export class Proxy {
     this.health.updated(this.families);
     this.metrics.synced(r.kind, r.durationMs, end);
     // Endpoint changes that arrived before this sync started are programmed now.
-    const done = this.triggers.filter((t) => t <= r.startedAt);
-    this.triggers = this.triggers.filter((t) => t > r.startedAt);
-    for (const t of done) this.metrics.networkProgrammingDuration.observe(Math.max(0, end - t) / 1000);
+    const done = this.triggers.filter((t) => t.at <= r.startedAt);
+    this.triggers = this.triggers.filter((t) => t.at > r.startedAt);
+    for (const t of done) this.metrics.networkProgrammingDuration.observe({ ip_family: t.family }, Math.max(0, end - t.at) / 1000);
     const local = this.controller!.localEndpoints();
-    this.metrics.noLocalEndpoints.set({ traffic_policy: 'internal' }, local.withoutLocalEndpoints.internal);
-    this.metrics.noLocalEndpoints.set({ traffic_policy: 'external' }, local.withoutLocalEndpoints.external);
+    for (const family of this.families.map((f) => IP_FAMILY[f])) {
+      const counts = local.withoutLocalEndpointsByFamily[family];
+      this.metrics.noLocalEndpoints.set({ traffic_policy: 'internal', ip_family: family }, counts.internal);
+      this.metrics.noLocalEndpoints.set({ traffic_policy: 'external', ip_family: family }, counts.external);
+    }
     this.serviceHealth.update(local.healthChecks).catch((err: unknown) => this.log.error({ err }, 'health check node ports'));
     const counters = this.controller?.counters();
     const fields = { kind: r.kind, durationMs: ms, virtualServers: counters?.virtualServers, realServers: counters?.realServers, ipsetEntries: counters?.ipsetEntries };

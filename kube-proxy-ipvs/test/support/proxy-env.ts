@@ -180,7 +180,8 @@ export async function startProxy(t: TapLike, env: ProxyNode, args: string[], wai
 
 export async function metricValue(p: RunningProxy, name: string): Promise<number | undefined> {
   const text = await (await fetch(`${p.metrics}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  // A name without labels also matches its first labelled series (the IPv4 one of a per-family metric).
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || (!name.includes('{') && l.startsWith(`${name}{`)));
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 

@@ -3,7 +3,8 @@
  * waits (kube-proxy: 30 s), then assumes loopback with upstream's message
  * and runs; families come from the host, not the node's addresses; the
  * Node is taken when it appears; /healthz says nodeEligible false until
- * then. Health bodies are compared byte for byte with kube-proxy's shape.
+ * then. Health bodies are compared byte for byte with kube-proxy's shape,
+ * and the metrics server's other paths with kube-proxy's.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,8 @@ import { desiredState } from '../../lib/desired/known-objects.js';
 import { defaultProxyConfig } from '../../lib/kubernetes/model.js';
 import { healthBody } from '../../lib/proxy/health-server.js';
 import { rfc3339Nano } from '../../lib/proxy/http-util.js';
+import { ProxyMetrics } from '../../lib/proxy/metrics.js';
+import { MetricsServer } from '../../lib/proxy/metrics-server.js';
 import { defaultOptions, type ProxyOptions } from '../../lib/proxy/options.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
@@ -146,4 +149,29 @@ t.test('health bodies: Go\'s JSON of ProxyHealth, byte for byte', async (t) => {
   );
   t.equal(rfc3339Nano(0), '0001-01-01T00:00:00Z', "Go's zero time");
   t.equal(rfc3339Nano(Date.UTC(2025, 0, 1) + 1.5), '2025-01-01T00:00:00.0015Z', 'sub-millisecond digits kept, trailing zeros dropped');
+});
+
+t.test('the metrics server: /healthz, /proxyMode and /configz as kube-proxy serves them', async (t) => {
+  const config = { kind: 'KubeProxyConfiguration', apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', mode: 'ipvs' };
+  const server = new MetricsServer(new ProxyMetrics(() => undefined, { defaultMetrics: false }), { configz: () => config });
+  const base = `http://${await server.start('127.0.0.1:0')}`;
+  t.teardown(() => server.close());
+  const text = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
+  for (const [path, body] of [
+    ['/healthz', 'ok'],
+    ['/healthz/ping', 'ok'],
+    ['/healthz?verbose', '[+]ping ok\nhealthz check passed\n'],
+    ['/proxyMode', 'ipvs'],
+  ] as const) {
+    const r = await fetch(`${base}${path}`);
+    t.same([r.status, await r.text(), r.headers.get('content-type'), r.headers.get('x-content-type-options')], [200, body, text['content-type'], text['x-content-type-options']], path);
+  }
+  const c = await fetch(`${base}/configz`);
+  t.equal(c.headers.get('content-type'), 'application/json');
+  t.equal(await c.text(), '{"kubeproxy.config.k8s.io":{"kind":"KubeProxyConfiguration","apiVersion":"kubeproxy.config.k8s.io/v1alpha1","mode":"ipvs"}}');
+  t.equal((await fetch(`${base}/nothing`)).status, 404);
+  const bare = new MetricsServer(new ProxyMetrics(() => undefined, { defaultMetrics: false }));
+  const bareBase = `http://${await bare.start('127.0.0.1:0')}`;
+  t.teardown(() => bare.close());
+  t.equal((await fetch(`${bareBase}/configz`)).status, 404, 'no configuration given: no /configz');
 });

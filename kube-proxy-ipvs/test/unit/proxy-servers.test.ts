@@ -126,7 +126,7 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
     'kubeproxy_sync_proxy_rules_duration_seconds_bucket',
     'kubeproxy_sync_proxy_rules_last_timestamp_seconds',
     'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds',
-    'kubeproxy_network_programming_duration_seconds_bucket',
+    'kubeproxy_network_programming_duration_seconds', // per family: no series before the first observation, as upstream's
     'kubeproxy_sync_proxy_rules_endpoint_changes_total',
     'kubeproxy_sync_proxy_rules_endpoint_changes_pending',
     'kubeproxy_sync_proxy_rules_service_changes_total',
@@ -145,6 +145,14 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
   t.equal(await metric(metrics, 'kubeproxy_ipvs_virtual_servers'), 2, 'from the controller counters');
   t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 4);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count'), 1, 'one sync');
+  for (const series of [
+    'kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family="IPv4"} 1',
+    'kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family="IPv6"} 1',
+    'kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="internal",ip_family="IPv6"} 0',
+    'kubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family="IPv4"} 0',
+  ]) t.ok(text.split('\n').includes(series), `${series}: per family, as kube-proxy labels it`);
+  t.match(text, /# HELP kubeproxy_network_programming_duration_seconds In Cluster Network Programming Latency in seconds/, "upstream's help text");
+  t.notMatch(text, /kubeproxy_sync_(full|partial)_proxy_rules/, "iptables mode's full/partial histograms are not IPVS mode's");
   t.equal(await metric(metrics, 'kubeproxy_ipvs_syncs_total{kind="full"}'), 1, 'the first sync is a full one');
   t.equal(await metric(metrics, 'kubeproxy_netlink_messages_sent_total{family="ipvs"}'), 2, 'netlink messages from the controller counters');
   t.equal(await metric(metrics, 'kubeproxy_netlink_sendmsg_calls_total{family="ipset"}'), 1);
@@ -164,7 +172,7 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
   await until('second sync', async () => (await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count')) === 2);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_total'), 3);
   t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 3, 'scaled down by one');
-  t.equal(await metric(metrics, 'kubeproxy_network_programming_duration_seconds_count'), 1);
+  t.equal(await metric(metrics, 'kubeproxy_network_programming_duration_seconds_count{ip_family="IPv4"}'), 1, 'counted in the slice\'s family');
   const sum = (await metric(metrics, 'kubeproxy_network_programming_duration_seconds_sum'))!;
   t.ok(sum >= 1.5 && sum < 10, `programming latency measured from the trigger time (${sum}s)`);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0, 'nothing pending after the sync');
