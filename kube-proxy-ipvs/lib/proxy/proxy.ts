@@ -15,7 +15,7 @@
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, NodeInfo, Service } from '../kubernetes/model.js';
 import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
-import { LOOPBACK, nodeContext } from '../desired/node-addresses.js';
+import { nodeContext } from '../desired/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
 import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
@@ -25,6 +25,7 @@ import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
 import { type HostSetup, realHost } from './host-setup.js';
+import { startingNode } from './node-ips.js';
 import { nodeInfoFor, type ProxyOptions, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
@@ -131,7 +132,11 @@ export class Proxy {
     await this.waitForNode();
     if (this.stopping) return addresses;
     await host.setConntrack(o.conntrack, this.log);
-    this.nodeInfo = await this.startingNode(host);
+    const found = await host.families();
+    this.nodeInfo = startingNode(o, this.node, found, this.log);
+    this.families = found.families;
+    this.metrics.setFamilies(this.families);
+    this.health.setNodeEligible(nodeEligible(this.node));
 
     const controller = this.deps.controllerFactory({
       node: this.nodeInfo,
@@ -237,33 +242,6 @@ export class Proxy {
 
   private nodeHasIPs(): boolean {
     return this.node !== undefined && nodeInfoOf(this.options.hostnameOverride, this.node, undefined).addresses.length > 0;
-  }
-
-  /**
-   * detectNodeIPs and the family check of kube-proxy's newProxyServer: the
-   * primary family is the first node IP's (or --bind-address's), IPv4
-   * without either, and must be one the host serves; without a node IP
-   * for it, loopback stands in (logged in upstream's words).
-   */
-  private async startingNode(host: HostSetup): Promise<NodeInfo> {
-    const found = await host.families();
-    for (const m of found.missing) this.log.info({ ipFamily: IP_FAMILY[m.family], ...(m.error ? { error: m.error } : {}) }, m.message);
-    if (found.families.length === 0) throw new Error(`iptables is not available on this host : ${found.missing[0]?.error ?? 'no family usable'}`);
-    this.families = found.families;
-    this.metrics.setFamilies(this.families);
-    const info = { ...nodeInfoFor(this.options, this.node), families: this.families };
-    if (this.nodeHasIPs()) this.log.info({ NodeIPs: nodeInfoOf(info.name, this.node, undefined).addresses }, 'Successfully retrieved NodeIPs');
-    const first = info.addresses[0];
-    const primary: AddressFamily = first === undefined ? 'inet' : familyOf(first);
-    if (first === undefined || first === LOOPBACK[primary] || /^127\./.test(first)) {
-      this.log.info("Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
-    }
-    if (!this.families.includes(primary)) throw new Error(`no support for primary IP family "${IP_FAMILY[primary]}"`);
-    if (this.families.length === 2) this.log.info({ 'primary ipFamily': IP_FAMILY[primary] }, 'kube-proxy running in dual-stack mode');
-    else this.log.info({ ipFamily: IP_FAMILY[primary] }, 'kube-proxy running in single-stack mode');
-    this.health.setNodeEligible(nodeEligible(this.node));
-    this.log.info({ node: info.name, addresses: info.addresses, families: this.families }, 'node');
-    return info;
   }
 
   private onEvent(e: SourceEvent): void {
