@@ -133,6 +133,7 @@ export class Proxy {
     if (this.stopping) return addresses;
     await host.setConntrack(o.conntrack, this.log);
     const found = await host.families();
+    if (found.iptables) this.log.info({ iptables: found.iptables.mode }, 'iptables flavour');
     this.nodeInfo = startingNode(o, this.node, found, this.log);
     this.families = found.families;
     this.metrics.setFamilies(this.families);
@@ -142,6 +143,7 @@ export class Proxy {
       node: this.nodeInfo,
       config: proxyConfigOf(o),
       netns: o.netns,
+      iptables: found.iptables?.tools,
       ipvsTimeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },
       logger: this.log.child({ component: 'controller' }),
     });

@@ -113,19 +113,22 @@ t.test('OOM score: written to the file; a failure is logged at V(2), not fatal',
   t.equal(lines.length, 1, 'null: nothing tried');
 });
 
-t.test('families from the host: iptables of either flavour, and /proc/net/if_inet6 for IPv6', async (t) => {
+t.test('families from the host: the iptables flavour for each family, and IPv6 in the kernel', async (t) => {
   const fake = (ok: Set<string>): Exec => async (file, args) => {
     const key = `${file} ${args.join(' ')}`;
     return ok.has(key) ? { code: 0, stdout: '', stderr: '' } : { code: 1, stdout: '', stderr: `${file}: failed` };
   };
-  const v4 = 'iptables-save -t nat';
+  const v4 = 'iptables-legacy-save -t nat';
   const v6 = 'ip6tables-legacy-save -t nat';
-  const inet6 = 'test -e /proc/net/if_inet6';
-  t.same((await detectHostFamilies(fake(new Set([v4, v6, inet6])))).families, ['inet', 'inet6'], 'both: dual-stack');
-  const noKernel = await detectHostFamilies(fake(new Set([v4, v6])));
-  t.same(noKernel, { families: ['inet'], missing: [{ family: 'inet6', message: 'No kernel support for family' }] });
-  const noTool = await detectHostFamilies(fake(new Set([v4, inet6])));
-  t.same(noTool, { families: ['inet'], missing: [{ family: 'inet6', message: 'No iptables support for family', error: 'ip6tables-save: failed' }] });
+  const both = await detectHostFamilies(fake(new Set([v4, v6])), () => true);
+  t.same([both.families, both.iptables?.mode], [['inet', 'inet6'], 'legacy'], 'both: dual-stack, with the flavour found');
+  const noKernel = await detectHostFamilies(fake(new Set([v4, v6])), () => false);
+  t.same([noKernel.families, noKernel.missing], [['inet'], [{ family: 'inet6', message: 'No kernel support for family' }]]);
+  const noTool = await detectHostFamilies(fake(new Set([v4])), () => true);
+  t.same([noTool.families, noTool.missing], [['inet'], [{ family: 'inet6', message: 'No iptables support for family', error: 'ip6tables-legacy-save: failed' }]], 'the flavour\'s own IPv6 program');
+  const none = await detectHostFamilies(fake(new Set()), () => true);
+  t.same(none.families, []);
+  t.match(none.missing, [{ family: 'inet', message: 'No iptables support for family', error: /neither iptables-save nor iptables-legacy-save works/ }, { family: 'inet6' }]);
 });
 
 t.test('the namespace\'s values are read with one sysctl and written with one', async (t) => {
