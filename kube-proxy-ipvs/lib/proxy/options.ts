@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
 import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
+import type { ConntrackSettings } from '../kernel/conntrack-sysctls.js';
 
 export interface IpvsOptions {
   scheduler: string;
@@ -22,20 +23,8 @@ export interface IpvsOptions {
   udpTimeoutMs: number;
 }
 
-/** conntrack.* (KubeProxyConntrackConfiguration): null leaves that setting alone, as upstream's nil. */
-export interface ConntrackOptions {
-  /** nf_conntrack_max = maxPerCore × CPUs (at least min); 0 or null leaves it and the hash size alone. */
-  maxPerCore: number | null;
-  min: number | null;
-  /** 0 or null leaves the kernel's value. */
-  tcpEstablishedTimeoutMs: number | null;
-  tcpCloseWaitTimeoutMs: number | null;
-  /** true sets nf_conntrack_tcp_be_liberal=1; false leaves it. */
-  tcpBeLiberal: boolean;
-  /** 0 leaves the kernel's value. */
-  udpTimeoutMs: number;
-  udpStreamTimeoutMs: number;
-}
+/** conntrack.* (KubeProxyConntrackConfiguration), as kernel/conntrack-sysctls.ts applies it. */
+export type ConntrackOptions = ConntrackSettings;
 
 export type DetectLocalMode = 'ClusterCIDR' | 'NodeCIDR' | 'BridgeInterface' | 'InterfaceNamePrefix';
 
