@@ -26,12 +26,17 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { execError, type Exec } from './exec.js';
 
+/** conntrack.* of the configuration; null leaves that setting alone, as upstream's nil. */
 export interface ConntrackSettings {
+  /** nf_conntrack_max = maxPerCore × CPUs (at least min); 0 or null leaves it and the hash size alone. */
   maxPerCore: number | null;
   min: number | null;
+  /** 0 or null leaves the kernel's value. */
   tcpEstablishedTimeoutMs: number | null;
   tcpCloseWaitTimeoutMs: number | null;
+  /** true sets nf_conntrack_tcp_be_liberal=1; false leaves it. */
   tcpBeLiberal: boolean;
+  /** 0 leaves the kernel's value. */
   udpTimeoutMs: number;
   udpStreamTimeoutMs: number;
 }
