@@ -26,6 +26,7 @@ import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
 import { type HostSetup, realHost } from './host-setup.js';
 import { startingNode } from './node-ips.js';
+import { ServerStart } from './server-start.js';
 import { nodeInfoFor, type ProxyOptions, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
@@ -88,6 +89,8 @@ export class Proxy {
   private firstSyncLogged = false;
   /** The families served, from the host; empty until start() has asked it. */
   private families: AddressFamily[] = [];
+  /** The healthz and metrics servers, retried while they cannot listen. */
+  private readonly serverStarts: ServerStart[] = [];
   /** Resolves start()'s wait for the Node object. */
   private nodeArrived?: () => void;
   /** --netns: the target namespace, checked every second (netns-watch.ts). */
@@ -118,8 +121,17 @@ export class Proxy {
     await host.applyOomScoreAdj(o.oomScoreAdj, this.log);
     const addresses: ProxyAddresses = {};
     // Servers first: a probe that cannot connect restarts the pod, one that gets a 503 waits.
-    if (o.healthzBindAddress) addresses.healthz = await this.healthServer.start(o.healthzBindAddress);
-    if (o.metricsBindAddress) addresses.metrics = await this.metricsServer.start(o.metricsBindAddress);
+    const serving = { hardFail: o.bindAddressHardFail, clock: this.clock, log: this.log };
+    if (o.healthzBindAddress) {
+      const start = new ServerStart(() => this.healthServer.start(o.healthzBindAddress), { ...serving, failed: () => ({ msg: 'Healthz server failed' }) });
+      this.serverStarts.push(start);
+      addresses.healthz = await start.first();
+    }
+    if (o.metricsBindAddress) {
+      const start = new ServerStart(() => this.metricsServer.start(o.metricsBindAddress), { ...serving, failed: (err) => ({ msg: `starting metrics server failed: ${err.message}` }) });
+      this.serverStarts.push(start);
+      addresses.metrics = await start.first();
+    }
 
     this.log.info({ source: this.deps.source.description }, 'reading objects');
     await this.deps.source.start({
@@ -193,6 +205,7 @@ export class Proxy {
     if (this.stopping) return;
     this.stopping = true;
     clearInterval(this.netnsTimer);
+    for (const s of this.serverStarts) s.cancel();
     await this.deps.source.stop().catch((err: unknown) => this.log.warn({ err }, 'stopping the source failed'));
     await this.runner?.stop();
     await Promise.all([this.healthServer.close(), this.metricsServer.close(), this.serviceHealth.close()]);

@@ -365,10 +365,19 @@ t.test('start-up failures explain themselves', async (t) => {
   await p3.stop();
   const first = new Proxy(options(dir, { healthzBindAddress: '127.0.0.1:0' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
   const a = await first.start();
-  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
-  await t.rejects(clash.start(), /--healthz-bind-address 127.0.0.1:\d+: cannot listen: .* is already in use/);
+  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz!, bindAddressHardFail: true }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
+  await t.rejects(clash.start(), /--healthz-bind-address 127.0.0.1:\d+: cannot listen: .* is already in use/, '--bind-address-hard-fail: fatal');
   await clash.stop();
+  const lines: Array<Record<string, unknown>> = [];
+  const capture = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const retrying = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger: capture, defaultMetrics: false, host: fakeHost() });
+  const b = await retrying.start();
+  t.equal(b.healthz, undefined, 'without it: the proxy runs on');
+  t.match(lines.find((l) => l.msg === 'Healthz server failed'), { level: 50, err: /already in use/ }, "upstream's log line");
   await first.stop();
+  await until('the retry (every 5 s) binds once the port is free', async () => (await fetch(`http://${a.healthz}/livez`).catch(() => undefined))?.status === 200, 8000);
+  t.pass('retried until it could listen');
+  await retrying.stop();
 });
 
 t.test('a full garbage collection after bulk work (a cold start, a big resync), never after a small sync', async (t) => {
