@@ -7,6 +7,7 @@
  * have no effect. Without a kernel to read the interfaces from, the node's
  * declared addresses stand in for them (NodePorts, "already local").
  */
+import type { AddressFamily } from 'ipvs-netlink/address';
 import { desiredState } from '../desired/known-objects.js';
 import { loadManifests } from '../kubernetes/manifests.js';
 import { planOutput, type PlanOutput } from '../plan/plan-json.js';
@@ -16,10 +17,14 @@ import { OptionsError, proxyConfigOf, startingNodeInfo, type ProxyOptions } from
 function planFor(options: ProxyOptions): PlanOutput {
   if (!options.manifests) throw new OptionsError('plan reads its objects from --manifests PATH (a YAML or JSON file, or a folder of them)');
   const manifests = loadManifests(options.manifests);
-  const node = startingNodeInfo(
-    options,
-    manifests.nodes.find((n) => n.metadata.name === options.hostnameOverride),
-  );
+  // A dual-stack host, as the proxy finds on a host with both families: every family is served whatever the node's addresses.
+  const node = {
+    ...startingNodeInfo(
+      options,
+      manifests.nodes.find((n) => n.metadata.name === options.hostnameOverride),
+    ),
+    families: ['inet', 'inet6'] as AddressFamily[],
+  };
   return planOutput(desiredState(manifests, node, proxyConfigOf(options)));
 }
 

@@ -16,6 +16,7 @@ import { parseCommandLine, resolveOptions, type ResolvedOptions } from '../proxy
 import { makeLogger } from '../proxy/logger.js';
 import { type ProxyOptions, proxyConfigOf } from '../proxy/options.js';
 import { checkPrivileges, explainStartError } from '../proxy/preflight.js';
+import { type HostSetup, realHost } from '../proxy/host-setup.js';
 import { Proxy } from '../proxy/proxy.js';
 import { ManifestsSource } from '../proxy/sources/manifests-source.js';
 import type { Source } from '../proxy/sources/source.js';
@@ -27,7 +28,7 @@ const STOP_TIMEOUT_MS = 10_000;
 const factory: ControllerFactory = (options) => new Controller(options);
 
 /** The run command; argv without the program name. */
-export async function run(argv: readonly string[], controllerFactory: ControllerFactory = factory): Promise<void> {
+export async function run(argv: readonly string[], controllerFactory: ControllerFactory = factory, host?: HostSetup): Promise<void> {
   // --help and --version come first, as upstream: before the config file is read.
   const early = parseCommandLine(argv).control;
   if (early.help) {
@@ -46,7 +47,7 @@ export async function run(argv: readonly string[], controllerFactory: Controller
   if (control.writeConfigTo !== undefined) return writeConfig(resolved, control.writeConfigTo, log);
   checkPrivileges({ netns: options.netns });
   if (options.cleanup) return cleanup(options, controllerFactory, log);
-  if (control.initOnly) return initOnly(options, controllerFactory, log);
+  if (control.initOnly) return initOnly(options, controllerFactory, host ?? realHost(options.netns), log);
   await runProxy(options, controllerFactory, log);
 }
 
@@ -64,7 +65,9 @@ async function makeSource(o: ProxyOptions, log: Logger): Promise<Source> {
 }
 
 async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
-  const proxy = new Proxy(options, { source: await makeSource(options, log), controllerFactory: factory, logger: log });
+  const effective = options.kubeProxyConfiguration;
+  const configz = effective ? () => encodeConfiguration(effective) : undefined;
+  const proxy = new Proxy(options, { source: await makeSource(options, log), controllerFactory: factory, logger: log, configz });
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {
     if (stopping) {
@@ -128,12 +131,14 @@ async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: L
 }
 
 /**
- * --init-only: the steps that need full privileges (open IPVS, which loads
- * it; its sysctls and timeouts), then exit 0, as upstream's IPVS mode does
- * before its proxier would start.
+ * --init-only: the steps that need full privileges (the conntrack sysctls;
+ * open IPVS, which loads it; its sysctls and timeouts), then exit 0, as
+ * upstream's IPVS mode does before its proxier would start. The OOM score is
+ * not set: upstream sets it only when it runs.
  */
-function initOnly(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+function initOnly(options: ProxyOptions, factory: ControllerFactory, host: HostSetup, log: Logger): Promise<void> {
   return oneShot(options, factory, log, async (controller) => {
+    await host.setConntrack(options.conntrack, log);
     await controller.start();
     log.info('System initialized and --init-only specified');
   });

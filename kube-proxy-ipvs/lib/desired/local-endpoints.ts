@@ -31,6 +31,12 @@ export interface LocalEndpoints {
    * ready on this node.
    */
   withoutLocalEndpoints: { internal: number; external: number };
+  /**
+   * The same per IP family (the gauge's ip_family label), as each of
+   * kube-proxy's per-family proxiers counts it: from the slices of that
+   * family only.
+   */
+  withoutLocalEndpointsByFamily: Record<'IPv4' | 'IPv6', { internal: number; external: number }>;
 }
 
 /** Whether a Service's local endpoints matter here (it has a Local traffic policy in force). */
@@ -43,15 +49,23 @@ export function hasLocalPolicy(svc: Service): boolean {
  * Service's slices by its key.
  */
 export function localEndpointsOf(services: Iterable<[string, Service]>, slicesOf: (key: string) => readonly SliceFacts[] | undefined, hostname: string): LocalEndpoints {
-  const out: LocalEndpoints = { healthChecks: [], withoutLocalEndpoints: { internal: 0, external: 0 } };
+  const none = () => ({ internal: 0, external: 0 });
+  const out: LocalEndpoints = { healthChecks: [], withoutLocalEndpoints: none(), withoutLocalEndpointsByFamily: { IPv4: none(), IPv6: none() } };
+  const count = (into: { internal: number; external: number }, svc: Service) => {
+    if (internalPolicyLocal(svc)) into.internal++;
+    if (externalPolicyLocal(svc)) into.external++;
+  };
   for (const [key, svc] of services) {
     const slices = slicesOf(key) ?? [];
     const local = localReadyEndpoints(slices, hostname);
     const port = healthCheckNodePortOf(svc);
     if (port !== 0) out.healthChecks.push({ namespace: namespaceOf(svc.metadata), name: svc.metadata.name, port, localEndpoints: local });
+    for (const family of ['IPv4', 'IPv6'] as const) {
+      const ofFamily = slices.filter((s) => s.addressType === family);
+      if (ofFamily.length > 0 && localReadyEndpoints(ofFamily, hostname) === 0) count(out.withoutLocalEndpointsByFamily[family], svc);
+    }
     if (local > 0 || slices.length === 0) continue;
-    if (internalPolicyLocal(svc)) out.withoutLocalEndpoints.internal++;
-    if (externalPolicyLocal(svc)) out.withoutLocalEndpoints.external++;
+    count(out.withoutLocalEndpoints, svc);
   }
   return out;
 }

@@ -11,8 +11,9 @@
  *   "is this externalIP/LB IP already local?".
  * - the node's declared addresses (the Node object, --bind-address) when there
  *   is no kernel to ask (the `plan` command, the pure planner).
- * The families served and each family's primary address always come from
- * the declared addresses (the Node object / --bind-address), as in kube-proxy.
+ * The families served come from the host (node.families), as kube-proxy
+ * decides them; each family's primary address from the declared addresses
+ * (the Node object / --bind-address), loopback for a family without one.
  */
 import type { NodeInfo, ProxyConfig } from '../kubernetes/model.js';
 import { ZONE_LABEL } from '../kubernetes/model.js';
@@ -21,8 +22,9 @@ import { canonicalAddress, cidrContains, familyOf, parseCidr, type AddressFamily
 export interface NodeContext {
   hostname: string;
   zone: string;
-  /** Families with a node address: a dual-stack node serves both, like NewDualStackProxier. */
+  /** The families served: both on a dual-stack host (NewDualStackProxier), whatever the node's addresses. */
   families: AddressFamily[];
+  /** Each family's node IP: its first declared address, else loopback (detectNodeIPs). */
   primaryIP: Map<AddressFamily, string>;
   nodePortIPs: Map<AddressFamily, string[]>;
   localAddresses: ReadonlySet<string>;
@@ -35,13 +37,15 @@ export interface NodeContext {
  */
 export function nodeContext(node: NodeInfo, config: ProxyConfig, hostAddresses?: readonly string[]): NodeContext {
   const declared = canonicalList(node.addresses, 'node address');
-  const families = (['inet', 'inet6'] as const).filter((f) => declared.some((a) => familyOf(a) === f));
+  const families = node.families ?? (['inet', 'inet6'] as const).filter((f) => declared.some((a) => familyOf(a) === f));
   const primaryIP = new Map<AddressFamily, string>();
-  for (const family of families) primaryIP.set(family, declared.find((a) => familyOf(a) === family)!);
+  for (const family of families) primaryIP.set(family, declared.find((a) => familyOf(a) === family) ?? LOOPBACK[family]);
   const local = usableLocalAddresses(hostAddresses === undefined ? declared : canonicalList(hostAddresses, 'host address'));
   const nodePortIPs = new Map<AddressFamily, string[]>();
   for (const family of families) {
-    nodePortIPs.set(family, narrowNodePortIPs(local.filter((a) => familyOf(a) === family), family, primaryIP.get(family), config.nodePortAddresses));
+    const primary = primaryIP.get(family)!;
+    // "primary" names the node IP only when there is one: a loopback stand-in matches nothing (all local IPs serve).
+    nodePortIPs.set(family, narrowNodePortIPs(local.filter((a) => familyOf(a) === family), family, primary === LOOPBACK[family] ? undefined : primary, config.nodePortAddresses));
   }
   return {
     hostname: node.name,
@@ -53,6 +57,9 @@ export function nodeContext(node: NodeInfo, config: ProxyConfig, hostAddresses?:
     config,
   };
 }
+
+/** A family's node IP when nothing names one. */
+export const LOOPBACK: Readonly<Record<AddressFamily, string>> = { inet: '127.0.0.1', inet6: '::1' };
 
 /** Loopback (both families) and IPv6 link-local. */
 const UNUSABLE = ['127.0.0.0/8', '::1/128', 'fe80::/10'].map((c) => parseCidr(c, 'unusable'));
@@ -73,7 +80,8 @@ export function usableLocalAddresses(addresses: readonly string[]): string[] {
  */
 export function narrowNodePortIPs(usable: readonly string[], family: AddressFamily, primary: string | undefined, filters: readonly string[]): string[] {
   const cidrs = filters.filter((f) => f !== 'primary').map((f, i) => parseCidr(f, `nodePortAddresses[${i}]`)).filter((c) => c.family === family);
-  const wantPrimary = filters.includes('primary');
+  // kube-proxy expands "primary" to the node IPs' /32 and /128 before filtering: without a node IP it adds nothing.
+  const wantPrimary = filters.includes('primary') && primary !== undefined;
   if (cidrs.length === 0 && !wantPrimary) return [...usable];
   return usable.filter((a) => (wantPrimary && a === primary) || cidrs.some((c) => cidrContains(c, a)));
 }

@@ -5,6 +5,7 @@
  * optionality follow the API exactly, so objects from the API server or
  * from YAML fit without conversion.
  */
+import type { AddressFamily } from 'ipvs-netlink/address';
 
 export type K8sProtocol = 'TCP' | 'UDP' | 'SCTP';
 export type IPFamilyName = 'IPv4' | 'IPv6';
@@ -101,6 +102,13 @@ export interface NodeInfo {
    * kube-proxy); without a kernel (the plan command) these stand in.
    */
   addresses: string[];
+  /**
+   * The families served, as the host supports them (kernel/host-families.ts),
+   * whatever the addresses: a family without a node address gets loopback as
+   * its node IP, as kube-proxy's detectNodeIPs gives it. Undefined: the
+   * families of the addresses.
+   */
+  families?: AddressFamily[];
   /** The Node object's labels (for topology hints), when known. */
   labels?: Record<string, string>;
 }

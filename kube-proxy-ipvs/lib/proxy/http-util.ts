@@ -7,8 +7,20 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { listeningSocketIn } from './netns-listen.js';
 import { parseHostPort } from './options.js';
 
-export async function listen(handler: RequestListener, bind: string, what: string): Promise<Server> {
+/**
+ * `dualStackAny`: 0.0.0.0 means every address of both families, as Go's
+ * "tcp" listener takes it (Node's is IPv4 only); a host without IPv6
+ * falls back to IPv4.
+ */
+export async function listen(handler: RequestListener, bind: string, what: string, opts: { dualStackAny?: boolean } = {}): Promise<Server> {
   const { host, port } = parseHostPort(bind);
+  if (opts.dualStackAny && host === '0.0.0.0') {
+    try {
+      return await listenOn(handler, '::', port, what);
+    } catch (err) {
+      if (!/EAFNOSUPPORT|EADDRNOTAVAIL|not an address/.test(String((err as Error).cause ?? err))) throw err;
+    }
+  }
   return listenOn(handler, host, port, what);
 }
 
@@ -29,7 +41,7 @@ export async function listenOn(handler: RequestListener, host: string, port: num
           : err.code === 'EACCES'
             ? `binding ${host}:${port} is not permitted`
             : err.message;
-    return new Error(`${what}: cannot listen: ${why}`);
+    return new Error(`${what}: cannot listen: ${why}`, { cause: err.code });
   };
   let handle: NetServer | undefined;
   if (netns !== undefined) {
@@ -57,9 +69,17 @@ export async function closeServer(server: Server | undefined): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-/** Go's time.Time.String() without the monotonic part: "2026-11-22 05:10:00.123 +0000 UTC", as kube-proxy prints times. */
-export function goTime(ms: number): string {
-  if (ms === 0) return '0001-01-01 00:00:00 +0000 UTC';
-  const iso = new Date(ms).toISOString(); // 2026-11-22T05:10:00.123Z
-  return `${iso.slice(0, 10)} ${iso.slice(11, 23).replace(/\.?0+$/, '')} +0000 UTC`;
+/**
+ * Go's time.Time in JSON (RFC 3339 with nanoseconds, trailing zeros of
+ * the fraction dropped, UTC as "Z"), as kube-proxy's health bodies carry
+ * times; 0 is Go's zero time.
+ */
+export function rfc3339Nano(ms: number): string {
+  if (ms === 0) return '0001-01-01T00:00:00Z';
+  const whole = Math.floor(ms);
+  const iso = new Date(whole).toISOString(); // 2026-11-22T05:10:00.123Z
+  // Sub-millisecond clock readings keep their digits down to the nanosecond.
+  const nanos = String(Math.min(999_999, Math.round((ms - whole) * 1e6))).padStart(6, '0');
+  const fraction = `${iso.slice(20, 23)}${nanos}`.replace(/0+$/, '');
+  return `${iso.slice(0, 19)}${fraction ? `.${fraction}` : ''}Z`;
 }

@@ -1,12 +1,19 @@
 /**
- * Prometheus metrics with kube-proxy's names (pkg/proxy/metrics), so
- * existing dashboards and alerts work, plus gauges of what is programmed
- * (virtual servers, real servers, ipset entries) and counters of netlink
- * operations, which upstream has no equivalent for.
+ * Prometheus metrics with kube-proxy's names and labels (pkg/proxy/metrics,
+ * the set its IPVS mode registers: ip_family on the sync, timestamp,
+ * programming-latency and no-local-endpoints series), so existing
+ * dashboards and alerts work; plus, as extensions under kubeproxy_ipvs_ /
+ * kubeproxy_netlink_ / kubeproxy_ipset_, gauges of what is programmed
+ * (virtual servers, real servers, ipset entries), counters of netlink
+ * operations and the sync kinds, which upstream has no equivalent for.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { SocketCounters } from 'ipvs-netlink';
+import type { AddressFamily } from 'ipvs-netlink/address';
 import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';
+
+/** The ip_family label's values, Kubernetes' IPFamily names. */
+export const IP_FAMILY: Readonly<Record<AddressFamily, 'IPv4' | 'IPv6'>> = { inet: 'IPv4', inet6: 'IPv6' };
 
 const SYNC_KINDS: readonly SyncKind[] = ['full', 'incremental', 'resync', 'drain'];
 
@@ -22,33 +29,39 @@ const PROGRAMMING_BUCKETS = [
 
 export class ProxyMetrics {
   readonly registry = new Registry();
-  readonly syncDuration: Histogram;
+  readonly syncDuration: Histogram<'ip_family'>;
   readonly syncFullDuration: Histogram;
   readonly syncPartialDuration: Histogram;
-  readonly lastSyncTimestamp: Gauge;
-  readonly lastQueuedTimestamp: Gauge;
-  readonly networkProgrammingDuration: Histogram;
+  readonly lastSyncTimestamp: Gauge<'ip_family'>;
+  readonly lastQueuedTimestamp: Gauge<'ip_family'>;
+  readonly networkProgrammingDuration: Histogram<'ip_family'>;
   readonly endpointChangesTotal: Counter;
   readonly endpointChangesPending: Gauge;
   readonly serviceChangesTotal: Counter;
   readonly serviceChangesPending: Gauge;
-  readonly noLocalEndpoints: Gauge<'traffic_policy'>;
+  readonly noLocalEndpoints: Gauge<'traffic_policy' | 'ip_family'>;
   readonly healthzTotal: Counter<'code'>;
   readonly livezTotal: Counter<'code'>;
   readonly syncErrorsTotal: Counter<'kind'>;
   readonly invalidObjectsTotal: Counter<'kind' | 'action'>;
 
+  /** The families served, for the ip_family label of what is not per family here (one sync programs both). */
+  private families: readonly AddressFamily[] = [];
+
   constructor(counters: () => ControllerCounters | undefined, opts: { defaultMetrics?: boolean } = {}) {
     const r = [this.registry];
+    const ipFamily = ['ip_family'] as const;
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
-    this.syncDuration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds', buckets: SYNC_BUCKETS, registers: r });
-    this.syncFullDuration = new Histogram({ name: 'kubeproxy_sync_full_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds for full resyncs (kernel read back)', buckets: SYNC_BUCKETS, registers: r });
-    this.syncPartialDuration = new Histogram({ name: 'kubeproxy_sync_partial_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds for incremental syncs', buckets: SYNC_BUCKETS, registers: r });
-    this.lastSyncTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', help: 'The last time proxy rules were successfully synced', registers: r });
-    this.lastQueuedTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', help: 'The last time a sync of proxy rules was queued', registers: r });
+    this.syncDuration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds', labelNames: ipFamily, buckets: SYNC_BUCKETS, registers: r });
+    // Ours: kube-proxy's IPVS mode has no full/partial split (its iptables mode's names mean something else).
+    this.syncFullDuration = new Histogram({ name: 'kubeproxy_ipvs_sync_full_duration_seconds', help: 'Sync latency in seconds of full resyncs (kernel read back)', buckets: SYNC_BUCKETS, registers: r });
+    this.syncPartialDuration = new Histogram({ name: 'kubeproxy_ipvs_sync_partial_duration_seconds', help: 'Sync latency in seconds of incremental syncs', buckets: SYNC_BUCKETS, registers: r });
+    this.lastSyncTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', help: 'The last time proxy rules were successfully synced', labelNames: ipFamily, registers: r });
+    this.lastQueuedTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', help: 'The last time a sync of proxy rules was queued', labelNames: ipFamily, registers: r });
     this.networkProgrammingDuration = new Histogram({
       name: 'kubeproxy_network_programming_duration_seconds',
-      help: 'In Network Programming Latency in seconds',
+      help: 'In Cluster Network Programming Latency in seconds',
+      labelNames: ipFamily,
       buckets: PROGRAMMING_BUCKETS,
       registers: r,
     });
@@ -59,7 +72,7 @@ export class ProxyMetrics {
     this.noLocalEndpoints = new Gauge({
       name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
       help: 'Number of services with a Local traffic policy and no endpoints',
-      labelNames: ['traffic_policy'],
+      labelNames: ['traffic_policy', 'ip_family'],
       registers: r,
     });
     this.healthzTotal = new Counter({ name: 'kubeproxy_proxy_healthz_total', help: 'Cumulative proxy healthz HTTP status', labelNames: ['code'], registers: r });
@@ -164,25 +177,35 @@ export class ProxyMetrics {
         for (const f of c.ipsetFailures ?? []) this.inc({ set: f.set, code: f.code }, f.count);
       },
     });
+    const metrics = this;
     new Counter({
       name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
       help: 'Cumulative proxy iptables restore failures',
+      labelNames: ipFamily,
       registers: r,
       collect() {
         const c = counters();
         if (!c) return;
         this.reset();
-        this.inc(c.operations.iptables.failed);
+        // One iptables-restore per family; the runner counts them together, so a failure counts for each family served.
+        for (const f of metrics.families) this.inc({ ip_family: IP_FAMILY[f] }, c.operations.iptables.failed);
       },
     });
   }
 
-  /** A sync or resync finished successfully. */
+  /** The families served; the per-family series start at zero for each. */
+  setFamilies(families: readonly AddressFamily[]): void {
+    this.families = families;
+  }
+
+  /** A sync or resync finished successfully (it programmed every family served). */
   synced(kind: 'sync' | 'resync', durationMs: number, at: number): void {
     const seconds = durationMs / 1000;
-    this.syncDuration.observe(seconds);
+    for (const f of this.families) {
+      this.syncDuration.observe({ ip_family: IP_FAMILY[f] }, seconds);
+      this.lastSyncTimestamp.set({ ip_family: IP_FAMILY[f] }, at / 1000);
+    }
     (kind === 'resync' ? this.syncFullDuration : this.syncPartialDuration).observe(seconds);
-    this.lastSyncTimestamp.set(at / 1000);
     this.endpointChangesPending.set(0);
     this.serviceChangesPending.set(0);
   }
@@ -190,12 +213,12 @@ export class ProxyMetrics {
   serviceChanged(at: number): void {
     this.serviceChangesTotal.inc();
     this.serviceChangesPending.inc();
-    this.lastQueuedTimestamp.set(at / 1000);
+    for (const f of this.families) this.lastQueuedTimestamp.set({ ip_family: IP_FAMILY[f] }, at / 1000);
   }
 
   endpointsChanged(at: number): void {
     this.endpointChangesTotal.inc();
     this.endpointChangesPending.inc();
-    this.lastQueuedTimestamp.set(at / 1000);
+    for (const f of this.families) this.lastQueuedTimestamp.set({ ip_family: IP_FAMILY[f] }, at / 1000);
   }
 }

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
 import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
+import type { ConntrackSettings } from '../kernel/conntrack-sysctls.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 
 export interface IpvsOptions {
@@ -23,20 +24,8 @@ export interface IpvsOptions {
   udpTimeoutMs: number;
 }
 
-/** conntrack tuning (KubeProxyConntrackConfiguration); null = leave the kernel's value. */
-export interface ConntrackOptions {
-  /** Connections per CPU; 0 leaves nf_conntrack_max (and min) alone. */
-  maxPerCore: number | null;
-  min: number | null;
-  /** 0 or null = leave the kernel's value. */
-  tcpEstablishedTimeoutMs: number | null;
-  tcpCloseWaitTimeoutMs: number | null;
-  /** true sets nf_conntrack_tcp_be_liberal=1; false leaves it. */
-  tcpBeLiberal: boolean;
-  /** 0 = leave the kernel's value. */
-  udpTimeoutMs: number;
-  udpStreamTimeoutMs: number;
-}
+/** conntrack.* (KubeProxyConntrackConfiguration), as kernel/conntrack-sysctls.ts applies it. */
+export type ConntrackOptions = ConntrackSettings;
 
 export type DetectLocalMode = 'ClusterCIDR' | 'NodeCIDR' | 'BridgeInterface' | 'InterfaceNamePrefix';
 

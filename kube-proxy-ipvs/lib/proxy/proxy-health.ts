@@ -1,25 +1,37 @@
 /**
- * kube-proxy's ProxyHealthServer bookkeeping (pkg/proxy/healthcheck):
- * queued() when a change arrives, updated() when a sync completes. The
- * proxy is unhealthy when a queued change has waited longer than
- * healthTimeout (2 × syncPeriod) without a sync completing, or when it has
- * never synced by then; healthy while starting and whenever nothing waits.
- * /healthz additionally says no when this Node is being deleted (so load
- * balancers drain it first); /livez does not care about that. A fatal
- * condition (the --netns target deleted) makes both say no for good.
+ * kube-proxy's ProxyHealthServer bookkeeping (pkg/proxy/healthcheck), per
+ * IP family as there: queued(families) when a change arrives, updated(families)
+ * when a sync has programmed it. A family is unhealthy when a queued change
+ * has waited healthTimeout (2 × syncPeriod) without a sync completing; a
+ * family that has never been updated cannot be unhealthy (the proxy marks
+ * every family updated when its sync loop starts, as kube-proxy's SyncLoop
+ * does, so a first sync that never succeeds does turn it unhealthy).
+ *
+ * /healthz also says no while this Node is unknown, being deleted or marked
+ * for scale-down; /livez does not care about the node. Our extension: a
+ * fatal condition (the --netns target deleted) makes both say no for good.
  */
+import type { AddressFamily } from 'ipvs-netlink/address';
 import { type Clock, systemClock } from './clock.js';
+
+export interface FamilyHealth {
+  lastUpdated: number;
+  healthy: boolean;
+}
 
 export interface HealthStatus {
   healthy: boolean;
+  /** The latest family update; 0 before any. */
   lastUpdated: number;
   currentTime: number;
+  /** Families that have been updated at least once. */
+  families: Map<AddressFamily, FamilyHealth>;
 }
 
 export class ProxyHealth {
-  private lastUpdated = 0;
-  private oldestPendingQueued = 0;
-  private nodeEligible = true;
+  private readonly lastUpdatedOf = new Map<AddressFamily, number>();
+  private readonly oldestPendingOf = new Map<AddressFamily, number>();
+  private nodeEligible = false;
   private fatalReason?: string;
 
   constructor(
@@ -27,16 +39,20 @@ export class ProxyHealth {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  queued(): void {
-    if (this.oldestPendingQueued === 0) this.oldestPendingQueued = this.clock.now();
+  queued(families: readonly AddressFamily[]): void {
+    let now: number | undefined;
+    for (const f of families) if (!this.oldestPendingOf.has(f)) this.oldestPendingOf.set(f, (now ??= this.clock.now()));
   }
 
-  updated(): void {
-    this.lastUpdated = this.clock.now();
-    this.oldestPendingQueued = 0;
+  updated(families: readonly AddressFamily[]): void {
+    const now = this.clock.now();
+    for (const f of families) {
+      this.oldestPendingOf.delete(f);
+      this.lastUpdatedOf.set(f, now);
+    }
   }
 
-  /** Node being deleted (deletionTimestamp) or tainted ToBeDeletedByClusterAutoscaler. */
+  /** kubernetes/node.ts nodeEligible(): false until the Node object is seen. */
   setNodeEligible(eligible: boolean): void {
     this.nodeEligible = eligible;
   }
@@ -56,9 +72,17 @@ export class ProxyHealth {
 
   status(): HealthStatus {
     const now = this.clock.now();
-    const pending = this.oldestPendingQueued;
-    // Nothing waiting, or waiting but not for long: healthy.
-    const healthy = this.fatalReason === undefined && (pending === 0 || now - pending < this.healthTimeoutMs);
-    return { healthy, lastUpdated: this.lastUpdated, currentTime: now };
+    let healthy = this.fatalReason === undefined;
+    let lastUpdated = 0;
+    const families = new Map<AddressFamily, FamilyHealth>();
+    for (const [family, at] of this.lastUpdatedOf) {
+      lastUpdated = Math.max(lastUpdated, at);
+      const pending = this.oldestPendingOf.get(family);
+      // Nothing waiting, or waiting but not for long: healthy.
+      const ok = pending === undefined || now - pending < this.healthTimeoutMs;
+      if (!ok) healthy = false;
+      families.set(family, { lastUpdated: at, healthy: ok });
+    }
+    return { healthy, lastUpdated, currentTime: now, families };
   }
 }

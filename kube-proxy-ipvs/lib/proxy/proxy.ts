@@ -5,29 +5,37 @@
  * Start-up order matters: the initial objects are collected until the
  * source says it has delivered them all (a first sync with half the
  * services known would delete the others' virtual servers), the Node
- * object gives the node's addresses, then the controller adopts the
- * kernel, takes the objects and the first (full) sync runs. Any failure
- * before that is thrown with an explanation; after it, failures are logged
- * and retried.
+ * object gives the node's addresses (waited for as kube-proxy waits, then
+ * loopback is assumed and the Node taken when it appears), the host says
+ * which families are served, the conntrack sysctls are set, then the
+ * controller adopts the kernel, takes the objects and the first (full)
+ * sync runs. Any failure before that is thrown with an explanation; after
+ * it, failures are logged and retried.
  */
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, NodeInfo, Service } from '../kubernetes/model.js';
-import { familyOf } from 'ipvs-netlink/address';
+import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
 import { nodeContext } from '../desired/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
 import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
 import { HealthServer } from './health-server.js';
-import { ProxyMetrics } from './metrics.js';
+import { IP_FAMILY, ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
-import { nodeEligible, sameNodeInfo } from '../kubernetes/node.js';
-import { nodeInfoFor, type ProxyOptions, proxyConfigOf, startingNodeInfo } from './options.js';
+import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
+import { type HostSetup, realHost } from './host-setup.js';
+import { startingNode } from './node-ips.js';
+import { ServerStart } from './server-start.js';
+import { nodeInfoFor, type ProxyOptions, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
 import { ServiceHealthServers } from './service-health.js';
 import { type Source, type SourceEvent, eventLabel } from './sources/source.js';
 import { type RunOutcome, SyncRunner } from './sync-runner.js';
+
+/** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
+const NODE_WAIT_MS = 30_000;
 
 /** Set by the EndpointSlice controller; the start of network programming latency. */
 const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
@@ -41,6 +49,12 @@ export interface ProxyDeps {
   defaultMetrics?: boolean;
   /** Called after a sync or resync that was bulk work (heap.ts); default: a full garbage collection. */
   collectGarbage?: () => Collection | void;
+  /** Families, conntrack sysctls, OOM score; default: the real host (host-setup.ts). */
+  host?: HostSetup;
+  /** How long to wait for the Node object; default kube-proxy's 30 s. */
+  nodeWaitMs?: number;
+  /** The effective configuration /configz serves on the metrics server (the cli's); without it /configz is 404. */
+  configz?: () => unknown;
 }
 
 export interface ProxyAddresses {
@@ -69,10 +83,16 @@ export class Proxy {
    * user-mode-linux every clock reading is a system call).
    */
   private incoming: SourceEvent[] = [];
-  /** Trigger times of endpoint changes not yet programmed. */
-  private triggers: number[] = [];
+  /** Trigger times of endpoint changes not yet programmed, with their slice's family. */
+  private triggers: Array<{ at: number; family: 'IPv4' | 'IPv6' }> = [];
   private stopping = false;
   private firstSyncLogged = false;
+  /** The families served, from the host; empty until start() has asked it. */
+  private families: AddressFamily[] = [];
+  /** The healthz and metrics servers, retried while they cannot listen. */
+  private readonly serverStarts: ServerStart[] = [];
+  /** Resolves start()'s wait for the Node object. */
+  private nodeArrived?: () => void;
   /** --netns: the target namespace, checked every second (netns-watch.ts). */
   private netnsTimer?: NodeJS.Timeout;
 
@@ -86,7 +106,7 @@ export class Proxy {
     // server.go: healthTimeout = 2 × syncPeriod.
     this.health = new ProxyHealth(2 * options.ipvs.syncPeriodMs, this.clock);
     this.healthServer = new HealthServer(this.health, this.metrics);
-    this.metricsServer = new MetricsServer(this.metrics);
+    this.metricsServer = new MetricsServer(this.metrics, { configz: deps.configz });
     this.serviceHealth = new ServiceHealthServers({
       hosts: () => healthCheckHosts(options, this.nodeInfo),
       netns: options.netns,
@@ -97,11 +117,21 @@ export class Proxy {
 
   async start(): Promise<ProxyAddresses> {
     const o = this.options;
-    this.health.queued(); // unhealthy if no sync completes within the timeout
+    const host = this.deps.host ?? realHost(o.netns);
+    await host.applyOomScoreAdj(o.oomScoreAdj, this.log);
     const addresses: ProxyAddresses = {};
     // Servers first: a probe that cannot connect restarts the pod, one that gets a 503 waits.
-    if (o.healthzBindAddress) addresses.healthz = await this.healthServer.start(o.healthzBindAddress);
-    if (o.metricsBindAddress) addresses.metrics = await this.metricsServer.start(o.metricsBindAddress);
+    const serving = { hardFail: o.bindAddressHardFail, clock: this.clock, log: this.log };
+    if (o.healthzBindAddress) {
+      const start = new ServerStart(() => this.healthServer.start(o.healthzBindAddress), { ...serving, failed: () => ({ msg: 'Healthz server failed' }) });
+      this.serverStarts.push(start);
+      addresses.healthz = await start.first();
+    }
+    if (o.metricsBindAddress) {
+      const start = new ServerStart(() => this.metricsServer.start(o.metricsBindAddress), { ...serving, failed: (err) => ({ msg: `starting metrics server failed: ${err.message}` }) });
+      this.serverStarts.push(start);
+      addresses.metrics = await start.first();
+    }
 
     this.log.info({ source: this.deps.source.description }, 'reading objects');
     await this.deps.source.start({
@@ -111,14 +141,21 @@ export class Proxy {
       rejected: (r) => this.metrics.invalidObjectsTotal.inc({ kind: r.kind, action: r.action }),
     });
     this.flush();
-    this.nodeInfo = startingNodeInfo(o, this.node);
-    this.health.setNodeEligible(nodeEligible(this.node) || this.node === undefined);
-    this.log.info({ node: this.nodeInfo.name, addresses: this.nodeInfo.addresses }, 'node');
+    await this.waitForNode();
+    if (this.stopping) return addresses;
+    await host.setConntrack(o.conntrack, this.log);
+    const found = await host.families();
+    if (found.iptables) this.log.info({ iptables: found.iptables.mode }, 'iptables flavour');
+    this.nodeInfo = startingNode(o, this.node, found, this.log);
+    this.families = found.families;
+    this.metrics.setFamilies(this.families);
+    this.health.setNodeEligible(nodeEligible(this.node));
 
     const controller = this.deps.controllerFactory({
       node: this.nodeInfo,
       config: proxyConfigOf(o),
       netns: o.netns,
+      iptables: found.iptables?.tools,
       ipvsTimeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },
       logger: this.log.child({ component: 'controller' }),
     });
@@ -145,6 +182,9 @@ export class Proxy {
       clock: this.clock,
     });
     this.runner.start();
+    // As kube-proxy's SyncLoop: every family counts as updated at the start, so a first sync that never succeeds turns it unhealthy.
+    this.health.updated(this.families);
+    this.health.queued(this.families);
     this.runner.request(); // the first, full sync
     if (o.netns) this.watchNetns(new NetnsWatch(o.netns));
     this.log.info({ objects: initial.length, ...addresses }, 'kube-proxy-ipvs started');
@@ -154,7 +194,7 @@ export class Proxy {
   /** Waits for the first sync to finish (tests, the demo). */
   async waitForSync(timeoutMs = 30_000): Promise<void> {
     const end = Date.now() + timeoutMs;
-    while (this.health.status().lastUpdated === 0) {
+    while (!this.firstSyncLogged) {
       if (Date.now() > end) throw new Error(`no sync completed within ${timeoutMs}ms`);
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -165,6 +205,7 @@ export class Proxy {
     if (this.stopping) return;
     this.stopping = true;
     clearInterval(this.netnsTimer);
+    for (const s of this.serverStarts) s.cancel();
     await this.deps.source.stop().catch((err: unknown) => this.log.warn({ err }, 'stopping the source failed'));
     await this.runner?.stop();
     await Promise.all([this.healthServer.close(), this.metricsServer.close(), this.serviceHealth.close()]);
@@ -193,6 +234,31 @@ export class Proxy {
     this.netnsTimer.unref();
   }
 
+  /**
+   * kube-proxy's NodeManager: up to 30 s for this Node to exist with an
+   * address, then on without it (the error says which was missing).
+   */
+  private async waitForNode(): Promise<void> {
+    if (this.nodeHasIPs()) return;
+    const waitMs = this.deps.nodeWaitMs ?? NODE_WAIT_MS;
+    await new Promise<void>((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve(), waitMs);
+      this.nodeArrived = () => {
+        this.clock.clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.nodeArrived = undefined;
+    if (this.nodeHasIPs()) return;
+    const node = this.options.hostnameOverride;
+    if (this.node === undefined) this.log.error({ node }, 'Timed out waiting for node to exist');
+    else this.log.error({ node }, 'Timed out waiting for node to be assigned IPs');
+  }
+
+  private nodeHasIPs(): boolean {
+    return this.node !== undefined && nodeInfoOf(this.options.hostnameOverride, this.node, undefined).addresses.length > 0;
+  }
+
   private onEvent(e: SourceEvent): void {
     if (this.stopping) return;
     this.incoming.push(e);
@@ -214,7 +280,7 @@ export class Proxy {
       else this.apply(e, (now ??= this.clock.now()));
     }
     if (now === undefined) return;
-    this.health.queued();
+    this.health.queued(this.families);
     this.runner?.request();
   }
 
@@ -234,7 +300,7 @@ export class Proxy {
         const trigger = slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION];
         if (trigger !== undefined) {
           const at = Date.parse(trigger);
-          if (Number.isFinite(at)) this.triggers.push(at);
+          if (Number.isFinite(at) && (slice.addressType === 'IPv4' || slice.addressType === 'IPv6')) this.triggers.push({ at, family: slice.addressType });
         }
       }
       this.metrics.endpointsChanged(now);
@@ -245,13 +311,15 @@ export class Proxy {
     if (node.metadata.name !== this.options.hostnameOverride) return;
     this.node = type === 'delete' ? undefined : node;
     this.health.setNodeEligible(type !== 'delete' && nodeEligible(node));
+    if (this.nodeHasIPs()) this.nodeArrived?.();
     if (!this.controller || type === 'delete') return;
-    const info = nodeInfoFor(this.options, node);
+    const info = { ...nodeInfoFor(this.options, node), families: this.families };
     if (info.addresses.length === 0 || (this.nodeInfo && sameNodeInfo(info, this.nodeInfo))) return;
-    this.log.info({ addresses: info.addresses }, 'node changed; everything is compared on the next sync');
+    // kube-proxy 1.34-1.36 only logs this (1.37 exits to restart); the new addresses are taken at once instead.
+    this.log.info({ node: info.name, newNodeIPs: info.addresses, oldNodeIPs: this.nodeInfo?.addresses ?? [] }, 'NodeIPs changed for the node');
     this.nodeInfo = info;
     this.controller.setNode(info);
-    this.health.queued();
+    this.health.queued(this.families);
     this.runner?.request();
   }
 
@@ -272,15 +340,18 @@ export class Proxy {
       return;
     }
     const end = r.startedAt + r.durationMs;
-    this.health.updated();
+    this.health.updated(this.families);
     this.metrics.synced(r.kind, r.durationMs, end);
     // Endpoint changes that arrived before this sync started are programmed now.
-    const done = this.triggers.filter((t) => t <= r.startedAt);
-    this.triggers = this.triggers.filter((t) => t > r.startedAt);
-    for (const t of done) this.metrics.networkProgrammingDuration.observe(Math.max(0, end - t) / 1000);
+    const done = this.triggers.filter((t) => t.at <= r.startedAt);
+    this.triggers = this.triggers.filter((t) => t.at > r.startedAt);
+    for (const t of done) this.metrics.networkProgrammingDuration.observe({ ip_family: t.family }, Math.max(0, end - t.at) / 1000);
     const local = this.controller!.localEndpoints();
-    this.metrics.noLocalEndpoints.set({ traffic_policy: 'internal' }, local.withoutLocalEndpoints.internal);
-    this.metrics.noLocalEndpoints.set({ traffic_policy: 'external' }, local.withoutLocalEndpoints.external);
+    for (const family of this.families.map((f) => IP_FAMILY[f])) {
+      const counts = local.withoutLocalEndpointsByFamily[family];
+      this.metrics.noLocalEndpoints.set({ traffic_policy: 'internal', ip_family: family }, counts.internal);
+      this.metrics.noLocalEndpoints.set({ traffic_policy: 'external', ip_family: family }, counts.external);
+    }
     this.serviceHealth.update(local.healthChecks).catch((err: unknown) => this.log.error({ err }, 'health check node ports'));
     const counters = this.controller?.counters();
     const fields = { kind: r.kind, durationMs: ms, virtualServers: counters?.virtualServers, realServers: counters?.realServers, ipsetEntries: counters?.ipsetEntries };
@@ -314,7 +385,7 @@ export class Proxy {
  * addresses it selects, the same ones NodePorts are served on.
  */
 export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): string[] {
-  const v6 = (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
+  const v6 = node?.families ? node.families.includes('inet6') : (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
   if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
   return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
 }

@@ -134,7 +134,8 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 let portBase = 20000 + (process.pid % 1000) * 20;
 
 /** Starts the binary and waits until its first sync completed (healthz lastUpdated set, sync count ≥ 1). */
-export async function startProxy(t: TapLike, env: ProxyNode, args: string[]): Promise<RunningProxy> {
+/** `waitMs`: how long the first sync may take (a proxy without its Node object first waits 30 s for it, as kube-proxy). */
+export async function startProxy(t: TapLike, env: ProxyNode, args: string[], waitMs = 60_000): Promise<RunningProxy> {
   const hz = `127.0.0.1:${portBase++}`;
   const mx = `127.0.0.1:${portBase++}`;
   // tap injects its process-info loader (NODE_OPTIONS) into every child it sees spawned, which makes
@@ -166,12 +167,12 @@ export async function startProxy(t: TapLike, env: ProxyNode, args: string[]): Pr
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  const end = Date.now() + 60_000;
+  const end = Date.now() + waitMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`kube-proxy-ipvs exited ${child.exitCode}:\n${log}`);
     const count = await syncCount(p).catch(() => 0);
     if (count >= 1) break;
-    if (Date.now() > end) throw new Error(`kube-proxy-ipvs did not complete a sync in 60 s (pid ${child.pid}, exit ${child.exitCode}, ${log.length} bytes of log):\n${log.slice(-3000)}`);
+    if (Date.now() > end) throw new Error(`kube-proxy-ipvs did not complete a sync in ${waitMs / 1000} s (pid ${child.pid}, exit ${child.exitCode}, ${log.length} bytes of log):\n${log.slice(-3000)}`);
     await sleep(100);
   }
   return p;
@@ -179,7 +180,8 @@ export async function startProxy(t: TapLike, env: ProxyNode, args: string[]): Pr
 
 export async function metricValue(p: RunningProxy, name: string): Promise<number | undefined> {
   const text = await (await fetch(`${p.metrics}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  // A name without labels also matches its first labelled series (the IPv4 one of a per-family metric).
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || (!name.includes('{') && l.startsWith(`${name}{`)));
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 

@@ -40,7 +40,8 @@ t.test('one file without a Node: the address from --bind-address; --ipvs-schedul
     { protocol: 'TCP', address: '192.168.1.10', port: 30080, scheduler: 'lc', persistent: false, timeout: 0, realServers: [{ address: '10.244.1.20', port: 8080, weight: 1 }] },
   ]);
   t.match(out.iptables, '--match-set KUBE-CLUSTER-IP dst,dst -j KUBE-MARK-MASQ');
-  t.equal(out.ip6tables, undefined);
+  t.match(out.ip6tables, '-A KUBE-SERVICES', 'a dual-stack host: IPv6 rules too, with an IPv4-only node');
+  t.ok('KUBE-6-CLUSTER-IP' in out.ipsets, 'and the IPv6 sets');
 });
 
 /** The cluster fixtures with another Node object for node-a. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../lib/proxy/config-file.js';
-import { configzBody } from '../../lib/proxy/configz.js';
+import { encodeConfiguration } from '../../lib/proxy/config-schema.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { run } from '../../lib/cli/run.js';
 
@@ -101,8 +101,8 @@ function writeTemp(text: string): string {
 
 t.test('/configz: the effective v1alpha1 configuration in struct order', async (t) => {
   const { config } = resolveOptions(['--config', KUBEADM, '--hostname-override', 'Node-1']);
-  const body = JSON.parse(configzBody(config)) as Record<string, Record<string, unknown>>;
-  const c = body['kubeproxy.config.k8s.io'];
+  // What the metrics server's /configz serves under the group's name (proxy-servers.test.ts).
+  const c = JSON.parse(JSON.stringify(encodeConfiguration(config))) as Record<string, unknown>;
   t.same(Object.keys(c).slice(0, 6), ['kind', 'apiVersion', 'clientConnection', 'logging', 'hostnameOverride', 'bindAddress'], 'featureGates is omitted when empty (omitempty)');
   t.match(c, {
     kind: 'KubeProxyConfiguration',
@@ -141,7 +141,14 @@ t.test('--write-config-to writes the merged configuration as v1alpha1 YAML that 
 t.test('--init-only: the privileged start, then return (exit 0) without reading objects or serving', async (t) => {
   const { fakeFactory } = await import('../support/fake-controller.js');
   const factory = fakeFactory();
-  await run(['--init-only', '--hostname-override=node-a', '--ipvs-tcp-timeout=15m', '--manifests=/nonexistent', '--healthz-bind-address=127.0.0.1:1', '--logging-format=json', '-v', '0'], factory);
+  const hostCalls: string[] = [];
+  const host = {
+    families: async () => { throw new Error('not for --init-only'); },
+    setConntrack: async (settings: { maxPerCore: number | null }) => void hostCalls.push(`conntrack maxPerCore=${settings.maxPerCore}`),
+    applyOomScoreAdj: async () => void hostCalls.push('oom'),
+  };
+  await run(['--init-only', '--hostname-override=node-a', '--ipvs-tcp-timeout=15m', '--manifests=/nonexistent', '--healthz-bind-address=127.0.0.1:1', '--logging-format=json', '-v', '0'], factory, host);
+  t.same(hostCalls, ['conntrack maxPerCore=32768'], 'the conntrack sysctls set; the OOM score not (upstream sets it only when it runs)');
   t.same(factory.last?.calls, ['start', 'close'], 'the controller was started (IPVS, its sysctls and timeouts) and closed');
   t.match(factory.last?.init, { ipvsTimeouts: { tcp: 900 } });
 });

@@ -19,6 +19,7 @@ import { healthCheckHosts, Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { fakeFactory } from '../support/fake-controller.js';
+import { fakeHost } from '../support/fake-host.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -36,7 +37,7 @@ async function started(t: Tap.Test, o: Partial<ProxyOptions> = {}, setup?: Param
   const dir = manifestsDir();
   const factory = fakeFactory(setup);
   const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
-  const proxy = new Proxy(options(dir, o), { source, controllerFactory: factory, logger, defaultMetrics: false });
+  const proxy = new Proxy(options(dir, o), { source, controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost() });
   t.teardown(() => proxy.stop());
   const addrs = await proxy.start();
   await proxy.waitForSync(5000);
@@ -62,7 +63,7 @@ t.test('start-up: objects reach the controller, then one full sync', async (t) =
   t.same(controller.calls.slice(0, 1), ['start']);
   t.ok(controller.calls.includes('upsertService web') && controller.calls.includes('upsertEndpointSlice api-x7k2p'), 'all objects fed before the first sync');
   t.equal(controller.calls.indexOf('sync'), controller.calls.length - 1, 'sync after every object');
-  t.same(controller.init?.node, { name: 'node-a', addresses: ['192.168.56.10'], labels: { 'topology.kubernetes.io/zone': 'zone-a' } }, 'node from its Node object');
+  t.same(controller.init?.node, { name: 'node-a', addresses: ['192.168.56.10'], families: ['inet', 'inet6'], labels: { 'topology.kubernetes.io/zone': 'zone-a' } }, 'node from its Node object, families from the host');
 });
 
 t.test('healthz and livez as kube-proxy answers them', async (t) => {
@@ -72,10 +73,14 @@ t.test('healthz and livez as kube-proxy answers them', async (t) => {
   t.equal(r.headers.get('content-type'), 'application/json');
   t.equal(r.headers.get('x-content-type-options'), 'nosniff');
   const body = (await r.json()) as Record<string, unknown>;
-  t.match(body, { lastUpdated: /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC$/, currentTime: String, nodeEligible: true });
+  const time = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d*[1-9])?Z$/;
+  t.same(Object.keys(body), ['lastUpdated', 'currentTime', 'nodeEligible', 'healthy', 'status'], "kube-proxy's field order");
+  t.match(body, { lastUpdated: time, currentTime: time, nodeEligible: true, healthy: true, status: { IPv4: { lastUpdated: time, healthy: true }, IPv6: { lastUpdated: time, healthy: true } } });
+  t.equal(body.lastUpdated, body.currentTime, 'healthy: lastUpdated is now');
   const l = await fetch(`${healthz}/livez`);
   t.equal(l.status, 200);
-  t.notOk('nodeEligible' in ((await l.json()) as object), 'livez does not judge the node');
+  const live = (await l.json()) as Record<string, unknown>;
+  t.same(Object.keys(live), ['lastUpdated', 'currentTime', 'healthy', 'status'], 'livez does not judge the node');
   t.equal((await fetch(`${healthz}/other`)).status, 404);
 });
 
@@ -83,12 +88,21 @@ t.test('health turns 503 when a queued change waits longer than 2 × syncPeriod'
   const clock = new FakeClock();
   const h = new ProxyHealth(60_000, clock);
   t.ok(h.status().healthy, 'healthy while starting');
-  h.queued();
+  h.queued(['inet', 'inet6']);
+  await clock.advance(100_000);
+  t.ok(h.status().healthy, 'a family never updated cannot be late (as upstream)');
+  h.updated(['inet', 'inet6']);
+  h.queued(['inet', 'inet6']);
   await clock.advance(59_999);
   t.ok(h.status().healthy, 'a queued change within the timeout');
   await clock.advance(1);
-  t.notOk(h.status().healthy, 'late');
-  h.updated();
+  const late = h.status();
+  t.notOk(late.healthy, 'late');
+  t.same([...late.families.values()].map((f) => f.healthy), [false, false], 'each family says so');
+  h.updated(['inet']);
+  t.notOk(h.status().healthy, 'one family still late');
+  t.same(h.status().families.get('inet'), { lastUpdated: clock.now(), healthy: true });
+  h.updated(['inet6']);
   t.ok(h.status().healthy, 'a sync completed');
   t.equal(h.status().lastUpdated, clock.now());
 });
@@ -112,7 +126,7 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
     'kubeproxy_sync_proxy_rules_duration_seconds_bucket',
     'kubeproxy_sync_proxy_rules_last_timestamp_seconds',
     'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds',
-    'kubeproxy_network_programming_duration_seconds_bucket',
+    'kubeproxy_network_programming_duration_seconds', // per family: no series before the first observation, as upstream's
     'kubeproxy_sync_proxy_rules_endpoint_changes_total',
     'kubeproxy_sync_proxy_rules_endpoint_changes_pending',
     'kubeproxy_sync_proxy_rules_service_changes_total',
@@ -131,6 +145,14 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
   t.equal(await metric(metrics, 'kubeproxy_ipvs_virtual_servers'), 2, 'from the controller counters');
   t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 4);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count'), 1, 'one sync');
+  for (const series of [
+    'kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family="IPv4"} 1',
+    'kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family="IPv6"} 1',
+    'kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy="internal",ip_family="IPv6"} 0',
+    'kubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family="IPv4"} 0',
+  ]) t.ok(text.split('\n').includes(series), `${series}: per family, as kube-proxy labels it`);
+  t.match(text, /# HELP kubeproxy_network_programming_duration_seconds In Cluster Network Programming Latency in seconds/, "upstream's help text");
+  t.notMatch(text, /kubeproxy_sync_(full|partial)_proxy_rules/, "iptables mode's full/partial histograms are not IPVS mode's");
   t.equal(await metric(metrics, 'kubeproxy_ipvs_syncs_total{kind="full"}'), 1, 'the first sync is a full one');
   t.equal(await metric(metrics, 'kubeproxy_netlink_messages_sent_total{family="ipvs"}'), 2, 'netlink messages from the controller counters');
   t.equal(await metric(metrics, 'kubeproxy_netlink_sendmsg_calls_total{family="ipset"}'), 1);
@@ -150,7 +172,7 @@ t.test('metrics: kube-proxy names, values that move', async (t) => {
   await until('second sync', async () => (await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count')) === 2);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_total'), 3);
   t.equal(await metric(metrics, 'kubeproxy_ipvs_real_servers'), 3, 'scaled down by one');
-  t.equal(await metric(metrics, 'kubeproxy_network_programming_duration_seconds_count'), 1);
+  t.equal(await metric(metrics, 'kubeproxy_network_programming_duration_seconds_count{ip_family="IPv4"}'), 1, 'counted in the slice\'s family');
   const sum = (await metric(metrics, 'kubeproxy_network_programming_duration_seconds_sum'))!;
   t.ok(sum >= 1.5 && sum < 10, `programming latency measured from the trigger time (${sum}s)`);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0, 'nothing pending after the sync');
@@ -205,6 +227,7 @@ t.test('--netns target deleted: one error, healthz and livez 503, no more syncs'
     controllerFactory: factory,
     logger: capture,
     defaultMetrics: false,
+    host: fakeHost(),
   });
   t.teardown(() => proxy.stop());
   const addrs = await proxy.start();
@@ -332,22 +355,29 @@ t.test('start-up failures explain themselves', async (t) => {
     controllerFactory: fakeFactory((c) => (c.failStart = noIpvs)),
     logger,
     defaultMetrics: false,
+    host: fakeHost(),
   });
   await t.rejects(proxy.start(), /IPVS is not available: .*modprobe ip_vs/);
   await proxy.stop();
-  const p2 = new Proxy(options(dir, { hostnameOverride: 'node-z' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
-  await t.rejects(p2.start(), /no address for node "node-z".*--hostname-override.*--bind-address/);
-  await p2.stop();
-  const p3 = new Proxy(options(dir, { hostnameOverride: 'node-z', bindAddress: '10.0.0.5' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  const p3 = new Proxy(options(dir, { hostnameOverride: 'node-z', bindAddress: '10.0.0.5' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
   await p3.start();
   t.pass('--bind-address gives the node address without a Node object');
   await p3.stop();
-  const first = new Proxy(options(dir, { healthzBindAddress: '127.0.0.1:0' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
+  const first = new Proxy(options(dir, { healthzBindAddress: '127.0.0.1:0' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
   const a = await first.start();
-  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false });
-  await t.rejects(clash.start(), /--healthz-bind-address 127.0.0.1:\d+: cannot listen: .* is already in use/);
+  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz!, bindAddressHardFail: true }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
+  await t.rejects(clash.start(), /--healthz-bind-address 127.0.0.1:\d+: cannot listen: .* is already in use/, '--bind-address-hard-fail: fatal');
   await clash.stop();
+  const lines: Array<Record<string, unknown>> = [];
+  const capture = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const retrying = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger: capture, defaultMetrics: false, host: fakeHost() });
+  const b = await retrying.start();
+  t.equal(b.healthz, undefined, 'without it: the proxy runs on');
+  t.match(lines.find((l) => l.msg === 'Healthz server failed'), { level: 50, err: /already in use/ }, "upstream's log line");
   await first.stop();
+  await until('the retry (every 5 s) binds once the port is free', async () => (await fetch(`http://${a.healthz}/livez`).catch(() => undefined))?.status === 200, 8000);
+  t.pass('retried until it could listen');
+  await retrying.stop();
 });
 
 t.test('a full garbage collection after bulk work (a cold start, a big resync), never after a small sync', async (t) => {
@@ -358,7 +388,7 @@ t.test('a full garbage collection after bulk work (a cold start, a big resync), 
   });
   const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
   const o = options(dir, { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 3_600_000 } });
-  const proxy = new Proxy(o, { source, controllerFactory: factory, logger, defaultMetrics: false, collectGarbage: () => {
+  const proxy = new Proxy(o, { source, controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost(), collectGarbage: () => {
       collections++;
       return { compacted: false };
     },

@@ -1,0 +1,37 @@
+/**
+ * detectNodeIPs and the family check of kube-proxy's newProxyServer, in
+ * its words: the primary family is the first node IP's (or
+ * --bind-address's), IPv4 without either, and must be one the host
+ * serves; a family without a node IP gets loopback (logged when it is the
+ * primary one). The families served are the host's, whatever the Node
+ * object declares.
+ */
+import type { Logger } from 'pino';
+import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
+import { LOOPBACK } from '../desired/node-addresses.js';
+import type { HostFamilies } from '../kernel/host-families.js';
+import type { Node, NodeInfo } from '../kubernetes/model.js';
+import { nodeInfoOf } from '../kubernetes/node.js';
+import { IP_FAMILY } from './metrics.js';
+import { nodeInfoFor, type ProxyOptions } from './options.js';
+
+/** Throws, as kube-proxy exits, when no family or not the primary one is usable. */
+export function startingNode(o: ProxyOptions, node: Node | undefined, found: HostFamilies, log: Logger): NodeInfo {
+  for (const m of found.missing) log.info({ ipFamily: IP_FAMILY[m.family], ...(m.error ? { error: m.error } : {}) }, m.message);
+  if (found.families.length === 0) throw new Error(`iptables is not available on this host : ${found.missing[0]?.error ?? 'no family usable'}`);
+  const info: NodeInfo = { ...nodeInfoFor(o, node), families: found.families };
+  const declared = nodeInfoOf(info.name, node, undefined).addresses;
+  if (declared.length) log.info({ NodeIPs: declared }, 'Successfully retrieved NodeIPs');
+  const first = info.addresses[0];
+  const primary: AddressFamily = first === undefined ? 'inet' : familyOf(first);
+  if (first === undefined || isLoopback(first)) log.info("Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
+  if (!found.families.includes(primary)) throw new Error(`no support for primary IP family "${IP_FAMILY[primary]}"`);
+  if (found.families.length === 2) log.info({ 'primary ipFamily': IP_FAMILY[primary] }, 'kube-proxy running in dual-stack mode');
+  else log.info({ ipFamily: IP_FAMILY[primary] }, 'kube-proxy running in single-stack mode');
+  log.info({ node: info.name, addresses: info.addresses, families: info.families }, 'node');
+  return info;
+}
+
+function isLoopback(address: string): boolean {
+  return address === LOOPBACK.inet6 || address.startsWith('127.');
+}

@@ -1,0 +1,67 @@
+/**
+ * kube-proxy's serveHealthz / serveMetrics: a server that cannot listen
+ * (the port taken, the address not there yet) is tried again every 5 s,
+ * each failure logged, while the proxy runs on; with
+ * --bind-address-hard-fail the first failure ends the start instead (the
+ * process exits 1).
+ */
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+
+const RETRY_MS = 5000;
+
+export interface ServerStartOptions {
+  hardFail: boolean;
+  clock: Clock;
+  log: Logger;
+  /** The log line of a failure, in upstream's words for that server. */
+  failed: (err: Error) => { msg: string; fields?: Record<string, unknown> };
+}
+
+export class ServerStart {
+  private timer?: unknown;
+  private cancelled = false;
+
+  constructor(
+    private readonly start: () => Promise<string>,
+    private readonly opts: ServerStartOptions,
+  ) {}
+
+  /** The bound address; undefined when the first try failed and retries go on in the background. */
+  async first(): Promise<string | undefined> {
+    try {
+      return await this.start();
+    } catch (err) {
+      if (this.opts.hardFail) throw err;
+      this.report(err as Error);
+      this.schedule();
+      return undefined;
+    }
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    if (this.timer !== undefined) this.opts.clock.clearTimeout(this.timer);
+  }
+
+  private schedule(): void {
+    if (this.cancelled) return;
+    this.timer = this.opts.clock.setTimeout(() => {
+      this.timer = undefined;
+      if (this.cancelled) return;
+      this.start().then(
+        (address) => this.opts.log.info({ address }, 'server listening after retries'),
+        (err: Error) => {
+          this.report(err);
+          this.schedule();
+        },
+      );
+    }, RETRY_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  private report(err: Error): void {
+    const { msg, fields } = this.opts.failed(err);
+    this.opts.log.error({ ...fields, err: err.message }, msg);
+  }
+}
