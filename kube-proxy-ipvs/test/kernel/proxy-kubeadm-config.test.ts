@@ -49,6 +49,8 @@ t.test("kubeadm's config.conf, unchanged: programs, serves health and metrics on
   t.same(await env.ipvsSave(), ['-A -t 10.96.0.10:80 -s rr', '-a -t 10.96.0.10:80 -r 10.244.1.10:8080 -m -w 1'], 'the Service is programmed with the default scheduler');
   t.equal(await env.get(env.node, 'http://10.96.0.10/'), 'web-1 10.244.1.10', 'ClusterIP traffic reaches the backend');
   t.equal(await status('http://127.0.0.1:10256/livez'), 200, '/livez');
+  const configz = (await (await fetch('http://127.0.0.1:10249/configz')).json()) as Record<string, Record<string, unknown>>;
+  t.match(configz['kubeproxy.config.k8s.io'], { kind: 'KubeProxyConfiguration', apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', mode: 'ipvs', ipvs: { syncPeriod: '30s', scheduler: '' }, healthzBindAddress: '0.0.0.0:10256', oomScoreAdj: -999 }, '/configz: the effective configuration, defaulted');
   t.match(log, /^I\d{4} [\d:.]+ +\d+ [^\]]+\] "/m, 'logs in klog\'s text format by default');
   t.notMatch(log, /lenient/, 'kubeadm\'s file decodes strictly');
 

@@ -110,6 +110,9 @@ class Test {
   match(found, wanted, message = 'should match pattern provided') {
     return this.#compare(match, found, wanted, message);
   }
+  notMatch(found, pattern, message = 'should not match pattern provided') {
+    return this.#point(!match(found, pattern).match, message, `found: ${String(found)}\npattern: ${String(pattern)}`);
+  }
   type(found, klass, message = 'type is ' + (typeof klass === 'function' ? klass.name : klass)) {
     const ok = typeof klass === 'function' ? found instanceof klass : typeof found === klass || found?.constructor?.name === klass;
     return this.#point(ok, message, `found: ${found?.constructor?.name ?? typeof found}`);
@@ -127,6 +130,17 @@ class Test {
       return e;
     }
     return this.#point(false, message, 'did not throw');
+  }
+  doesNotThrow(fn, message = 'expected to not throw') {
+    try {
+      fn();
+    } catch (e) {
+      return this.#point(false, message, e?.stack ?? String(e));
+    }
+    return this.#point(true, message);
+  }
+  comment(...args) {
+    this.#write(`# ${args.join(" ")}`);
   }
   async rejects(what, ...args) {
     const [wanted, message = 'expect rejected Promise'] = splitArgs(args);
