@@ -8,11 +8,8 @@
 #  running kernel has IPVS; scripts/with-kernel.sh), its lines marked
 #  "[kernel]":
 #  K1. every kernel test but nftables' (IPVS, and ipset again on 6.1; the
-#      sandbox kernel has no nf_tables for ip/ip6/inet). Never skipped: if
-#      they cannot run, this fails.
-#  K2. the addon under valgrind's memcheck on the real kernel paths (there
-#      ASan cannot start; see scripts/asan-test.sh)
-#  K3. the benchmarks at their small size (they must run, not be fast)
+#      sandbox kernel has no nf_tables for ip/ip6/inet), in one boot. Never
+#      skipped: if they cannot run, this fails.
 #  and the host lane:
 #  H1. unit tests of both packages (no privileges)
 #  H2. ipset, nftables and conntrack kernel tests on this host's kernel
@@ -25,6 +22,9 @@
 #  H6. a chosen few kernel tests again in the second sandbox kernel, Debian's
 #      own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables for every
 #      family and distorts costs the other way from user-mode-linux
+#  H7. the addon under valgrind's memcheck on the real kernel paths, in a
+#      sandbox boot of its own (there ASan cannot start; scripts/asan-test.sh)
+#  H8. the benchmarks at their small size (they must run, not be fast)
 # Each step says how long it took. The last line is "N passed, N failed"
 # over all steps of both lanes.
 set -uo pipefail
@@ -143,15 +143,6 @@ kernel_lane() {
 	SANDBOX_TIMEOUT=${SANDBOX_TIMEOUT:-5000} run_tap kernel bash scripts/with-kernel.sh npx --no-install tap --reporter=tap --jobs=1 "${kernel_tests[@]}"
 	expect_files kernel "${kernel_tests[@]}"
 
-	# The benchmarks are scripts, not tests: CI runs their small size so they
-	# cannot rot (they must run and read back what they programmed; their
-	# targets are judged at full size, in BENCHMARKS.md). One result.
-	step "valgrind memcheck on the real kernel paths"
-	run_one valgrind bash scripts/valgrind-kernel.sh
-
-	step "benchmarks, small size"
-	run_one bench node bench/run.mjs --size small --results bench/.build/ci
-
 	step_done
 	echo "$passed $failed $status" >"$logdir/kernel-lane.counts"
 }
@@ -205,6 +196,17 @@ qemu_tests=(
 )
 run_tap qemu bash scripts/qemu/tap.sh --files "${qemu_tests[@]}"
 expect_files qemu "${qemu_tests[@]}"
+
+# Both boot a sandbox kernel of their own, beside the kernel lane's: the
+# kernel lane is the longer, so they go here.
+step "valgrind memcheck on the real kernel paths"
+run_one valgrind bash scripts/valgrind-kernel.sh
+
+# The benchmarks are scripts, not tests: CI runs their small size so they
+# cannot rot (they must run and read back what they programmed; their
+# targets are judged at full size, in BENCHMARKS.md). One result.
+step "benchmarks, small size"
+run_one bench node bench/run.mjs --size small --results bench/.build/ci
 
 step_done
 echo "test: the host lane is done; waiting for the kernel lane" >&2
