@@ -14,6 +14,7 @@
 import { Conntrack, type ConntrackFamily, type SocketCounters } from 'ipvs-netlink';
 import type { Logger } from 'pino';
 import { staleEntries, type UdpTarget } from '../plan/stale-conntrack.js';
+import { delta } from './sync-stats.js';
 
 /** What one cleanup did, per the log and the metrics. */
 export interface StaleConntrackReport {
@@ -26,7 +27,6 @@ export interface StaleConntrackReport {
   netlink: SocketCounters;
 }
 
-const ZERO: SocketCounters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 };
 
 export class StaleConntrackCleaner {
   private conntrack?: Promise<Conntrack | undefined>;
@@ -42,30 +42,23 @@ export class StaleConntrackCleaner {
     const ct = await this.client();
     if (!ct) return undefined;
     const before = ct.counters();
-    const report: StaleConntrackReport = { listed: 0, deleted: 0, failed: 0, netlink: ZERO };
+    const counts = { listed: 0, deleted: 0, failed: 0 };
     for (const [family, list] of targets) {
       try {
         const entries = await ct.list({ family, protocol: 'udp' });
-        report.listed += entries.length;
+        counts.listed += entries.length;
         const keys = staleEntries(entries, list);
         if (keys.length === 0) continue;
         const r = await ct.deleteMany(keys);
-        report.deleted += r.deleted;
-        report.failed += r.failures.length;
+        counts.deleted += r.deleted;
+        counts.failed += r.failures.length;
         for (const f of r.failures.slice(0, 3)) this.logger.warn({ err: f.error, entry: keys[f.index] }, 'a stale conntrack entry could not be deleted');
       } catch (err) {
         // As kube-proxy: logged, and the next sync that changes these services tries again.
         this.logger.error({ err, ipFamily: family === 'inet' ? 'IPv4' : 'IPv6' }, 'Failed to clear stale conntrack entries');
       }
     }
-    const after = ct.counters();
-    report.netlink = {
-      sendmsgCalls: after.sendmsgCalls - before.sendmsgCalls,
-      recvCalls: after.recvCalls - before.recvCalls,
-      messagesSent: after.messagesSent - before.messagesSent,
-      messagesReceived: after.messagesReceived - before.messagesReceived,
-      dumpsRestarted: after.dumpsRestarted - before.dumpsRestarted,
-    };
+    const report: StaleConntrackReport = { ...counts, netlink: delta(before, ct.counters()) };
     this.logger.debug({ ...report, families: [...targets.keys()] }, 'Finished reconciling conntrack entries');
     return report;
   }

@@ -56,7 +56,8 @@ export function trafficBetween(before: NetlinkTraffic, after: NetlinkTraffic): N
 
 const ZERO: SocketCounters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 };
 
-function delta(a: SocketCounters, b: SocketCounters): SocketCounters {
+/** What one socket's counters grew by from `a` to `b`. */
+export function delta(a: SocketCounters, b: SocketCounters): SocketCounters {
   return {
     sendmsgCalls: b.sendmsgCalls - a.sendmsgCalls,
     recvCalls: b.recvCalls - a.recvCalls,
