@@ -80,6 +80,10 @@ t.test('the desired state: no iptables rules, one table per family, the out-drop
   t.same([...d.nftables!.keys()], ['inet', 'inet6']);
   t.same([...d.ipsets.get(OUT_DROP_SET)!.entries], ['192.0.2.1,udp:53'], 'the node is outside the source ranges: its traffic to the VIP is dropped');
   t.ok(d.ipsets.has('KUBE-6-LOAD-BALANCER-OUT-DROP'));
+  const overlapping = lb();
+  overlapping.spec.loadBalancerSourceRanges = ['10.1.0.0/16', '10.0.0.0/8', '192.168.1.10/32', '10.0.0.0/8'];
+  known.upsertService(overlapping);
+  t.same([...known.desired.ipsets.get('KUBE-LOAD-BALANCER-SOURCE-CIDR')!.entries].sort(), ['192.0.2.1,udp:53,10.0.0.0/8', '192.0.2.1,udp:53,192.168.1.10'], 'an interval set takes no overlapping ranges: the inner ones are left out');
 });
 
 t.test('plans: the table whole once, then element changes only, in one run', async (t) => {
