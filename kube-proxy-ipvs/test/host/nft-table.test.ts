@@ -11,11 +11,13 @@
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import type { TapLike } from '../../../test/support/connection.js';
 import { Nftables } from 'ipvs-netlink';
 import { KnownObjects } from '../../lib/desired/known-objects.js';
 import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js';
 import { Mirror } from '../../lib/plan/mirror.js';
 import { plan } from '../../lib/plan/planner.js';
+import type { Scope } from '../../lib/plan/scope.js';
 import type { Operation } from '../../lib/plan/kernel-state.js';
 import { Applier } from '../../lib/kernel/applier.js';
 import type { Clients } from '../../lib/kernel/netlink-clients.js';
@@ -36,13 +38,13 @@ async function listed(ns: Netns): Promise<unknown[]> {
 }
 
 /** The proxy's pieces in `ns`: objects → desired → plan → applier, with the mirror a controller keeps. */
-async function proxyIn(t: Tap.Test, ns: Netns) {
+async function proxyIn(t: TapLike, ns: Netns) {
   const nft = await Nftables.open({ netns: ns.path });
   t.teardown(() => nft.close());
   const known = new KnownObjects(node, config);
   const applier = new Applier({ nftables: nft } as unknown as Clients, { apply: () => Promise.reject(new Error('no iptables')) }, silent);
   const mirror = new Mirror();
-  const sync = async (scope?: Parameters<typeof plan>[2]['scope']) => {
+  const sync = async (scope?: Scope) => {
     const ops = plan(known.desired, mirror, scope ? { scope } : {}).filter((o): o is Extract<Operation, { kind: 'nftables' }> => o.kind === 'nftables');
     const report = await applier.apply(ops);
     mirror.record(report.applied);
