@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { TapLike } from '../../../test/support/connection.js';
-import { Nftables } from 'ipvs-netlink';
+import { formatRule, Nftables } from 'ipvs-netlink';
+import { planOutput } from '../../lib/plan/plan-json.js';
 import { KnownObjects } from '../../lib/desired/known-objects.js';
 import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js';
 import { Mirror } from '../../lib/plan/mirror.js';
@@ -69,6 +70,11 @@ t.test('what the proxy programs lists as the table nft -f makes from its text', 
   // The other way: nft's table, read by the proxy, is the one it wants (a restart adopts it).
   const read = await readNftTables(p.nft, ['inet', 'inet6']);
   t.same([...read.nftables], [...p.known.desired.nftables!].map(([f, table]) => [f, table.fingerprint]), 'nft\'s table read back has the wanted shape');
+  // What `plan` prints for the rules is nft's own text.
+  const text = (await byNft.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
+  const planned = Object.values(planOutput(p.known.desired, formatRule).nftables!).flatMap((table) => Object.values(table.chains).flatMap((c) => c.rules));
+  t.equal(planned.length, p.known.desired.nftables!.get('inet')!.rules.length * 2);
+  t.same(planned.filter((r) => !text.includes(r)), [], 'every rule as nft list prints it');
 });
 
 t.test('elements: as nft lists them, and nft\'s read back as entries', async (t) => {
