@@ -51,9 +51,13 @@ async function controller(t: TapLike, ns: Netns, config: ProxyConfig, withLb: Pa
   return c;
 }
 
+/** Under emulation a test takes minutes, far past tap's default of 30 s (the file's, and each subtest's). */
+const slow = { timeout: 1_500_000 };
+t.setTimeout(3_000_000);
+
 const both = (from: string) => [`be1 from ${from === 'pod' ? '10.244.1.1' : from}`, `be2 from ${from === 'pod' ? '10.244.2.1' : from}`];
 
-t.test('traffic through the nftables backend', async (t) => {
+t.test('traffic through the nftables backend', slow, async (t) => {
   const { node: nodeNs, client, pods } = await nftCluster(t);
   const c = await controller(t, nodeNs, nft(), [`${NODE_IP}/30`]);
   t.match(await c.sync(), { kind: 'full', failed: 0 }, 'programmed');
@@ -65,7 +69,7 @@ t.test('traffic through the nftables backend', async (t) => {
   t.same(await nftSet(nodeNs, 'ip', 'node-port-local-tcp'), ['30082']);
   t.same(await nftSet(nodeNs, 'ip', 'load-balancer-local'), [JSON.stringify({ concat: ['203.0.113.40', 'tcp', 80] })]);
 
-  await t.test('every way in reaches the pods, masqueraded exactly where kube-proxy masquerades', async (t) => {
+  await t.test('every way in reaches the pods, masqueraded exactly where kube-proxy masquerades', slow, async (t) => {
     t.same(await whoMany(client, '10.96.100.10', 6), both(CLIENT_IP), 'ClusterIP from outside the pods: both, the client address kept (no cluster CIDR given)');
     t.same(await whoMany(nodeNs, '10.96.100.10', 6), both('pod'), 'ClusterIP from the node: masqueraded (its source is a VIP)');
     t.same(await whoMany(client, `${NODE_IP}:30080`, 6), both('pod'), 'NodePort: masqueraded');
@@ -75,7 +79,7 @@ t.test('traffic through the nftables backend', async (t) => {
     t.same(await whoMany(pods.be1, '10.96.100.40', 6), ['be1 from 10.244.1.1', `be2 from ${PODS.be1}`], 'hairpin: a pod reaching itself through a VIP is masqueraded (loop-back), the other pod sees it');
   });
 
-  await t.test('the IPVS filter and the source ranges', async (t) => {
+  await t.test('the IPVS filter and the source ranges', slow, async (t) => {
     await httpd(t, nodeNs, 'host', 9090);
     t.equal(await who(client, `${NODE_IP}:9090`), `host from ${CLIENT_IP}`, 'a host service on the node address');
     t.equal(await who(client, '10.96.100.10:9090'), 7, 'the same port on a ClusterIP is rejected (KUBE-IPVS-FILTER)');
@@ -90,7 +94,7 @@ t.test('traffic through the nftables backend', async (t) => {
     t.equal(await who(nodeNs, '203.0.113.30'), 28, 'so is the node (KUBE-IPVS-OUT-FILTER)');
   });
 
-  await t.test('an endpoint leaves and comes back: elements, not rules', async (t) => {
+  await t.test('an endpoint leaves and comes back: elements, not rules', slow, async (t) => {
     const before = await ruleHandles(nodeNs);
     c.upsertEndpointSlice(endpointsOf('api', ['be2']));
     t.match(await c.sync(), { kind: 'incremental', failed: 0 });
@@ -103,7 +107,7 @@ t.test('traffic through the nftables backend', async (t) => {
     t.equal(await ruleHandles(nodeNs), before);
   });
 
-  await t.test('a restart adopts the table: no transaction at all', async (t) => {
+  await t.test('a restart adopts the table: no transaction at all', slow, async (t) => {
     await c.close();
     const ruleset = await nodeNs.exec('nft', ['-j', 'list', 'ruleset']);
     const handles = await ruleHandles(nodeNs);
@@ -144,7 +148,7 @@ t.test('traffic through the nftables backend', async (t) => {
   });
 });
 
-t.test('switching backends leaves nothing of the other', async (t) => {
+t.test('switching backends leaves nothing of the other', slow, async (t) => {
   const { node: nodeNs, client } = await nftCluster(t);
   const ipt = await controller(t, nodeNs, defaultProxyConfig());
   t.match(await ipt.sync(), { failed: 0 }, 'the iptables backend');
