@@ -110,8 +110,11 @@ export class ProxyMetrics {
         // The controller keeps monotonic counts; mirror them.
         this.reset();
         for (const [kind, family] of [['ipvs', 'ipvs'], ['ipset', 'ipset'], ['address', 'rtnl'], ['nftables', 'nftables']] as const) {
-          this.inc({ family, result: 'ok' }, c.operations[kind].ok);
-          this.inc({ family, result: 'error' }, c.operations[kind].failed);
+          const counts = c.operations[kind];
+          // nftables only with that backend's controller (a fake may leave it out).
+          if (!counts) continue;
+          this.inc({ family, result: 'ok' }, counts.ok);
+          this.inc({ family, result: 'error' }, counts.failed);
         }
       },
     });
