@@ -15,17 +15,11 @@ import { mkdtempSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killAtTeardown, type TapLike } from '../../../test/support/connection.js';
-import { freshNetns, type Netns, vethLink } from '../../../test/support/netns.js';
+import type { Netns } from '../../../test/support/netns.js';
+import { podNetworks, type Cluster } from '../support/traffic.js';
 
-export const NODE_IP = '192.168.10.1';
+export { NODE_IP, PODS } from '../support/traffic.js';
 export const CLIENT_IP = '192.168.10.2';
-export const PODS = { be1: '10.244.1.10', be2: '10.244.2.11' } as const;
-
-export interface NftCluster {
-  node: Netns;
-  client: Netns;
-  pods: Record<keyof typeof PODS, Netns>;
-}
 
 /** An httpd on `port` in `ns` whose /cgi-bin/who says `name` and the peer's address. */
 export async function httpd(t: TapLike, ns: Netns, name: string, port = 8080): Promise<void> {
@@ -36,28 +30,20 @@ export async function httpd(t: TapLike, ns: Netns, name: string, port = 8080): P
   chmodSync(script, 0o755);
   const child = spawn('ip', ['netns', 'exec', ns.name, 'busybox', 'httpd', '-f', '-p', `0.0.0.0:${port}`, '-h', root], { stdio: 'ignore' });
   killAtTeardown(t, child);
-  // Listening once a connection is taken.
+  // Listening once it answers.
   for (let i = 0; i < 200; i++) {
-    if ((await ns.tryExec('busybox', ['nc', '-z', '127.0.0.1', String(port)])).code === 0) return;
+    if ((await ns.tryExec('curl', ['-s', '-o', '/dev/null', '-m', '2', `http://127.0.0.1:${port}/cgi-bin/who`])).code === 0) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`httpd ${name} did not start`);
 }
 
-export async function nftCluster(t: TapLike): Promise<NftCluster> {
-  const node = await freshNetns(t, 'node');
-  const client = await freshNetns(t, 'cli');
-  const be1 = await freshNetns(t, 'be1');
-  const be2 = await freshNetns(t, 'be2');
-  await vethLink(node, 'eth0', `${NODE_IP}/24`, client, 'c0', `${CLIENT_IP}/24`);
-  await vethLink(node, 'pod1', '10.244.1.1/24', be1, 'eth0', `${PODS.be1}/24`);
-  await vethLink(node, 'pod2', '10.244.2.1/24', be2, 'eth0', `${PODS.be2}/24`);
-  await client.exec('ip', ['route', 'add', 'default', 'via', NODE_IP]);
-  await be1.exec('ip', ['route', 'add', 'default', 'via', '10.244.1.1']);
-  await be2.exec('ip', ['route', 'add', 'default', 'via', '10.244.2.1']);
-  await httpd(t, be1, 'be1');
-  await httpd(t, be2, 'be2');
-  return { node, client, pods: { be1, be2 } };
+/** The node, client and pods of ../support/traffic.ts, the pods answering with httpd. */
+export async function nftCluster(t: TapLike): Promise<Cluster> {
+  const cluster = await podNetworks(t);
+  await httpd(t, cluster.pods.be1, 'be1');
+  await httpd(t, cluster.pods.be2, 'be2');
+  return cluster;
 }
 
 /** One GET of /cgi-bin/who from `ns`: the answer, or the curl exit code (7 refused, 28 timed out). */
