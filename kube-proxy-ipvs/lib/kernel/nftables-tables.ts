@@ -10,7 +10,7 @@
  * packet ever sees the table half made, and whatever was in it (an
  * element someone deleted, a rule someone added) is gone.
  */
-import type { Change, Element, SetRef } from 'ipvs-netlink';
+import type { Change, Element, NftFamily as Family, SetRef } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { elementKey, entryOfKey, nftSetMembers } from '../desired/nftables-elements.js';
 import { tableFingerprint } from '../desired/nftables-fingerprint.js';
@@ -85,14 +85,31 @@ export async function readNftTables(nft: NftablesClient, families: readonly Addr
   return { ipsets, nftables };
 }
 
-/** Whether the kernel holds our table in any family (one table dump). */
+/**
+ * What a table dump answers where the kernel has no nf_tables for the ip
+ * families (user-mode-linux's build: EINVAL), or none at all: such a
+ * kernel holds no table of ours.
+ */
+const NO_NFTABLES = new Set(['EINVAL', 'EOPNOTSUPP', 'EAFNOSUPPORT', 'EPROTONOSUPPORT']);
+
+/** Our tables, of every family (one table dump); none where the kernel has no nf_tables. */
+async function ourTables(nft: NftablesClient): Promise<Array<{ family: Family; name: string }>> {
+  try {
+    return (await nft.listTables()).filter((t) => t.name === NFT_TABLE && FAMILIES.some((f) => nftFamily(f) === t.family));
+  } catch (err) {
+    if (NO_NFTABLES.has((err as { code?: string }).code ?? '')) return [];
+    throw err;
+  }
+}
+
+/** Whether the kernel holds our table in any family. */
 export async function hasNftTables(nft: NftablesClient): Promise<boolean> {
-  return (await nft.listTables()).some((t) => t.name === NFT_TABLE && (t.family === 'ip' || t.family === 'ip6'));
+  return (await ourTables(nft)).length > 0;
 }
 
 /** Deletes our tables, every family's that exists, in one transaction; nothing else is touched. */
 export async function deleteNftTables(nft: NftablesClient): Promise<void> {
-  const ours = (await nft.listTables()).filter((t) => t.name === NFT_TABLE && FAMILIES.some((f) => nftFamily(f) === t.family));
+  const ours = await ourTables(nft);
   if (ours.length > 0) await nft.commit(ours.map((t) => ({ op: 'deleteTable' as const, table: { family: t.family, name: t.name } })));
 }
 
