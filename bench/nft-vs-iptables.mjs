@@ -93,13 +93,16 @@ async function runBackend(backend) {
   const mirror = new Mirror();
   const timed = async (ops) => {
     const before = client.counters();
+    const cpu = process.cpuUsage();
     const start = performance.now();
     const report = await applier.apply(ops);
     const ms = performance.now() - start;
+    // This process's CPU: user (JavaScript, the addon) and system (the kernel doing the work, in the sending thread); iptables' programs are not in it.
+    const { user, system } = process.cpuUsage(cpu);
     if (report.failed.length > 0) throw new Error(`${backend}: ${report.failed[0].error.message}`);
     mirror.record(report.applied);
     const after = client.counters();
-    return { ms, messages: after.messagesSent - before.messagesSent, sendmsg: after.sendmsgCalls - before.sendmsgCalls, programs: ops.filter((o) => o.kind === 'iptables').length * 2 };
+    return { ms, userMs: user / 1000, systemMs: system / 1000, messages: after.messagesSent - before.messagesSent, sendmsg: after.sendmsgCalls - before.sendmsgCalls, programs: ops.filter((o) => o.kind === 'iptables').length * 2 };
   };
   try {
     const coldOps = rulesOps(plan(known.desired, mirror));
@@ -115,14 +118,16 @@ async function runBackend(backend) {
     const del = await timed(rulesOps(plan(known.desired, mirror, { scope: delScope })));
     await iptables.settled('inet');
     // What a resync reads: the sets (or tables), and for iptables whether the chains are as written.
+    const cpu = process.cpuUsage();
     const start = performance.now();
     const read = await readKernel({ ...clients, ipvs: { dump: async () => [] }, rtnl: { splitAddresses: async () => ({ on: [], elsewhere: [] }) } },
       new Set(known.desired.ipsets.keys()), nft ? ['inet'] : undefined);
     if (!nft) for (const [family, payload] of mirror.iptables) if (!(await iptables.holds(family, payload))) throw new Error('iptables rules not as written');
     const readMs = performance.now() - start;
+    const readCpu = process.cpuUsage(cpu);
     const readEntries = read.snapshot.ipsets.reduce((n, s) => n + s.entries.length, 0);
     if (readEntries !== elements) throw new Error(`${backend}: read back ${readEntries} entries, programmed ${elements}`);
-    return { cold, add, del, read: { ms: readMs, entries: readEntries } };
+    return { cold, add, del, read: { ms: readMs, userMs: readCpu.user / 1000, systemMs: readCpu.system / 1000, entries: readEntries } };
   } finally {
     client.close();
     ns.remove();
@@ -149,7 +154,12 @@ say(`wrote ${file}`);
 function table(r) {
   const m = (backend, pick) => median(r.backends[backend].map(pick));
   const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-  const row = (what, pick, cost) => `| ${what} | ${ms(m('iptables', pick))} ms${cost ? ` (${cost('iptables')})` : ''} | ${ms(m('nftables', pick))} ms${cost ? ` (${cost('nftables')})` : ''} |`;
+  const cell = (backend, phase, cost) => {
+    const p = (x) => x[phase];
+    const split = `user ${ms(m(backend, (x) => p(x).userMs))} ms, system ${ms(m(backend, (x) => p(x).systemMs))} ms`;
+    return `${ms(m(backend, (x) => p(x).ms))} ms (${split}${cost ? `; ${cost(backend)}` : ''})`;
+  };
+  const row = (what, phase, cost) => `| ${what} | ${cell('iptables', phase, cost)} | ${cell('nftables', phase, cost)} |`;
   const msgs = (phase) => (backend) => {
     const p = (x) => x[phase];
     const programs = m(backend, (x) => p(x).programs);
@@ -163,14 +173,15 @@ function table(r) {
       + `on the host kernel (${r.kernel}, ${r.cpu}, node ${r.node}): the rules part alone, which needs no IPVS (IPVS and \`kube-ipvs0\` are programmed the same way with either backend; the user-mode-linux kernel has no nf_tables, and under QEMU's emulation the node code, the same for both, would dominate). `
       + `${r.services.toLocaleString('en')} Services (ClusterIP, every fifth a NodePort) of ${r.endpoints} endpoints, one of them on the node: ${elements.toLocaleString('en')} set entries. `
       + `Each run in a fresh network namespace through the controller's code (desired state, planner, applier, reader); median of ${r.runs} run(s). `
-      + 'The iptables path is kube-proxy\'s: the KUBE-* ipsets over netlink, the chains with iptables-restore (iptables-nft here), the last write read back by an iptables-save that the sync does not wait for; the nftables path is one transaction per sync.',
+      + 'The iptables path is kube-proxy\'s: the KUBE-* ipsets over netlink, the chains with iptables-restore (iptables-nft here), the last write read back by an iptables-save that the sync does not wait for; the nftables path is one transaction per sync. '
+      + 'Wall time, then this process\'s CPU time: user (JavaScript and the addon: planning is not in it, the translation to netlink is) and system (the kernel doing the work, in the sending thread; iptables-restore\'s own time is in neither). The machine was shared (2 cores, other work running): compare within a row.',
     '',
     '| | iptables + ipset | nftables |',
     '|---|---|---|',
-    row('cold sync (every set entry, the rules)', (x) => x.cold.ms, msgs('cold')),
-    row('one Service added (10 endpoints)', (x) => x.add.ms, msgs('add')),
-    row('that Service deleted', (x) => x.del.ms, msgs('del')),
-    row(`kernel read-back (${elements.toLocaleString('en')} entries)`, (x) => x.read.ms),
+    row('cold sync (every set entry, the rules)', 'cold', msgs('cold')),
+    row('one Service added (10 endpoints)', 'add', msgs('add')),
+    row('that Service deleted', 'del', msgs('del')),
+    row(`kernel read-back (${elements.toLocaleString('en')} entries)`, 'read'),
     '',
   ].join('\n');
 }
