@@ -16,6 +16,8 @@ import { Mirror } from '../../lib/plan/mirror.js';
 import { plan } from '../../lib/plan/planner.js';
 import { runs } from '../../lib/kernel/applier.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
+import { formatRule } from 'ipvs-netlink';
+import { planOutput } from '../../lib/plan/plan-json.js';
 
 const node: NodeInfo = { name: 'node-a', addresses: ['192.168.1.10', 'fd00::10'], families: ['inet', 'inet6'] };
 const config = defaultProxyConfig({ rulesBackend: 'nftables', clusterCIDRs: ['10.244.0.0/16'] });
@@ -142,4 +144,21 @@ t.test('adoption: a table read back as wanted plans nothing; one of another shap
 
   adopted.forgetNftables('inet');
   t.same(summary(nftOps(plan(d, adopted))), ['table inet'], 'after a refused transaction the table is made whole');
+});
+
+t.test('plan prints the tables: elements as nft keys, rules in nft\'s text, no ipsets', async (t) => {
+  const known = new KnownObjects(node, config);
+  known.upsertService(web());
+  known.upsertEndpointSlice(webEndpoints('10.244.1.5'));
+  const out = planOutput(known.desired, formatRule);
+  t.same(out.ipsets, {}, 'no ipset is programmed');
+  t.notOk(out.iptables);
+  t.same(Object.keys(out.nftables!), ['ip kube-proxy-ipvs', 'ip6 kube-proxy-ipvs']);
+  const v4 = out.nftables!['ip kube-proxy-ipvs'];
+  t.same(v4.sets['cluster-ip'].elements, ['10.96.0.10 . tcp . 80']);
+  t.same(v4.sets['node-port-tcp'].elements, ['30080']);
+  t.same(v4.chains['nat-prerouting'], { type: 'nat', hook: 'prerouting', priority: -100, policy: 'accept', rules: ['jump services'] });
+  t.same(v4.chains['mark-for-masquerade'].rules, ['meta mark set meta mark | 0x00004000']);
+  t.same(v4.chains['services'].rules[2], 'ip daddr . meta l4proto . th dport @cluster-ip ip saddr != 10.244.0.0/16 jump mark-for-masquerade');
+  t.same(planOutput(new KnownObjects(node, defaultProxyConfig()).desired, formatRule).nftables, undefined, 'the iptables backend prints no table');
 });
