@@ -29,11 +29,12 @@ export function attempts(logger: Pick<Logger, 'warn'>, errors: unknown[], prefix
   };
 }
 
-export async function removeOwned(clients: Clients, iptables: IptablesRunner, excludeCIDRs: readonly string[], logger: Pick<Logger, 'warn'>): Promise<void> {
+/** `iptables`: absent where no iptables program works (a host of the nftables backend without it): there are no chains to remove. */
+export async function removeOwned(clients: Clients, iptables: IptablesRunner | undefined, excludeCIDRs: readonly string[], logger: Pick<Logger, 'warn'>): Promise<void> {
   const errors: unknown[] = [];
   const attempt = attempts(logger, errors, 'cleanup');
   // The rules go first: they reference the sets, which cannot be destroyed while in use.
-  for (const family of ['inet', 'inet6'] as const) await attempt(`${family} iptables`, () => iptables.cleanup(family));
+  if (iptables) for (const family of ['inet', 'inet6'] as const) await attempt(`${family} iptables`, () => iptables.cleanup(family));
   if (clients.nftables) await attempt('nftables tables', () => deleteNftTables(clients.nftables!));
   await attempt('virtual servers', async () => {
     const excluded = excludeCIDRs.map((c, i) => parseCidr(c, `excludeCIDRs[${i}]`));

@@ -43,7 +43,7 @@ import { execIn, type Exec } from './exec.js';
 import { detectIptables } from './iptables-flavour.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { connectionsOf, currentOf, readKernel, type KernelRead } from './kernel-reader.js';
-import { closeClients, openClients, type Clients } from './netlink-clients.js';
+import { closeClients, openClients, openRulesHandles, type Clients } from './netlink-clients.js';
 import { familiesOf } from './nftables-tables.js';
 import { StaleConntrackCleaner, type StaleConntrackReport } from './stale-conntrack.js';
 import { SyncStats, trafficBetween, trafficOf } from './sync-stats.js';
@@ -229,17 +229,14 @@ export class Controller implements ControllerPort {
   cleanup(): Promise<void> {
     return this.serially(async () => {
       const { clients } = await this.openKernel();
-      // Whichever backend programmed the rules: both are removed.
-      const all = await openClients(this.netlinkOptions(), { ipset: !clients.ipset, nftables: !clients.nftables })
-        .catch(() => openClients(this.netlinkOptions(), { ipset: !clients.ipset, nftables: false }));
+      // Whichever backend programmed the rules, both are removed: the handles of the other are opened for it.
+      const extra = await openRulesHandles(this.netlinkOptions(), clients);
       try {
-        const both: Clients = { ...clients, ipset: clients.ipset ?? all.ipset, ...(clients.nftables ?? all.nftables ? { nftables: (clients.nftables ?? all.nftables)! } : {}) };
-        await removeOwned(both, await this.iptables(), this.config.excludeCIDRs, this.logger);
+        const iptables = await this.iptables().catch((err: Error) => void this.logger.warn({ err: err.message }, 'cleanup: no iptables to remove KUBE-* chains with'));
+        await removeOwned({ ...clients, ...extra }, iptables ?? undefined, this.config.excludeCIDRs, this.logger);
       } finally {
-        all.ipset?.close();
-        all.nftables?.close();
-        all.ipvs.close();
-        all.rtnl.close();
+        extra.ipset?.close();
+        extra.nftables?.close();
         this.mirror = new Mirror();
         this.fullSyncPending = true;
       }

@@ -47,6 +47,16 @@ export async function openClients(options: { netns?: string; timeoutMs?: number 
   }
 }
 
+/**
+ * The ipset and nftables handles `have` lacks, each where it opens (a
+ * kernel may have neither): cleanup removes both backends' rules.
+ */
+export async function openRulesHandles(options: { netns?: string; timeoutMs?: number }, have: Clients): Promise<Pick<Clients, 'ipset' | 'nftables'>> {
+  const ipset = have.ipset ? undefined : await Ipset.open(options).catch(() => undefined);
+  const nftables = have.nftables ? undefined : await Nftables.open(options).catch(() => undefined);
+  return { ...(ipset ? { ipset } : {}), ...(nftables ? { nftables } : {}) };
+}
+
 export function closeClients(c: Clients): void {
   c.ipvs.close();
   c.ipset?.close();

@@ -101,7 +101,12 @@ export class Mirror implements CurrentState {
     }
   }
 
-  /** A table made whole replaces its sets' entries; element changes update them, as ipset ones do. */
+  /**
+   * A table made whole replaces its sets' entries; element changes update
+   * them, as ipset ones do. The table's sets are kept under their ipset
+   * names; their `type` is the ipset backend's field, which nothing reads
+   * for them.
+   */
   private recordNftables(op: NftablesOp): void {
     if (op.op === 'table') {
       this.nftables.set(op.family, op.table.fingerprint);
