@@ -23,6 +23,7 @@ import type { Operation } from '../../lib/plan/kernel-state.js';
 import { Applier } from '../../lib/kernel/applier.js';
 import type { Clients } from '../../lib/kernel/netlink-clients.js';
 import { deleteNftTables, readNftTables } from '../../lib/kernel/nftables-tables.js';
+import { detectNftablesFamilies } from '../../lib/kernel/host-families.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 import { freshNetns, type Netns } from '../../../test/support/netns.js';
 
@@ -163,4 +164,10 @@ t.test('cleanup removes our tables and nothing else', async (t) => {
   await ns.exec('nft', ['add', 'table', 'inet', 'kube-proxy-ipvs']);
   await deleteNftTables(p.nft);
   t.same((await p.nft.listTables()).map((x) => `${x.family} ${x.name}`).sort(), ['inet kube-proxy-ipvs', 'ip someone-else']);
+});
+
+t.test('the families served, as nftables (not iptables) works for them', async (t) => {
+  const ns = await freshNetns(t, 'nftfam');
+  t.same(await detectNftablesFamilies(ns.path, () => true), { families: ['inet', 'inet6'], missing: [] }, 'this kernel has nf_tables for both');
+  t.same(await detectNftablesFamilies(ns.path, () => false), { families: ['inet'], missing: [{ family: 'inet6', message: 'No kernel support for family' }] }, 'IPv6 needs the kernel\'s IPv6 too');
 });
