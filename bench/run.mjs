@@ -3,7 +3,7 @@
  * `npm run bench`: every benchmark, progress on stderr, figures in
  * bench/results/*.json and tables in BENCHMARKS.md.
  *
- *   node bench/run.mjs [--size small|full] [--only ipvs|ipset|controller] [--strict]
+ *   node bench/run.mjs [--size small|full] [--only ipvs|ipset|controller|nft] [--strict]
  *
  * --size full (default): 10,000 services x 10 destinations (110,000 IPVS
  *   ops), 100,000 ipset entries, and the proxy with 10,000 Services x 10
@@ -139,6 +139,11 @@ if (controllerRan) {
     '--sync-period', c.syncPeriod, '--probe', probe, '--address-probe', addressProbe, '--out', controllerFile],
   { env: { ...process.env, SANDBOX_MEM: process.env.SANDBOX_MEM ?? c.sandboxMem, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? (small ? '900' : '3600') } });
   expectWritten(controllerFile);
+}
+
+// --- the proxy's rules backends, iptables + ipset against nftables: host kernel, a section of its own ---
+if (!a['report-only'] && (!a.only || a.only === 'nft')) {
+  run(process.execPath, ['bench/nft-vs-iptables.mjs', '--size', a.size, '--results', results, ...(small ? [] : ['--markdown', path.join(root, 'BENCHMARKS.md')])]);
 }
 
 // --- tables ---

@@ -13,7 +13,8 @@
 #      they cannot run, this fails.
 #  and the host lane:
 #  H1. unit tests of both packages (no privileges)
-#  H2. ipset, nftables and conntrack kernel tests on this host's kernel
+#  H2. ipset, nftables and conntrack kernel tests on this host's kernel (the
+#      proxy's nftables table too: kube-proxy-ipvs/test/host/)
 #      (ipset and nf_tables are built in, conntrack netlink too where the
 #      kernel has it; needs root)
 #  H3. both packages as users install them (scripts/package-test.sh)
@@ -174,7 +175,7 @@ step "unit tests"
 run_tap unit npx --no-install tap --reporter=tap test/unit kube-proxy-ipvs/test/unit
 
 step "ipset, nftables and conntrack kernel tests on the host kernel ($(uname -r))"
-host_tests=(test/kernel/ipset-*.test.ts test/kernel/nft-*.test.ts)
+host_tests=(test/kernel/ipset-*.test.ts test/kernel/nft-*.test.ts kube-proxy-ipvs/test/host/*.test.ts)
 # Conntrack where this kernel has its netlink interface (the sandbox runs them regardless).
 if conntrack -C >/dev/null 2>&1; then host_tests+=(test/kernel/conntrack-*.test.ts); fi
 if [ "$(id -u)" -ne 0 ]; then
