@@ -4,7 +4,9 @@
  *   bash scripts/with-kernel.sh node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs \
  *     bench/controller.mjs --services N [--runs R] [--changes C] [--manifest-changes M] --out FILE
  *
- * (the TypeScript loader is for the test API server, kube-proxy-ipvs/test/support/fake-apiserver.ts).
+ * (the TypeScript loader is for the test API server, kube-proxy-ipvs/test/support/fake-apiserver.ts;
+ * bench/run.mjs uses scripts/qemu/ts-transpiled.mjs, the project's TypeScript transpiled on the host,
+ * which spares the QEMU guest ts-node's minutes).
  *
  * 4. Cold start: the kube-proxy-ipvs binary started with --manifests DIR
  *    (N Services x 10 endpoints in YAML) on an empty network namespace,
@@ -29,7 +31,7 @@
  * Progress on stderr; the figures as JSON in --out.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -244,7 +246,8 @@ async function timedChange(p, ipvs, i, add, change, label) {
     idx = p.events.indexOf(end) + 1;
   }
   const endIdx = p.events.indexOf(end);
-  const begin = p.events.slice(from, endIdx).reverse().find((e) => e.ev === (end.ev === 'sync-end' ? 'sync-begin' : 'resync-begin'));
+  // The latest begin before that end: on a loaded machine a periodic resync may have begun before the change was made.
+  const begin = p.events.slice(0, endIdx).reverse().find((e) => e.ev === (end.ev === 'sync-end' ? 'sync-begin' : 'resync-begin'));
   const reloadBegin = p.events.slice(from, endIdx).find((e) => e.ev === 'reload-begin');
   const reloadEnd = p.events.slice(from, endIdx).reverse().find((e) => e.ev === 'reload-end');
   const resyncs = p.events.slice(from, endIdx + 1).filter((e) => e.ev === 'resync-end').length;
@@ -277,7 +280,7 @@ async function timedChange(p, ipvs, i, add, change, label) {
 /** Which service change c touches: pairs (add, then remove) on services spread over the cluster. */
 const serviceOfChange = (c) => ((c >> 1) * 7919 + 13) % N;
 
-const result = { date: new Date().toISOString(), kernel: execFileSync('uname', ['-r']).toString().trim(), services: N, endpointsPerService: ENDPOINTS_PER_SERVICE, plan: planned.counts, runs: RUNS };
+const result = { date: new Date().toISOString(), kernel: execFileSync('uname', ['-r']).toString().trim(), sandbox: process.env.IPVS_NETLINK_SANDBOX ?? 'host', kernelBuild: readFileSync('/proc/version', 'utf8').trim(), services: N, endpointsPerService: ENDPOINTS_PER_SERVICE, plan: planned.counts, runs: RUNS };
 const started = Date.now();
 
 // 4a. floor, RUNS times

@@ -1,0 +1,68 @@
+/**
+ * The two sandbox kernels the IPVS and proxy benchmarks run in, and how a
+ * group runs a sequence of commands in one boot of either
+ * (scripts/with-kernel.sh with WITH_KERNEL=uml or qemu).
+ *
+ * They distort a real kernel's costs in opposite directions, so a ratio
+ * that holds in both should hold on metal; one that holds in one only is
+ * not shown.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const SANDBOXES = {
+  uml: {
+    name: 'uml',
+    label: 'user-mode-linux',
+    withKernel: 'uml',
+    distortion:
+      'user-mode-linux runs user code near native speed (JavaScript ~2.6x slower than on this host) and makes every system call and page fault 40-120x dearer (getpid ~20 µs, a fresh page ~100 µs); its CPU accounting charges most of the guest kernel\'s work to user time. It inflates kernel work: it flatters whoever makes the fewest system calls and touches the fewest fresh pages.',
+  },
+  qemu: {
+    name: 'qemu',
+    label: 'QEMU-TCG',
+    withKernel: 'qemu',
+    distortion:
+      'QEMU-TCG emulates every instruction: JIT-compiled JavaScript ~33x slower than on this host, C ~10-30x, a system call ~8x, a page fault ~16x, a generic-netlink round trip ~22x. It inflates user work more than kernel work: it flatters a C tool against a Node program.',
+  },
+};
+
+/** The kernel as a figure's column names it: "user-mode-linux 6.1.176", "QEMU-TCG 6.1.176 (Debian's 6.1.0-50-amd64)". */
+export function kernelLabel(sandbox, result) {
+  const sb = SANDBOXES[sandbox];
+  // /proc/version: "... #1 SMP PREEMPT_DYNAMIC Debian 6.1.176-1 (2025-...)" (the compiler's "Debian 12.2.0-14" comes earlier).
+  const debian = /SMP.* Debian (\d+\.\d+\.\d+)-/.exec(result?.kernelBuild ?? '')?.[1];
+  if (sandbox === 'qemu') return `${sb.label} ${debian ?? ''} (Debian's ${result?.kernel ?? '?'})`.replace('  ', ' ');
+  return `${sb?.label ?? sandbox} ${result?.kernel ?? ''}`.trim();
+}
+
+const quote = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Boots `sandbox` once and runs each argv of `commands` in turn (cwd: the
+ * project), their progress streaming through. Every command runs even if one
+ * before it failed (the sizes of a ladder are independent); returns the exit
+ * status of each, in order.
+ */
+export function runInSandbox({ root, say }, sandbox, commands, env = {}) {
+  const sb = SANDBOXES[sandbox];
+  if (!sb) throw new Error(`unknown sandbox '${sandbox}' (one of: ${Object.keys(SANDBOXES).join(', ')})`);
+  // Each command's status, one a line, in a file both sides see (the guest's /tmp is its own).
+  const statusFile = path.join(root, 'bench', '.build', `sandbox-statuses-${process.pid}`);
+  mkdirSync(path.dirname(statusFile), { recursive: true });
+  writeFileSync(statusFile, '');
+  const script = commands.map((argv) => `${argv.map(quote).join(' ')}; echo $? >>${quote(statusFile)}`).join('\n');
+  say(`${sb.label}: booting for ${commands.length} command(s)`);
+  for (const argv of commands) say(`  $ ${argv.join(' ')}`);
+  const r = spawnSync('bash', ['scripts/with-kernel.sh', 'bash', '-c', script], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, ...env, WITH_KERNEL: sb.withKernel },
+  });
+  const statuses = readFileSync(statusFile, 'utf8').split('\n').filter(Boolean).map(Number);
+  rmSync(statusFile, { force: true });
+  if (statuses.length !== commands.length)
+    throw new Error(`${sb.label}: the sandbox ended (exit ${r.status ?? r.signal}) after ${statuses.length} of ${commands.length} commands; its messages are above`);
+  return statuses;
+}
