@@ -11,15 +11,16 @@ import path from 'node:path';
  * One chart per measure: cost against cluster size, one line per contender
  * (ours, the floor, the reference tool), one panel per sandbox kernel.
  *
- * points: [{ kernel, services, who, value }]; log: log scales on both axes.
+ * points: [{ kernel, services, who, value }]; x (services) on a log scale, y too
+ * unless logY is false; order: the contenders' order; kernels: the panels' order.
  */
-export function scalingSpec({ title, yTitle, points, log = true, order }) {
+export function scalingSpec({ title, yTitle, points, logY = true, order, kernels }) {
   const whoOrder = order ?? [...new Set(points.map((p) => p.who))];
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: { text: title, anchor: 'start' },
     data: { values: points },
-    facet: { column: { field: 'kernel', type: 'nominal', title: null, header: { labelFontSize: 12, labelFontWeight: 'bold' } } },
+    facet: { column: { field: 'kernel', type: 'nominal', title: null, sort: kernels, header: { labelFontSize: 12, labelFontWeight: 'bold' } } },
     resolve: { scale: { y: 'shared' } },
     spec: {
       width: 280,
@@ -28,8 +29,8 @@ export function scalingSpec({ title, yTitle, points, log = true, order }) {
         {
           mark: { type: 'line', point: { size: 50 }, strokeWidth: 2 },
           encoding: {
-            x: { field: 'services', type: 'quantitative', title: 'services (x 10 endpoints)', scale: log ? { type: 'log' } : { zero: false }, axis: { values: [...new Set(points.map((p) => p.services))], format: '~s' } },
-            y: { field: 'value', type: 'quantitative', title: yTitle, scale: log ? { type: 'log' } : { zero: true } },
+            x: { field: 'services', type: 'quantitative', title: 'services (x 10 endpoints)', scale: { type: 'log' }, axis: { values: [...new Set(points.map((p) => p.services))], format: '~s' } },
+            y: { field: 'value', type: 'quantitative', title: yTitle, scale: logY ? { type: 'log' } : { zero: true } },
             color: { field: 'who', type: 'nominal', title: null, sort: whoOrder, legend: { orient: 'bottom', columns: 1, labelLimit: 400 } },
             strokeDash: { field: 'who', type: 'nominal', sort: whoOrder, legend: null },
             tooltip: [{ field: 'who' }, { field: 'services' }, { field: 'value', format: '.3~r' }],

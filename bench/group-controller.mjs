@@ -7,11 +7,11 @@
  * Results: bench/results/controller-SANDBOX[-small].json, each
  * { sandbox, headline, sizes: { N: bench/controller.mjs's result at N services } }.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { controllerTables } from './controller-report.mjs';
-import { runInSandbox } from './sandboxes.mjs';
+import { runLadder, saveLadder } from './sandboxes.mjs';
 
 export const fileOf = (ctx, sandbox) => path.join(ctx.results, `controller-${sandbox}${ctx.suffix}.json`);
 
@@ -22,26 +22,14 @@ export const fileOf = (ctx, sandbox) => path.join(ctx.results, `controller-${san
 const LOADER = { uml: './node_modules/@tapjs/typescript/dist/esm/import.mjs', qemu: './scripts/qemu/ts-transpiled.mjs' };
 
 function runSandbox(ctx, sandbox, cfg) {
-  const tmp = (n) => path.join(ctx.build, `controller-${sandbox}-${n}${ctx.suffix}.json`);
   if (sandbox === 'qemu') ctx.run(process.execPath, ['scripts/qemu/ts-transpile.mjs']);
-  const commands = cfg.sizes.map((n) => {
-    const headline = n === cfg.headline;
-    return [process.execPath, `--import=${LOADER[sandbox]}`, 'bench/controller.mjs', '--services', String(n),
-      '--runs', String(headline ? cfg.runs : 1), '--changes', String(headline ? cfg.changes : cfg.ladderChanges),
-      '--manifest-changes', String(headline ? cfg.manifestChanges : 0), '--sync-period', cfg.syncPeriod,
-      '--probe', ctx.probe, '--address-probe', ctx.addressProbe, '--out', tmp(n)];
-  });
-  for (const n of cfg.sizes) rmSync(tmp(n), { force: true });
-  const statuses = runInSandbox(ctx, sandbox, commands, { SANDBOX_MEM: process.env.SANDBOX_MEM ?? cfg.sandboxMem, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? String(cfg.timeoutS) });
-  const out = { sandbox, headline: cfg.headline, sizes: {}, failedSizes: [] };
-  cfg.sizes.forEach((n, i) => {
-    if (statuses[i] === 0 && ctx.writtenThisRun(tmp(n))) out.sizes[n] = JSON.parse(readFileSync(tmp(n), 'utf8'));
-    else out.failedSizes.push({ services: n, exit: statuses[i] });
-    rmSync(tmp(n), { force: true });
-  });
-  if (!out.sizes[cfg.headline]) throw new Error(`controller in ${sandbox}: the headline size (${cfg.headline} services) did not complete (exit ${statuses[cfg.sizes.indexOf(cfg.headline)]})`);
-  writeFileSync(fileOf(ctx, sandbox), JSON.stringify(out, null, 2) + '\n');
-  if (out.failedSizes.length) ctx.fail(`controller in ${sandbox}: sizes ${out.failedSizes.map((x) => `${x.services} (exit ${x.exit})`).join(', ')} did not complete`);
+  const out = runLadder(ctx, 'controller', sandbox, cfg, (n, headline, outFile) => [
+    process.execPath, `--import=${LOADER[sandbox]}`, 'bench/controller.mjs', '--services', String(n),
+    '--runs', String(headline ? cfg.runs : 1), '--changes', String(headline ? cfg.changes : cfg.ladderChanges),
+    '--manifest-changes', String(headline ? cfg.manifestChanges : 0), '--sync-period', cfg.syncPeriod,
+    '--probe', ctx.probe, '--address-probe', ctx.addressProbe, '--out', outFile,
+  ]);
+  saveLadder(ctx, 'controller', fileOf(ctx, sandbox), out);
 }
 
 export default {

@@ -7,41 +7,30 @@
  * Results: bench/results/ipvs-SANDBOX[-small].json, each
  * { sandbox, headline, sizes: { N: bench/ipvs.mjs's result at N services } }.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import { clientSide } from './ipvs-client-side-run.mjs';
 import { ipvsReport } from './ipvs-report.mjs';
 import { profileSummary } from './profile-summary.mjs';
-import { runInSandbox } from './sandboxes.mjs';
+import { runLadder, saveLadder } from './sandboxes.mjs';
 
 export const fileOf = (ctx, sandbox) => path.join(ctx.results, `ipvs-${sandbox}${ctx.suffix}.json`);
 
 /** One sandbox boot: every size of the ladder, the headline size with repeated runs (and, in UML, system calls counted). */
 function runSandbox(ctx, sandbox, cfg) {
-  const tmp = (n) => path.join(ctx.build, `ipvs-${sandbox}-${n}${ctx.suffix}.json`);
   const replies = (n) => path.join(ctx.build, `ipvs-dump-replies-${sandbox}-${n}${ctx.suffix}.bin`);
-  const commands = cfg.sizes.map((n) => {
-    const headline = n === cfg.headline;
+  const out = runLadder(ctx, 'ipvs', sandbox, cfg, (n, headline, outFile) => {
     const argv = [process.execPath, 'bench/ipvs.mjs', '--services', String(n), '--runs', String(headline ? cfg.runs : 1), '--dumps', String(headline ? cfg.dumps : 2),
-      '--probe', ctx.probe, '--out', tmp(n), '--replies', replies(n)];
+      '--probe', ctx.probe, '--out', outFile, '--replies', replies(n)];
     // System calls are the programs' own, the same in any kernel: counted once, in UML (under QEMU strace takes minutes per thousand rules).
     if (headline && sandbox === 'uml') argv.push('--strace-services', String(cfg.straceServices));
     else argv.push('--no-strace');
     if (!headline) argv.push('--no-client-side');
     return argv;
   });
-  for (const n of cfg.sizes) rmSync(tmp(n), { force: true });
-  const statuses = runInSandbox(ctx, sandbox, commands, { SANDBOX_MEM: process.env.SANDBOX_MEM ?? cfg.sandboxMem, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? String(cfg.timeoutS) });
-  const out = { sandbox, headline: cfg.headline, sizes: {}, failedSizes: [] };
-  cfg.sizes.forEach((n, i) => {
-    if (statuses[i] === 0 && ctx.writtenThisRun(tmp(n))) out.sizes[n] = JSON.parse(readFileSync(tmp(n), 'utf8'));
-    else out.failedSizes.push({ services: n, exit: statuses[i] });
-    rmSync(tmp(n), { force: true });
-  });
   const head = out.sizes[cfg.headline];
-  if (!head) throw new Error(`ipvs in ${sandbox}: the headline size (${cfg.headline} services) did not complete (exit ${statuses[cfg.sizes.indexOf(cfg.headline)]})`);
   // The library's side alone where page faults and system calls cost what a real kernel charges.
   if (!existsSync(replies(cfg.headline))) throw new Error(`ipvs in ${sandbox}: no captured dump replies at ${replies(cfg.headline)}`);
   head.hostClientSide = [];
@@ -60,8 +49,7 @@ function runSandbox(ctx, sandbox, cfg) {
     rmSync(`${prefix}-${what}.cpuprofile`, { force: true });
   }
   for (const n of cfg.sizes) for (const f of [replies(n), `${replies(n)}.strings.json`]) rmSync(f, { force: true });
-  writeFileSync(fileOf(ctx, sandbox), JSON.stringify(out, null, 2) + '\n');
-  if (out.failedSizes.length) ctx.fail(`ipvs in ${sandbox}: sizes ${out.failedSizes.map((x) => `${x.services} (exit ${x.exit})`).join(', ')} did not complete`);
+  saveLadder(ctx, 'ipvs', fileOf(ctx, sandbox), out);
 }
 
 export default {

@@ -68,7 +68,8 @@ const MEASURES = [
     from: 'controller',
     title: 'The proxy\'s resident memory with N services programmed',
     yTitle: 'MiB',
-    log: false,
+    // Linear: memory grows slower than the cluster (node's own ~40 MiB first).
+    logY: false,
     lines: [
       ['peak (VmHWM)', (x) => x.memory && Math.max(x.memory.peak, x.memory.settledPeak ?? 0) / MiB],
       ['settled, between resyncs', (x) => x.memory && (x.memory.settled ?? x.memory.rss) / MiB],
@@ -85,7 +86,9 @@ function load(ctx, from) {
     if (!existsSync(file)) continue;
     const r = JSON.parse(readFileSync(file, 'utf8'));
     const figures = from === 'ipvs' ? ipvsFigures : controllerFigures;
-    out[sb] = Object.entries(r.sizes).map(([n, res]) => ({ services: Number(n), res, fig: figures(res) })).sort((a, b) => a.services - b.services);
+    // One panel per sandbox, named after the kernel of its headline result.
+    const kernel = kernelLabel(sb, r.sizes[r.headline] ?? Object.values(r.sizes)[0]);
+    out[sb] = Object.entries(r.sizes).map(([n, res]) => ({ services: Number(n), kernel, fig: figures(res) })).sort((a, b) => a.services - b.services);
   }
   return out;
 }
@@ -102,20 +105,20 @@ export default {
     md.push('');
     md.push('### How cost grows with the cluster');
     md.push('');
-    md.push(`The same benchmarks at every size of the ladder (N services x 10 destinations or endpoints), in each sandbox: the headline size is the median of the runs above, every other size one run (dump figures: 2 reads). Charts are drawn by bench/run.mjs from the results (Vega-Lite, rendered to SVG); log scales on both axes where a straight line means cost proportional to size (slope 1). Each panel names its kernel.`);
+    md.push(`The same benchmarks at every size of the ladder (N services x 10 destinations or endpoints), in each sandbox: the headline size is the median of the runs above, every other size one run (dump figures: 2 reads). Charts are drawn by bench/run.mjs from the results (Vega-Lite, rendered to SVG); log scales on both axes where a straight line means cost proportional to size (slope 1); memory on a linear scale. Each panel names its kernel.`);
     for (const m of MEASURES) {
       const bySb = data[m.from];
       const sbs = Object.keys(bySb);
       if (!sbs.length) continue;
       const points = [];
       for (const sb of sbs)
-        for (const { services, res, fig } of bySb[sb])
+        for (const { services, kernel, fig } of bySb[sb])
           for (const [who, get] of m.lines) {
             const v = get(fig);
-            if (v !== undefined && v !== null && Number.isFinite(v) && v > 0) points.push({ kernel: kernelLabel(sb, res), services, who, value: +v.toPrecision(4) });
+            if (v !== undefined && v !== null && Number.isFinite(v) && v > 0) points.push({ kernel, services, who, value: +v.toPrecision(4) });
           }
       if (!points.length) continue;
-      const file = ctx.chart(m.name, { title: m.title, yTitle: m.yTitle, points, log: m.log ?? true, order: m.lines.map(([w]) => w) });
+      const file = ctx.chart(m.name, { title: m.title, yTitle: m.yTitle, points, logY: m.logY ?? true, order: m.lines.map(([w]) => w), kernels: sbs.map((sb) => bySb[sb][0]?.kernel) });
       md.push('');
       md.push(`#### ${m.title}`);
       md.push('');

@@ -66,3 +66,30 @@ export function runInSandbox({ root, say }, sandbox, commands, env = {}) {
     throw new Error(`${sb.label}: the sandbox ended (exit ${r.status ?? r.signal}) after ${statuses.length} of ${commands.length} commands; its messages are above`);
   return statuses;
 }
+
+/**
+ * A group's ladder in one boot: argvFor(services, isHeadline, outFile) is the
+ * command for one size, which writes its result to outFile. Returns
+ * { sandbox, headline, sizes: { N: result }, failedSizes }; throws when the
+ * headline size has no result (the others may fail: saveLadder reports them).
+ */
+export function runLadder(ctx, group, sandbox, cfg, argvFor) {
+  const tmp = (n) => path.join(ctx.build, `${group}-${sandbox}-${n}${ctx.suffix}.json`);
+  for (const n of cfg.sizes) rmSync(tmp(n), { force: true });
+  const commands = cfg.sizes.map((n) => argvFor(n, n === cfg.headline, tmp(n)));
+  const statuses = runInSandbox(ctx, sandbox, commands, { SANDBOX_MEM: process.env.SANDBOX_MEM ?? cfg.sandboxMem, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? String(cfg.timeoutS) });
+  const out = { sandbox, headline: cfg.headline, sizes: {}, failedSizes: [] };
+  cfg.sizes.forEach((n, i) => {
+    if (statuses[i] === 0 && ctx.writtenThisRun(tmp(n))) out.sizes[n] = JSON.parse(readFileSync(tmp(n), 'utf8'));
+    else out.failedSizes.push({ services: n, exit: statuses[i] });
+    rmSync(tmp(n), { force: true });
+  });
+  if (!out.sizes[cfg.headline]) throw new Error(`${group} in ${sandbox}: the headline size (${cfg.headline} services) did not complete (exit ${statuses[cfg.sizes.indexOf(cfg.headline)]})`);
+  return out;
+}
+
+/** Writes a ladder's results to file; sizes that did not complete fail the run (the rest is kept). */
+export function saveLadder(ctx, group, file, out) {
+  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  if (out.failedSizes.length) ctx.fail(`${group} in ${out.sandbox}: sizes ${out.failedSizes.map((x) => `${x.services} (exit ${x.exit})`).join(', ')} did not complete`);
+}
