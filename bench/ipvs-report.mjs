@@ -44,7 +44,7 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   const admPerRule = straced && straced.strace.ipvsadm.program.total / straced.straceOps;
   const probeRatio = sbs.map((sb) => `${ratio(fig[sb].ipvsadm.wallMs / fig[sb].probe.wallMs)} the floor probe's time in ${SANDBOXES[sb].label}`);
   md.push('');
-  md.push(`How much of \`ipvsadm -R\`'s headline is the sandbox's doing: in this run it takes ${probeRatio.join(' and ')}. It opens a new netlink socket and looks up the IPVS family for every rule (${admPerRule ? `${admPerRule.toFixed(0)} system calls per rule, counted below` : 'some 16 system calls per rule'}), which user-mode-linux prices at ~20 µs a call; on a real kernel the same calls cost well under a microsecond each, and an estimate that prices them at this host's measured netlink costs puts \`ipvsadm -R\` at ~9-10x the probe there (see the notes below the tables).`);
+  md.push(`How much of \`ipvsadm -R\`'s headline is the sandbox's doing: in this run it takes ${probeRatio.join(' and ')}. It opens a new netlink socket and looks up the IPVS family for every rule (${admPerRule ? `${admPerRule.toFixed(0)} system calls per rule, counted below` : 'some 16 system calls per rule'}), which user-mode-linux prices at ~20 µs a call; the estimate for a real kernel ("\`ipvsadm -R\` on a real kernel", after the library's memory) prices those calls on this host's own kernel.`);
 
   // --- 1 ---
   md.push('');

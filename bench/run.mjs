@@ -41,12 +41,13 @@ import { renderSvg, scalingSpec } from './charts.mjs';
 import controller from './group-controller.mjs';
 import ipset from './group-ipset.mjs';
 import ipvs from './group-ipvs.mjs';
+import ipvsadmCost from './group-ipvsadm-cost.mjs';
 import scaling from './group-scaling.mjs';
 import { targetBook } from './report-format.mjs';
 import { SANDBOXES } from './sandboxes.mjs';
 
 /** The groups, in BENCHMARKS.md's order. A new group: its file, one line here, its sizes in SIZES. */
-const GROUPS = [ipvs, ipset, controller, scaling];
+const GROUPS = [ipvs, ipvsadmCost, ipset, controller, scaling];
 
 /**
  * Sizes per group. In a sandbox group, one entry per kernel: the cluster sizes
