@@ -26,7 +26,7 @@ export default {
   files: (ctx) => [fileOf(ctx)],
   run(ctx) {
     const exe = path.join(ctx.build, 'ipvsadm-cost');
-    ctx.run('cc', ['-O2', '-Wall', '-o', exe, path.join(ctx.here, 'ipvsadm-cost.c')]);
+    ctx.compile('ipvsadm-cost.c', exe);
     const runs = [];
     for (let i = 0; i < RUNS; i++) {
       const out = execFileSync(exe, [String(RULES)]).toString();

@@ -31,7 +31,7 @@
  * scripts/with-kernel.sh, which installs what they need.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,9 +117,14 @@ if (!['dist/lib/index.js', 'kube-proxy-ipvs/dist/lib/cli/main.js', 'build/Releas
   throw new Error('build first: npm run build');
 const probe = path.join(build, 'floor-probe');
 const addressProbe = path.join(build, 'address-probe');
+/** Compiles a C probe into place atomically: another run (--only, --sandboxes) may be executing the old one. */
+function compile(source, exe) {
+  run('cc', ['-O2', '-Wall', '-o', `${exe}.${process.pid}`, path.join(here, source)]);
+  renameSync(`${exe}.${process.pid}`, exe);
+}
 if (!a['report-only']) {
-  run('cc', ['-O2', '-Wall', '-o', probe, path.join(here, 'floor-probe.c')]);
-  run('cc', ['-O2', '-Wall', '-o', addressProbe, path.join(here, 'address-probe.c')]);
+  compile('floor-probe.c', probe);
+  compile('address-probe.c', addressProbe);
 }
 const pkgVersion = (name) => spawnSync('dpkg-query', ['-W', '-f', '${Version}', name], { encoding: 'utf8' }).stdout?.trim() || 'unknown';
 const machine = {
@@ -142,7 +147,7 @@ const previousRun = existsSync(machineFile) ? JSON.parse(readFileSync(machineFil
 const measuredOn = { ...(previousRun.measuredOn ?? {}) };
 const charts = [];
 const ctx = {
-  root, here, build, results, suffix, small, say, run, writtenThisRun, probe, addressProbe,
+  root, here, build, results, suffix, small, say, run, compile, writtenThisRun, probe, addressProbe,
   size: SIZES[a.size],
   allSandboxes: Object.keys(SANDBOXES),
   /** The sandboxes a group runs in at this size, less those not chosen. */
