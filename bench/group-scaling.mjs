@@ -124,7 +124,7 @@ export default {
       md.push('');
       md.push(`![${m.title}](${file})`);
       md.push('');
-      const cols = sbs.flatMap((sb) => m.lines.map(([w], i) => (i === 0 ? `${SANDBOXES[sb].label}: ${w}` : w)));
+      const cols = sbs.flatMap((sb) => m.lines.map(([w], i) => (i === 0 ? `${bySb[sb][0].kernel}: ${w}` : w)));
       md.push(`| services | ${cols.join(' | ')} |`);
       md.push(`|---:|${cols.map(() => '---:').join('|')}|`);
       const all = [...new Set(sbs.flatMap((sb) => bySb[sb].map((x) => x.services)))].sort((a, b) => a - b);
