@@ -134,6 +134,11 @@ export default {
         return (JSON.parse(readFileSync(file, 'utf8')).failedSizes ?? []).map((x) => `${count(x.services)} in ${SANDBOXES[sb].label} (exit ${x.exit})`);
       });
       if (failed.length) md.push('', `Sizes that did not complete: ${failed.join(', ')}.`);
+      const skipped = sbs.flatMap((sb) => {
+        const file = m.from === 'ipvs' ? ipvsFile(ctx, sb) : controllerFile(ctx, sb);
+        return (JSON.parse(readFileSync(file, 'utf8')).skippedSizes ?? []).map((n) => `${count(n)} in ${SANDBOXES[sb].label}`);
+      });
+      if (skipped.length) md.push('', `Sizes of the ladder left out of this run (\`--max-services\`): ${skipped.join(', ')}.`);
     }
     return md;
   },

@@ -21,6 +21,9 @@
  *   bench/results. --strict: exit 1 when a target is missed.
  * --results DIR: read and write the JSON files there instead of bench/results
  *   (CI: node bench/run.mjs --size small --results "$TMP/bench").
+ * --max-services N: leave out the sizes of a ladder above N (a loaded machine).
+ * --resume: take the sizes a stopped run finished (their files in
+ *   bench/.build) instead of running them again.
  *
  * A group is a file bench/group-NAME.mjs exporting { name, covers, files(ctx),
  * run(ctx), report(ctx) } (run is optional: a group may only report), listed
@@ -89,6 +92,8 @@ const { values: a } = parseArgs({
     strict: { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
     results: { type: 'string' },
+    resume: { type: 'boolean', default: false },
+    'max-services': { type: 'string' },
   },
 });
 if (!SIZES[a.size]) throw new Error(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
@@ -149,6 +154,8 @@ const charts = [];
 const ctx = {
   root, here, build, results, suffix, small, say, run, compile, writtenThisRun, probe, addressProbe,
   size: SIZES[a.size],
+  maxServices: a['max-services'] ? Number(a['max-services']) : Infinity,
+  resume: a.resume,
   allSandboxes: Object.keys(SANDBOXES),
   /** The sandboxes a group runs in at this size, less those not chosen. */
   sandboxesOf: (group) => Object.keys(SIZES[a.size][group] ?? {}).filter((s) => SANDBOXES[s] && chosenSandboxes.includes(s)),

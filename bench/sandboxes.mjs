@@ -8,7 +8,7 @@
  * not shown.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const SANDBOXES = {
@@ -70,26 +70,38 @@ export function runInSandbox({ root, say }, sandbox, commands, env = {}) {
 /**
  * A group's ladder in one boot: argvFor(services, isHeadline, outFile) is the
  * command for one size, which writes its result to outFile. Returns
- * { sandbox, headline, sizes: { N: result }, failedSizes }; throws when the
- * headline size has no result (the others may fail: saveLadder reports them).
+ * { sandbox, headline, sizes: { N: result }, failedSizes, skippedSizes };
+ * throws when the headline size has no result (the others may fail:
+ * saveLadder reports them). Sizes above ctx.maxServices are skipped; with
+ * ctx.resume, a size whose result a stopped run left in bench/.build is
+ * taken as it is instead of run again.
  */
 export function runLadder(ctx, group, sandbox, cfg, argvFor) {
   const tmp = (n) => path.join(ctx.build, `${group}-${sandbox}-${n}${ctx.suffix}.json`);
-  for (const n of cfg.sizes) rmSync(tmp(n), { force: true });
-  const commands = cfg.sizes.map((n) => argvFor(n, n === cfg.headline, tmp(n)));
-  const statuses = runInSandbox(ctx, sandbox, commands, { SANDBOX_MEM: process.env.SANDBOX_MEM ?? cfg.sandboxMem, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? String(cfg.timeoutS) });
-  const out = { sandbox, headline: cfg.headline, sizes: {}, failedSizes: [] };
-  cfg.sizes.forEach((n, i) => {
-    if (statuses[i] === 0 && ctx.writtenThisRun(tmp(n))) out.sizes[n] = JSON.parse(readFileSync(tmp(n), 'utf8'));
+  const sizes = cfg.sizes.filter((n) => n <= ctx.maxServices);
+  const skippedSizes = cfg.sizes.filter((n) => n > ctx.maxServices);
+  const kept = ctx.resume ? sizes.filter((n) => existsSync(tmp(n))) : [];
+  for (const n of kept) ctx.say(`${group} in ${sandbox}: ${n} services: resuming with ${path.relative(ctx.root, tmp(n))} (${statSync(tmp(n)).mtime.toISOString()})`);
+  const todo = sizes.filter((n) => !kept.includes(n));
+  for (const n of todo) rmSync(tmp(n), { force: true });
+  const commands = todo.map((n) => argvFor(n, n === cfg.headline, tmp(n)));
+  const statuses = commands.length ? runInSandbox(ctx, sandbox, commands, { SANDBOX_MEM: process.env.SANDBOX_MEM ?? cfg.sandboxMem, SANDBOX_TIMEOUT: process.env.SANDBOX_TIMEOUT ?? String(cfg.timeoutS) }) : [];
+  const out = { sandbox, headline: cfg.headline, sizes: {}, failedSizes: [], skippedSizes };
+  for (const n of sizes) {
+    const i = todo.indexOf(n);
+    if ((i < 0 || (statuses[i] === 0 && ctx.writtenThisRun(tmp(n)))) && existsSync(tmp(n))) out.sizes[n] = JSON.parse(readFileSync(tmp(n), 'utf8'));
     else out.failedSizes.push({ services: n, exit: statuses[i] });
-    rmSync(tmp(n), { force: true });
-  });
-  if (!out.sizes[cfg.headline]) throw new Error(`${group} in ${sandbox}: the headline size (${cfg.headline} services) did not complete (exit ${statuses[cfg.sizes.indexOf(cfg.headline)]})`);
+  }
+  if (!out.sizes[cfg.headline]) throw new Error(`${group} in ${sandbox}: the headline size (${cfg.headline} services) did not complete${todo.includes(cfg.headline) ? ` (exit ${statuses[todo.indexOf(cfg.headline)]})` : ''}`);
+  // Kept until the group's host-side steps are done: a stopped run can resume from them.
+  out.cleanup = () => sizes.forEach((n) => rmSync(tmp(n), { force: true }));
   return out;
 }
 
 /** Writes a ladder's results to file; sizes that did not complete fail the run (the rest is kept). */
 export function saveLadder(ctx, group, file, out) {
-  writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
+  const { cleanup, ...result } = out;
+  writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+  cleanup();
   if (out.failedSizes.length) ctx.fail(`${group} in ${out.sandbox}: sizes ${out.failedSizes.map((x) => `${x.services} (exit ${x.exit})`).join(', ')} did not complete`);
 }
