@@ -149,7 +149,8 @@ const noteLoad = (what) => loads.push({ what, at: new Date().toISOString(), load
 const book = targetBook();
 const machineFile = path.join(results, `machine${suffix}.json`);
 const previousRun = existsSync(machineFile) ? JSON.parse(readFileSync(machineFile, 'utf8')) : {};
-const measuredOn = { ...(previousRun.measuredOn ?? {}) };
+// Keyed by result file (older records were keyed by group: dropped).
+const measuredOn = Object.fromEntries(Object.entries(previousRun.measuredOn ?? {}).filter(([f]) => f.endsWith('.json')));
 const charts = [];
 const ctx = {
   root, here, build, results, suffix, small, say, run, compile, writtenThisRun, probe, addressProbe,
@@ -223,7 +224,7 @@ if (small) {
   say('wrote BENCHMARKS.md');
 }
 // Another run (--only, --sandboxes) may have recorded its own files meanwhile: keep its entries, replace ours.
-const latest = existsSync(machineFile) ? JSON.parse(readFileSync(machineFile, 'utf8')).measuredOn ?? {} : {};
+const latest = Object.fromEntries(Object.entries(existsSync(machineFile) ? JSON.parse(readFileSync(machineFile, 'utf8')).measuredOn ?? {} : {}).filter(([f]) => f.endsWith('.json')));
 const ours = Object.fromEntries(Object.entries(measuredOn).filter(([f]) => writtenThisRun(path.join(results, f))));
 writeFileSync(machineFile, JSON.stringify({ date: new Date().toISOString(), size: a.size, machine, measuredOn: { ...measuredOn, ...latest, ...ours }, loads, checks: book.checks, failures }, null, 2) + '\n');
 const missed = book.checks.filter((x) => !x.ok);
