@@ -32,7 +32,7 @@ export function scalingSpec({ title, yTitle, points, logY = true, order, kernels
             x: { field: 'services', type: 'quantitative', title: 'services (x 10 endpoints)', scale: { type: 'log' }, axis: { values: [...new Set(points.map((p) => p.services))], format: '~s' } },
             y: { field: 'value', type: 'quantitative', title: yTitle, scale: logY ? { type: 'log' } : { zero: true } },
             color: { field: 'who', type: 'nominal', title: null, sort: whoOrder, legend: { orient: 'bottom', columns: 1, labelLimit: 400 } },
-            strokeDash: { field: 'who', type: 'nominal', sort: whoOrder, legend: null },
+            strokeDash: { field: 'who', type: 'nominal', sort: whoOrder },
             tooltip: [{ field: 'who' }, { field: 'services' }, { field: 'value', format: '.3~r' }],
           },
         },
