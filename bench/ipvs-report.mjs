@@ -94,7 +94,9 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   md.push(`- apply within ${APPLY_VS_PROBE}x the floor probe's wall time in both sandboxes: ${targetIn('ipvs apply <= 1.25x probe', sbs.map((sb) => ({ label: SANDBOXES[sb].label, ok: fig[sb].apply.wallMs <= APPLY_VS_PROBE * fig[sb].probe.wallMs, detail: ratio(fig[sb].apply.wallMs / fig[sb].probe.wallMs) })), required)}`);
   if (hostSide) md.push(`- the library's own work at most ${CLIENT_US_PER_OP} µs per op on the host (kernel stubbed): ${target('ipvs client work <= 0.5 µs/op', hostSide.applyCpuUs / first.ops <= CLIENT_US_PER_OP, `${f1(hostSide.applyCpuUs / first.ops)} µs`)}`);
   md.push(`- user CPU per op at most a fifth of ipvsadm's: ${targetIn('ipvs user CPU <= ipvsadm/5', sbs.map((sb) => ({ label: SANDBOXES[sb].label, ok: fig[sb].apply.userUs * 5 <= fig[sb].ipvsadm.userUs, detail: `${ratio(fig[sb].apply.userUs / fig[sb].ipvsadm.userUs)} of ipvsadm's` })), required)}`);
-  if (sys) md.push(`- at most 0.05 system calls per op: ${target('ipvs syscalls/op <= 0.05', sys.ours <= 0.05, `${sys.ours.toFixed(3)}; ipvsadm ${sys.adm.toFixed(1)}`)}`);
+  // Judged as a real kernel sees them: there clock_gettime is a vDSO call, no system call (under user-mode-linux it is
+  // one, and the worker's waits read the clock more often the longer the kernel keeps it waiting).
+  if (sys) md.push(`- at most 0.05 system calls per op, clock_gettime left out: ${target('ipvs syscalls/op <= 0.05', sys.oursNoClock <= 0.05, `${sys.oursNoClock.toFixed(3)}, ${sys.ours.toFixed(3)} with user-mode-linux's clock_gettime; ipvsadm ${sys.adm.toFixed(1)}`)}`);
 
   // --- 2 ---
   md.push('');
