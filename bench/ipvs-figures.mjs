@@ -81,5 +81,7 @@ function sideOf(list) {
     dumpFaults: all('dumpFaults'),
     rulesDumpMs: all('rulesDumpMs'),
     rulesDumpFaults: all('rulesDumpFaults'),
+    dumpCpuUs: all('dumpCpuUs'),
+    rulesDumpCpuUs: all('rulesDumpCpuUs'),
   };
 }

@@ -75,7 +75,8 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
     md.push('');
     md.push(`System calls are the programs' own, not the kernel's: counted once, in ${kernelLabel(straceFrom.sandbox ?? 'uml', straceFrom)}, under \`strace -f\` on ${count(straceFrom.straceServices)} x 10 = ${count(so)} adds (for apply: strace attaches to every thread of the node process after start-up and counts only the calls made between entering and leaving apply()). Per op: apply ${sys.ours.toFixed(3)} (${sys.oursNoClock.toFixed(3)} without clock_gettime, a vDSO call and no system call on a real kernel), \`ipvsadm -R\` ${sys.adm.toFixed(2)}, the probe ${sys.prb.toFixed(4)}. By name: apply: ${top(strace.ours.apply.byName)}; ipvsadm -R: ${top(strace.ipvsadm.program.byName)}; probe: ${top(strace.probe.program.byName)}.`);
   }
-  const hostSide = sbs.map((sb) => fig[sb].hostClientSide).find(Boolean);
+  // The host runs of every sandbox's group measure the same thing; the newest kind (with decoding's CPU time) first.
+  const hostSide = sbs.map((sb) => fig[sb].hostClientSide).filter(Boolean).sort((x, y) => (y.dumpCpuUs ? 1 : 0) - (x.dumpCpuUs ? 1 : 0))[0];
   if (hostSide || sbs.some((sb) => fig[sb].clientSide)) {
     md.push('');
     md.push(`The library's side of apply() alone (bench/ipvs-client-side.mjs, one fresh node process per run): the same ops checked, written as request records and their results built, with a stub of the addon answering at once; the addon's encoding and the kernel's work are left out. On the host kernel (${head[sbs[0]].hostKernel ?? 'this host'}) a page fault and a system call cost what a real kernel charges: that column is what the target judges.`);
@@ -92,7 +93,7 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   md.push('');
   md.push('Targets:');
   md.push(`- apply within ${APPLY_VS_PROBE}x the floor probe's wall time in both sandboxes: ${targetIn('ipvs apply <= 1.25x probe', sbs.map((sb) => ({ label: SANDBOXES[sb].label, ok: fig[sb].apply.wallMs <= APPLY_VS_PROBE * fig[sb].probe.wallMs, detail: ratio(fig[sb].apply.wallMs / fig[sb].probe.wallMs) })), required)}`);
-  if (hostSide) md.push(`- the library's own work at most ${CLIENT_US_PER_OP} µs per op on the host (kernel stubbed): ${target('ipvs client work <= 0.5 µs/op', hostSide.applyCpuUs / first.ops <= CLIENT_US_PER_OP, `${f1(hostSide.applyCpuUs / first.ops)} µs`)}`);
+  if (hostSide) md.push(`- the library's own work at most ${CLIENT_US_PER_OP} µs per op on the host (kernel stubbed, CPU time): ${target('ipvs client work <= 0.5 µs/op', hostSide.applyCpuUs / first.ops <= CLIENT_US_PER_OP, `${f1(hostSide.applyCpuUs / first.ops)} µs`)}`);
   md.push(`- user CPU per op at most a fifth of ipvsadm's: ${targetIn('ipvs user CPU <= ipvsadm/5', sbs.map((sb) => ({ label: SANDBOXES[sb].label, ok: fig[sb].apply.userUs * 5 <= fig[sb].ipvsadm.userUs, detail: `${ratio(fig[sb].apply.userUs / fig[sb].ipvsadm.userUs)} of ipvsadm's` })), required)}`);
   // Judged as a real kernel sees them: there clock_gettime is a vDSO call, no system call (under user-mode-linux it is
   // one, and the worker's waits read the clock more often the longer the kernel keeps it waiting).
@@ -123,9 +124,9 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
     md.push('');
     md.push(`Decoding alone (bench/ipvs-client-side.mjs): the reply records a real dump() handed back, captured, and turned into the same objects again by dump() over a stub of the addon (no kernel call, the records already in memory); ${count(records)} records (services and destinations).`);
     md.push('');
-    md.push(`| | ${decodeSides.map((sb) => `in ${label(sb)}`).join(' | ')}${decodeSides.length ? ' | ' : ''}on the host | on the host, per record (µs) |`);
+    md.push(`| wall time (ms) | ${decodeSides.map((sb) => `in ${label(sb)}`).join(' | ')}${decodeSides.length ? ' | ' : ''}on the host | on the host, CPU per record (µs) |`);
     md.push(`|---|${decodeSides.map(() => '---:|').join('')}---:|---:|`);
-    const dec = (name, key) => md.push(`| ${name} (ms) | ${decodeSides.map((sb) => `${cell(fig[sb].clientSide[key])} | `).join('')}${cell(hostSide[key])} | ${cell((hostSide[key] * 1000) / records)} |`);
+    const dec = (name, key) => md.push(`| ${name} | ${decodeSides.map((sb) => `${cell(fig[sb].clientSide[key])} | `).join('')}${cell(hostSide[key])} | ${hostSide[`${key.replace('Ms', '')}CpuUs`] === undefined ? '' : cell(hostSide[`${key.replace('Ms', '')}CpuUs`] / records)} |`);
     dec('dump()', 'dumpMs');
     dec('dump({ stats: false })', 'rulesDumpMs');
   }
@@ -136,7 +137,9 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
     md.push(`- dump() ${what} within ${DUMP_VS_FLOOR}x the floor's dump in both sandboxes: ${targetIn(name, sbs.filter((sb) => fig[sb].probe.dumpMs && fig[sb].dump[key]).map((sb) => ({ label: SANDBOXES[sb].label, ok: fig[sb].dump[key] <= DUMP_VS_FLOOR * fig[sb].probe.dumpMs, detail: ratio(fig[sb].dump[key] / fig[sb].probe.dumpMs) })), required)}`);
   dumpTarget('ipvs dump first call <= 1.5x floor', 'freshMs', 'as the first call in a fresh process');
   dumpTarget('ipvs dump warm <= 1.5x floor', 'warmMs', 'warm');
-  if (hostSide?.dumpMs) md.push(`- decoding at most ${DECODE_US_PER_RECORD} µs per record on the host: ${target('ipvs decode <= 0.5 µs/record', (hostSide.dumpMs * 1000) / records <= DECODE_US_PER_RECORD, `${f1((hostSide.dumpMs * 1000) / records)} µs`)}`);
+  // CPU time where measured: on a shared machine the wall time includes waiting for a core.
+  const decodeUs = hostSide?.dumpCpuUs !== undefined ? hostSide.dumpCpuUs / records : hostSide?.dumpMs && (hostSide.dumpMs * 1000) / records;
+  if (decodeUs !== undefined) md.push(`- decoding at most ${DECODE_US_PER_RECORD} µs per record on the host (${hostSide.dumpCpuUs !== undefined ? 'CPU time' : 'wall time'}): ${target('ipvs decode <= 0.5 µs/record', decodeUs <= DECODE_US_PER_RECORD, `${f1(decodeUs)} µs`)}`);
   md.push(`- against \`ipvsadm -Sn\` (no target): dump() warm is ${sbs.map((sb) => `${ratio(fig[sb].ipvsadm.dumpMs / fig[sb].dump.warmMs)} faster in ${SANDBOXES[sb].label}`).join(', ')}; the floor itself ${sbs.filter((sb) => fig[sb].probe.dumpMs).map((sb) => `${ratio(fig[sb].ipvsadm.dumpMs / fig[sb].probe.dumpMs)} in ${SANDBOXES[sb].label}`).join(', ')}`);
 
   // --- memory ---
