@@ -332,7 +332,7 @@ for (let r = 0; r < RUNS; r++) {
       }
     }
     run.exitCode = await p.stop();
-    if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
+    if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM; its log's last lines:\n${p.logTail.slice(-3000)}`);
     // Profiling runs keep the raw timeline, to cut the CPU profile into phases (bench/profile-summary.mjs --from/--to).
     if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
   } finally {
@@ -379,7 +379,7 @@ if (!a['skip-apiserver']) {
         say(`  heap snapshot: ${snap.file} (RSS before ${(run.memoryAfterChanges.rss / 2 ** 20).toFixed(1)} MiB, afterwards ${(snap.rss / 2 ** 20).toFixed(1)} MiB, heap ${(snap.heapUsed / 2 ** 20).toFixed(1)} of ${(snap.heapTotal / 2 ** 20).toFixed(1)} MiB, external ${(snap.external / 2 ** 20).toFixed(1)} MiB)`);
       }
       run.exitCode = await p.stop();
-      if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
+      if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM; its log's last lines:\n${p.logTail.slice(-3000)}`);
       if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
       run.kernelAfter = kernelCounts(ns.name);
     } finally {
