@@ -168,7 +168,7 @@ const ctx = {
   /** The machine a result file was measured on (its record, or this machine). */
   measuredOn: (file) => (measuredOn[path.basename(file)] ?? { machine }).machine,
   target: book.target,
-  targetIn: (name, perKernel, required) => book.targetIn(name, perKernel, required.filter((label) => Object.values(SANDBOXES).some((s) => s.label === label && chosenSandboxes.includes(s.name)) || perKernel.some((x) => x.label === label))),
+  targetIn: book.targetIn,
   /** A chart to draw at the end; its path as BENCHMARKS.md links it. */
   chart(name, opts) {
     const file = path.join(results, 'charts', `${name}${suffix}.svg`);
