@@ -35,7 +35,7 @@ function runSandbox(ctx, sandbox, cfg) {
 export default {
   name: 'controller',
   covers: 'benchmarks 4-6',
-  files: (ctx) => ctx.sandboxesOf('controller').map((sb) => fileOf(ctx, sb)),
+  files: (ctx) => ctx.resultSandboxesOf('controller').map((sb) => fileOf(ctx, sb)),
   run(ctx) {
     for (const sandbox of ctx.sandboxesOf('controller')) {
       const cfg = ctx.size.controller[sandbox];

@@ -55,7 +55,7 @@ function runSandbox(ctx, sandbox, cfg) {
 export default {
   name: 'ipvs',
   covers: "benchmarks 1, 2 and the library's memory",
-  files: (ctx) => ctx.sandboxesOf('ipvs').map((sb) => fileOf(ctx, sb)),
+  files: (ctx) => ctx.resultSandboxesOf('ipvs').map((sb) => fileOf(ctx, sb)),
   run(ctx) {
     for (const sandbox of ctx.sandboxesOf('ipvs')) {
       const cfg = ctx.size.ipvs[sandbox];

@@ -160,6 +160,8 @@ const ctx = {
   allSandboxes: Object.keys(SANDBOXES),
   /** The sandboxes a group runs in at this size, less those not chosen. */
   sandboxesOf: (group) => Object.keys(SIZES[a.size][group] ?? {}).filter((s) => SANDBOXES[s] && chosenSandboxes.includes(s)),
+  /** Every sandbox a group has results for at this size, chosen for this run or not (for the report). */
+  resultSandboxesOf: (group) => Object.keys(SIZES[a.size][group] ?? {}).filter((s) => SANDBOXES[s]),
   expectWritten(file) {
     if (!writtenThisRun(file)) throw new Error(`${file} was not written by this run (under /tmp? a sandbox guest has its own /tmp)`);
   },
