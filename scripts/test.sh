@@ -225,7 +225,9 @@ run_one valgrind bash scripts/valgrind-kernel.sh
 
 # The benchmarks are scripts, not tests: CI runs their small size so they
 # cannot rot (they must run and read back what they programmed; their
-# targets are judged at full size, in BENCHMARKS.md). One result.
+# targets are judged at full size, in BENCHMARKS.md). The small size runs
+# IPVS in both sandbox kernels (QEMU-TCG's pass, 100 x 10, about two
+# minutes with its boot) and the proxy in user-mode-linux. One result.
 step "benchmarks, small size"
 run_one bench node bench/run.mjs --size small --results bench/.build/ci
 
