@@ -137,37 +137,14 @@ export function dottedQuadValue(s: string): number {
   return result * 256 + value;
 }
 
-/**
- * A strict dotted quad (as dottedQuadValue() takes it) written as four
- * bytes, network order; false for anything else. Each part is stored as it
- * is read: no 32-bit value is put together (above 2^31 it would be a heap
- * number, allocated for every address of a batch).
- */
+/** A strict dotted quad written as four bytes (network order); false for anything else. */
 function writeDottedQuad(s: string, out: Uint8Array, at: number): boolean {
-  const n = s.length;
-  if (n < 7 || n > 15) return false;
-  let part = 0;
-  let value = 0;
-  let digits = 0;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x2e) {
-      if (digits === 0 || part === 3) return false;
-      out[at + part] = value;
-      part++;
-      value = 0;
-      digits = 0;
-    } else if (c >= 0x30 && c <= 0x39) {
-      if (digits > 0 && value === 0) return false; // a leading zero
-      value = value * 10 + (c - 0x30);
-      if (value > 255) return false;
-      digits++;
-    } else {
-      return false;
-    }
-  }
-  if (part !== 3 || digits === 0) return false;
-  out[at + 3] = value;
+  const v = dottedQuadValue(s);
+  if (v < 0) return false;
+  out[at] = v >>> 24;
+  out[at + 1] = (v >>> 16) & 255;
+  out[at + 2] = (v >>> 8) & 255;
+  out[at + 3] = v & 255;
   return true;
 }
 
