@@ -8,8 +8,8 @@
 #include "../addon/js_values.h"
 #include "arena.h"
 #include "batches.h"
-#include "dump_job.h"
 #include "codec.h"
+#include "dump_job.h"
 #include "family.h"
 #include "js_bridge.h"
 
