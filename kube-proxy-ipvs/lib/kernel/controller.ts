@@ -43,6 +43,7 @@ import { detectIptables } from './iptables-flavour.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { connectionsOf, currentOf, readKernel, type KernelRead } from './kernel-reader.js';
 import { closeClients, openClients, type Clients } from './netlink-clients.js';
+import { SchedulerModules } from './scheduler-modules.js';
 import { StaleConntrackCleaner, type StaleConntrackReport } from './stale-conntrack.js';
 import { SyncStats, trafficBetween, trafficOf } from './sync-stats.js';
 import { kubeProxySysctls, writeSysctls } from './sysctls.js';
@@ -72,6 +73,7 @@ export class Controller implements ControllerPort {
   /** The addresses on the node's interfaces except kube-ipvs0, as last read; undefined before start(). */
   private hostAddresses?: string[];
   private readonly staleConntrack: StaleConntrackCleaner;
+  private readonly schedulers: SchedulerModules;
 
   constructor(private readonly options: ControllerOptions) {
     this.config = options.config;
@@ -81,6 +83,7 @@ export class Controller implements ControllerPort {
     this.logger = options.logger ?? pino({ level: 'silent' });
     this.exec = execIn(options.netns);
     this.staleConntrack = new StaleConntrackCleaner({ netns: options.netns, timeoutMs: options.timeoutMs }, this.logger);
+    this.schedulers = new SchedulerModules(options.config.scheduler, this.logger);
   }
 
   start(): Promise<void> {
@@ -143,8 +146,8 @@ export class Controller implements ControllerPort {
       const full = this.fullSyncPending;
       const scope = this.takePending();
       try {
-        const ops = plan(this.objects.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
-        const report = await this.apply(ops);
+        const planned = plan(this.objects.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
+        const { ops, report } = await this.applyWithSchedulerFallback(planned);
         const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
         const stale = await this.staleConntrack.clean(full ? allUdpTargets(this.objects.desired) : changedUdpTargets(this.objects.desired, report.applied));
         return this.finish(full ? 'full' : 'incremental', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
@@ -184,8 +187,8 @@ export class Controller implements ControllerPort {
       this.takePending();
       // The dump just read has the connections of real servers already at weight 0; those still
       // serving are quiesced first and read again, as in sync().
-      const ops = plan(this.objects.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.objects.desired) });
-      const report = await this.apply(ops);
+      const planned = plan(this.objects.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.objects.desired) });
+      const { ops, report } = await this.applyWithSchedulerFallback(planned);
       const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
       const stale = await this.staleConntrack.clean(allUdpTargets(this.objects.desired));
       const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
@@ -240,6 +243,7 @@ export class Controller implements ControllerPort {
       netlink: clients ? { ipvs: clients.ipvs.counters(), ipset: clients.ipset.counters(), rtnl: clients.rtnl.counters() } : {},
       syncs: this.stats.syncs(),
       lastSync: this.stats.lastSync,
+      schedulerAnnotationProblems: { ...this.schedulers.counts },
     };
   }
 
@@ -342,6 +346,25 @@ export class Controller implements ControllerPort {
     return report;
   }
 
+  /**
+   * Applies, and when the kernel refused an annotated scheduler for want of
+   * its module, plans those Services again with the global scheduler and
+   * applies that too, in the same sync. What is to be said about
+   * Services' scheduler annotations is logged here, once per sync.
+   */
+  private async applyWithSchedulerFallback(ops: Operation[]): Promise<{ ops: Operation[]; report: ApplyReport }> {
+    const report = await this.apply(ops);
+    const missing = this.schedulers.learn(report);
+    for (const scheduler of missing) mergeScope(this.pending, this.objects.schedulerMissing(scheduler));
+    let result = { ops, report };
+    if (missing.length > 0) {
+      const again = plan(this.objects.desired, this.mirror, { scope: this.takePending(), excludeCIDRs: this.config.excludeCIDRs });
+      result = { ops: [...ops, ...again], report: joinReports(report, await this.apply(again)) };
+    }
+    this.schedulers.report(this.objects.takeSchedulingReports());
+    return result;
+  }
+
   /** Takes the pending scope (and the full-sync flag) for the sync about to plan. */
   private takePending(): Scope {
     const scope = this.pending;
@@ -364,7 +387,9 @@ export class Controller implements ControllerPort {
 const noop = (): void => undefined;
 
 function joinReports(a: ApplyReport, b: ApplyReport): ApplyReport {
-  return b.applied.length === 0 && b.failed.length === 0 ? a : { applied: [...a.applied, ...b.applied], failed: [...a.failed, ...b.failed], quiesced: a.quiesced };
+  if (b.applied.length === 0 && b.failed.length === 0) return a;
+  const quiesced = a.quiesced && b.quiesced ? new Map([...a.quiesced, ...b.quiesced]) : (a.quiesced ?? b.quiesced);
+  return { applied: [...a.applied, ...b.applied], failed: [...a.failed, ...b.failed], ...(quiesced ? { quiesced } : {}) };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -5,6 +5,7 @@
  */
 import { naturalCompare } from 'ipvs-netlink/address';
 import type { DesiredState } from './kernel-state.js';
+import { flagNames } from '../kubernetes/service-scheduling.js';
 
 export interface PlannedRealServer {
   address: string;
@@ -17,6 +18,8 @@ export interface PlannedVirtualServer {
   address: string;
   port: number;
   scheduler: string;
+  /** The scheduler flags set, by ipvsadm's names (mh-fallback, mh-port, sh-port, flag-3...); only when any is. */
+  flags?: string[];
   persistent: boolean;
   timeout: number;
   realServers: PlannedRealServer[];
@@ -32,6 +35,10 @@ export interface PlanOutput {
   ip6tables?: string;
 }
 
+function withFlags(flags: string[]): { flags?: string[] } {
+  return flags.length > 0 ? { flags } : {};
+}
+
 export function planOutput(desired: DesiredState): PlanOutput {
   const virtualServers = [...desired.virtualServers.values()]
     .map(({ service, destinations }) => ({
@@ -39,6 +46,7 @@ export function planOutput(desired: DesiredState): PlanOutput {
       address: service.address,
       port: service.port,
       scheduler: service.scheduler,
+      ...withFlags(flagNames(service.scheduler, service.flags)),
       persistent: service.persistent !== undefined,
       timeout: service.persistent?.timeout ?? 0,
       realServers: [...destinations.values()]
