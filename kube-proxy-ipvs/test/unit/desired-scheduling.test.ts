@@ -16,6 +16,7 @@ import { planOutput } from '../../lib/plan/plan-json.js';
 import type { Operation } from '../../lib/plan/kernel-state.js';
 import { SchedulerModules } from '../../lib/kernel/scheduler-modules.js';
 import { ProxyMetrics } from '../../lib/proxy/metrics.js';
+import { idleCounters } from '../support/fake-controller.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 
 const OURS = 'ipvs.kube-proxy-ipvs.io/scheduler';
@@ -218,21 +219,7 @@ t.test('SchedulerModules learns a missing module from the kernel\'s ENOENT on an
 });
 
 t.test('exported as kubeproxy_ipvs_scheduler_annotation_problems_total{reason}', async (t) => {
-  const zero = { ok: 0, failed: 0 };
-  const metrics = new ProxyMetrics(
-    () => ({
-      virtualServers: 0,
-      realServers: 0,
-      ipsetEntries: 0,
-      boundAddresses: 0,
-      operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero },
-      ipsetFailures: [],
-      netlink: {},
-      syncs: { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 },
-      schedulerAnnotationProblems: { 'invalid-annotation': 2, 'module-missing': 1 },
-    }),
-    { defaultMetrics: false },
-  );
+  const metrics = new ProxyMetrics(() => idleCounters({ schedulerAnnotationProblems: { 'invalid-annotation': 2, 'module-missing': 1 } }), { defaultMetrics: false });
   const text = await metrics.registry.metrics();
   t.match(text, /^kubeproxy_ipvs_scheduler_annotation_problems_total\{reason="invalid-annotation"\} 2$/m);
   t.match(text, /^kubeproxy_ipvs_scheduler_annotation_problems_total\{reason="module-missing"\} 1$/m);
