@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import type { Netns } from '../../../test/support/netns.js';
 import { IP6TABLES, IPTABLES } from './controller-kernel.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/upstream-ipvs/${name}`, import.meta.url), 'utf8');
+const fixtureUrl = (name: string) => new URL(`../fixtures/upstream-ipvs/${name}`, import.meta.url);
+const fixture = (name: string) => readFileSync(fixtureUrl(name), 'utf8');
 
 export const UPSTREAM = {
   ipvsadm: fixture('ipvsadm.rules'),
@@ -22,15 +23,25 @@ export const UPSTREAM = {
 /** The sysctls kube-proxy's IPVS proxier sets (NewProxier) on a 6.1 kernel: conn_reuse_mode is left alone from 5.9 on. */
 const SYSCTLS = ['net.ipv4.vs.conntrack=1', 'net.ipv4.vs.expire_nodest_conn=1', 'net.ipv4.vs.expire_quiescent_template=1', 'net.ipv4.ip_forward=1'];
 
-/** Builds kube-proxy's state in `ns`: kube-ipvs0 (a dummy, left down, as EnsureDummyDevice makes it), the VIP bound, sets, rules, virtual servers. */
+/**
+ * Builds kube-proxy's state in `ns`: kube-ipvs0 (a dummy, left down, as
+ * EnsureDummyDevice makes it), the VIP bound, sets, rules, virtual servers.
+ * One shell, as every program started costs in the sandbox.
+ */
 export async function loadUpstreamState(ns: Netns): Promise<void> {
-  await ns.exec('sysctl', ['-q', '-w', ...SYSCTLS]);
-  await ns.exec('ip', ['link', 'add', 'kube-ipvs0', 'type', 'dummy']);
-  await ns.exec('ip', ['addr', 'add', '10.96.0.10/32', 'dev', 'kube-ipvs0']);
-  await ns.exec('ipset', ['restore'], UPSTREAM.ipset);
-  await ns.exec(IPTABLES.restore, ['--noflush'], UPSTREAM.iptables);
-  await ns.exec(IP6TABLES.restore, ['--noflush'], UPSTREAM.ip6tables);
-  await ns.exec('ipvsadm', ['-R'], UPSTREAM.ipvsadm);
+  const file = (name: string) => `'${fixtureUrl(name).pathname}'`;
+  await ns.exec('sh', [
+    '-ec',
+    [
+      `sysctl -q -w ${SYSCTLS.join(' ')}`,
+      'ip link add kube-ipvs0 type dummy',
+      'ip addr add 10.96.0.10/32 dev kube-ipvs0',
+      `ipset restore < ${file('ipset.restore')}`,
+      `${IPTABLES.restore} --noflush < ${file('iptables.restore')}`,
+      `${IP6TABLES.restore} --noflush < ${file('ip6tables.restore')}`,
+      `ipvsadm -R < ${file('ipvsadm.rules')}`,
+    ].join('\n'),
+  ]);
 }
 
 export interface NodeViews {
@@ -45,21 +56,23 @@ export interface NodeViews {
   kubeIpvs0: string[];
 }
 
+/** What the tools show, read with one shell (one program started instead of six). */
 export async function nodeViews(ns: Netns): Promise<NodeViews> {
-  const lines = (s: string) => s.split('\n').filter(Boolean);
-  const kube = (saved: string) => lines(saved).filter((l) => !l.startsWith('#') && (l.includes('KUBE-') || l.startsWith('*')));
-  const link = await ns.exec('ip', ['-d', '-o', 'addr', 'show', 'dev', 'kube-ipvs0']);
+  const commands = ['ipvsadm -Sn', 'ipset save', IPTABLES.save, IP6TABLES.save, 'ip -d -o link show dev kube-ipvs0', 'ip -o addr show dev kube-ipvs0'];
+  const out = await ns.exec('sh', ['-ec', commands.map((c) => `echo '%%%'; ${c}`).join('\n')]);
+  const [ipvs, ipsets, v4, v6, link, addrs] = out.split('%%%\n').slice(1).map((part) => part.split('\n').filter(Boolean));
+  const kube = (saved: string[]) => saved.filter((l) => !l.startsWith('#') && (l.includes('KUBE-') || l.startsWith('*')));
   return {
-    ipvs: lines(await ns.exec('ipvsadm', ['-Sn'])).sort(),
-    ipsets: lines(await ns.exec('ipset', ['save']))
+    ipvs: ipvs.sort(),
+    ipsets: ipsets
       .filter((l) => / KUBE-/.test(l))
       .map((l) => l.replace(/ initval 0x[0-9a-f]+/, ''))
       .sort(),
-    iptables: kube(await ns.exec(IPTABLES.save, [])),
-    ip6tables: kube(await ns.exec(IP6TABLES.save, [])),
+    iptables: kube(v4),
+    ip6tables: kube(v6),
     kubeIpvs0: [
-      ...(/\bdummy\b/.test(await ns.exec('ip', ['-d', 'link', 'show', 'dev', 'kube-ipvs0'])) ? ['dummy'] : []),
-      ...lines(link).flatMap((l) => (/scope link/.test(l) ? [] : [/\binet6? (\S+)/.exec(l)![1]])),
+      ...(link.some((l) => /\bdummy\b/.test(l)) ? ['dummy'] : []),
+      ...addrs.flatMap((l) => (/scope link/.test(l) ? [] : [/\binet6? (\S+)/.exec(l)![1]])),
     ],
   };
 }
@@ -83,7 +96,8 @@ export async function upstreamResync(ns: Netns): Promise<{ failed: string[] }> {
     .split('\n')
     .filter((l) => l.startsWith('create '))
     .map((l) => `ipset ${l} -exist`);
-  const payload = (text: string) => text.split('\n').filter((l) => !l.startsWith('-I ')).join('\n');
+  // The restore payload is the fixture without the -I lines (the jumps, which kube-proxy ensures apart).
+  const payload = (name: string) => `grep -v '^-I ' '${fixtureUrl(name).pathname}'`;
   const jumps = (text: string, tool: string) => {
     let table = '';
     const out: string[] = [];
@@ -95,8 +109,8 @@ export async function upstreamResync(ns: Netns): Promise<{ failed: string[] }> {
   };
   const commands = [
     ...creates,
-    `printf '%s' '${payload(UPSTREAM.iptables)}' | ${IPTABLES.restore} -w 5 --noflush --counters`,
-    `printf '%s' '${payload(UPSTREAM.ip6tables)}' | ${IP6TABLES.restore} -w 5 --noflush --counters`,
+    `${payload('iptables.restore')} | ${IPTABLES.restore} -w 5 --noflush --counters`,
+    `${payload('ip6tables.restore')} | ${IP6TABLES.restore} -w 5 --noflush --counters`,
     ...jumps(UPSTREAM.iptables, IPTABLES.iptables),
     ...jumps(UPSTREAM.ip6tables, IP6TABLES.iptables),
   ];
