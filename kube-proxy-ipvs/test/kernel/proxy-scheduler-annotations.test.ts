@@ -40,13 +40,16 @@ const BACKENDS = [
 /** Outside clients, each its own source address (mh hashes it). */
 const CLIENTS = ['192.168.56.101', '192.168.56.102', '192.168.56.103'];
 
-async function backendOf(env: ProxyNode, client: string, n = 3): Promise<string[]> {
-  const seen: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const r = await env.client.tryExec('curl', ['-sS', '-m', '2', '--interface', client, 'http://10.96.0.10/']);
-    seen.push(r.code === 0 ? r.stdout.trim().split(' ')[0] : `curl exit ${r.code}`);
+/** Who answers each of `n` new connections from each client, in one shell in the client's namespace: client → the backends seen. */
+async function backendsOf(env: ProxyNode, clients: readonly string[], n = 3): Promise<Map<string, string[]>> {
+  const script = clients.map((c) => `for i in $(seq ${n}); do echo "${c} $(curl -sS -m 2 --interface ${c} http://10.96.0.10/ 2>&1 | cut -d' ' -f1)"; done`).join('\n');
+  const seen = new Map<string, string[]>(clients.map((c) => [c, []]));
+  for (const line of (await env.client.exec('sh', ['-c', script])).split('\n').filter(Boolean)) {
+    const [client, backend] = line.split(' ');
+    const list = seen.get(client)!;
+    if (!list.includes(backend)) list.push(backend);
   }
-  return [...new Set(seen)];
+  return seen;
 }
 
 t.test('annotated schedulers and flags are programmed; invalid or missing ones fall back, logged and counted; mh keeps clients; a change is in place', async (t) => {
@@ -99,8 +102,7 @@ t.test('annotated schedulers and flags are programmed; invalid or missing ones f
 
   // mh hashes the client's address only (no mh-port): every new connection of a client lands on one backend.
   const before = new Map<string, string>();
-  for (const c of CLIENTS) {
-    const seen = await backendOf(env, c);
+  for (const [c, seen] of await backendsOf(env, CLIENTS)) {
     t.equal(seen.length, 1, `client ${c}: one backend for every connection (${seen.join(', ')})`);
     before.set(c, seen[0]);
   }
@@ -110,10 +112,10 @@ t.test('annotated schedulers and flags are programmed; invalid or missing ones f
   const gone = BACKENDS.find((b) => b.name !== mine)!;
   writeManifest(env, 'mh-slice.yaml', sliceYaml('mh', BACKENDS.filter((b) => b !== gone)));
   await until(`${gone.name} out of mh`, async () => !(await env.ipvsSave()).some((l) => l.includes(`10.96.0.10:80 -r ${gone.ip}:8080 -m -w 1`)));
-  t.same(await backendOf(env, client), [mine], `client ${client} stays on ${mine} while ${gone.name} is away`);
+  t.same((await backendsOf(env, [client])).get(client), [mine], `client ${client} stays on ${mine} while ${gone.name} is away`);
   writeManifest(env, 'mh-slice.yaml', sliceYaml('mh', BACKENDS));
   await until(`${gone.name} back in mh`, async () => (await env.ipvsSave()).some((l) => l.includes(`10.96.0.10:80 -r ${gone.ip}:8080 -m -w 1`)));
-  t.same(await backendOf(env, client), [mine], `client ${client} stays on ${mine} once ${gone.name} is back`);
+  t.same((await backendsOf(env, [client])).get(client), [mine], `client ${client} stays on ${mine} once ${gone.name} is back`);
 
   // A change of annotation: the virtual server is updated, not re-made; the open connection goes on.
   const ask = keepAliveClient(t, env, '10.96.0.11');
