@@ -5,11 +5,13 @@
  * the node the way the proxy does (nodeInfoFor), so the two cannot
  * disagree; flags that only matter to a running proxy are accepted and
  * have no effect. Without a kernel to read the interfaces from, the node's
- * declared addresses stand in for them (NodePorts, "already local").
+ * declared addresses stand in for them (NodePorts, "already local"), and
+ * every scheduler a Service's annotations name is taken as present.
  */
 import { formatRule } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
-import { desiredState } from '../desired/known-objects.js';
+import { plannedState } from '../desired/known-objects.js';
+import { describeReport } from '../desired/scheduling.js';
 import { loadManifests } from '../kubernetes/manifests.js';
 import { planOutput, type PlanOutput } from '../plan/plan-json.js';
 import { resolveOptions } from '../proxy/resolve-options.js';
@@ -26,7 +28,10 @@ function planFor(options: ProxyOptions): PlanOutput {
     ),
     families: ['inet', 'inet6'] as AddressFamily[],
   };
-  return planOutput(desiredState(manifests, node, proxyConfigOf(options)), formatRule);
+  const { desired, schedulingReports } = plannedState(manifests, node, proxyConfigOf(options));
+  // As the proxy would log them: a scheduler annotation that is not applied leaves the Service on the global scheduler.
+  for (const r of schedulingReports) process.stderr.write(`warning: ${describeReport(r)}\n`);
+  return planOutput(desired, formatRule);
 }
 
 /** `plan [flags]`: prints the IPVS virtual servers, kube-ipvs0 addresses, and ipsets and iptables rules (or with --ipvs-rules-backend=nftables, the nftables tables) the proxy would program for --manifests, without touching the kernel. */

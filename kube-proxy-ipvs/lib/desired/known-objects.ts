@@ -11,11 +11,12 @@ import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernete
 import { serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
 import { FactsBuilder, type SliceFacts } from '../kubernetes/object-facts.js';
 import type { DesiredState } from '../plan/kernel-state.js';
-import { emptyScope, type Scope } from '../plan/scope.js';
+import { emptyScope, mergeScope, type Scope } from '../plan/scope.js';
 import { DesiredIndex } from './desired-index.js';
 import { hasLocalPolicy, localEndpointsOf, type LocalEndpoints } from './local-endpoints.js';
 import { nodeContext, type NodeContext } from './node-addresses.js';
 import { serviceContribution } from './service-contribution.js';
+import { requestedScheduler, sameReport, serviceScheduling, type SchedulingReport } from './scheduling.js';
 
 export class KnownObjects {
   private readonly facts = new FactsBuilder();
@@ -26,6 +27,11 @@ export class KnownObjects {
   private readonly localPolicy = new Set<string>();
   private ctx: NodeContext;
   private index: DesiredIndex;
+  /** Schedulers the kernel refused for want of their module: Services asking for one get the global scheduler. */
+  private readonly missingSchedulers = new Set<string>();
+  /** service key → what was last reported about its scheduler annotations (each change is reported once). */
+  private readonly schedulingReports = new Map<string, SchedulingReport>();
+  private pendingReports: SchedulingReport[] = [];
 
   /**
    * @param hostAddresses the addresses on the node's interfaces except
@@ -50,6 +56,7 @@ export class KnownObjects {
     this.services.set(key, facts);
     if (hasLocalPolicy(facts)) this.localPolicy.add(key);
     else this.localPolicy.delete(key);
+    this.noteScheduling(key, facts);
     return this.recompute(key);
   }
 
@@ -57,7 +64,32 @@ export class KnownObjects {
     const key = `${namespace}/${name}`;
     this.services.delete(key);
     this.localPolicy.delete(key);
+    this.schedulingReports.delete(key);
     return this.recompute(key);
+  }
+
+  /**
+   * The kernel has no module for this scheduler: the Services that ask for
+   * it get the global one from now on (each reported). Returns the keys
+   * that changed.
+   */
+  schedulerMissing(scheduler: string): Scope {
+    const scope = emptyScope();
+    if (scheduler === this.ctx.config.scheduler || this.missingSchedulers.has(scheduler)) return scope;
+    this.missingSchedulers.add(scheduler);
+    for (const [key, svc] of this.services) {
+      if (requestedScheduler(svc) !== scheduler) continue;
+      this.noteScheduling(key, svc);
+      mergeScope(scope, this.recompute(key));
+    }
+    return scope;
+  }
+
+  /** What is to be said about Services' scheduler annotations since the last call, each change once. */
+  takeSchedulingReports(): SchedulingReport[] {
+    const out = this.pendingReports;
+    this.pendingReports = [];
+    return out;
   }
 
   /** The Services with a Local traffic policy and their ready endpoints on this node. */
@@ -102,14 +134,28 @@ export class KnownObjects {
 
   private recompute(key: string): Scope {
     const svc = this.services.get(key);
-    return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx) : undefined);
+    return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx, this.missingSchedulers) : undefined);
+  }
+
+  private noteScheduling(key: string, svc: Service): void {
+    const { report } = serviceScheduling(svc, this.ctx.config.scheduler, this.missingSchedulers);
+    if (sameReport(report, this.schedulingReports.get(key))) return;
+    if (report) {
+      this.schedulingReports.set(key, report);
+      this.pendingReports.push(report);
+    } else this.schedulingReports.delete(key);
   }
 }
 
 /** The desired state of a whole set of objects (the `plan` command, tests). */
 export function desiredState(objects: { services: Service[]; endpointSlices: EndpointSlice[] }, node: NodeInfo, config: ProxyConfig): DesiredState {
+  return plannedState(objects, node, config).desired;
+}
+
+/** The desired state of a whole set of objects, and what is to be said about their scheduler annotations. */
+export function plannedState(objects: { services: Service[]; endpointSlices: EndpointSlice[] }, node: NodeInfo, config: ProxyConfig): { desired: DesiredState; schedulingReports: SchedulingReport[] } {
   const state = new KnownObjects(node, config);
   for (const slice of objects.endpointSlices) state.upsertEndpointSlice(slice);
   for (const svc of objects.services) state.upsertService(svc);
-  return state.desired;
+  return { desired: state.desired, schedulingReports: state.takeSchedulingReports() };
 }

@@ -15,6 +15,7 @@ import { cidrContains, type AddressFamily, type Cidr } from 'ipvs-netlink/addres
 import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
 import { virtualServerKey, type DesiredDestination, type DesiredVirtualServer, type VirtualServerSpec } from '../plan/kernel-state.js';
 import { categorizeEndpoints, selectEndpoints, type Categorized } from './topology.js';
+import { serviceScheduling, type Scheduling } from './scheduling.js';
 
 /** What one service adds to the desired state (kept by DesiredIndex until the service changes: compact). */
 export interface ServiceContribution {
@@ -34,13 +35,19 @@ interface Building {
   outFilterDrops: OutFilterDrop[];
   /** Endpoint list → its destinations, so virtual servers with the same endpoints share one list. */
   destinations: Map<readonly EndpointInfo[], readonly DesiredDestination[]>;
+  /** The Service's scheduler and flags, the same for all its virtual servers. */
+  scheduling: Scheduling;
 }
 
 const NO_DROPS: OutFilterDrop[] = [];
 
-/** `slices`: the service's slices in name order. */
-export function serviceContribution(svc: Service, slices: readonly SliceFacts[], ctx: NodeContext): ServiceContribution {
-  const out: Building = { virtualServers: new Map(), setEntries: [], boundAddresses: [], outFilterDrops: [], destinations: new Map() };
+/**
+ * `slices`: the service's slices in name order; `missingSchedulers`: those
+ * the kernel was found to lack (the Service then gets the global one).
+ */
+export function serviceContribution(svc: Service, slices: readonly SliceFacts[], ctx: NodeContext, missingSchedulers?: ReadonlySet<string>): ServiceContribution {
+  const { scheduling } = serviceScheduling(svc, ctx.config.scheduler, missingSchedulers);
+  const out: Building = { virtualServers: new Map(), setEntries: [], boundAddresses: [], outFilterDrops: [], destinations: new Map(), scheduling };
   for (const family of ctx.families) {
     for (const info of servicePortInfos(svc, family)) addServicePort(out, info, slices, ctx);
   }
@@ -168,7 +175,7 @@ function addVirtualServer(
   port: number,
   endpoints: readonly EndpointInfo[],
 ): void {
-  const service = virtualServerSpec(info, address, port, ctx.config.scheduler);
+  const service = virtualServerSpec(info, address, port, out.scheduling);
   // endpointsForPort() gives them in destination order, each once; selecting keeps the order.
   let destinations = out.destinations.get(endpoints);
   if (!destinations) out.destinations.set(endpoints, (destinations = endpoints.map((e) => ({ address: e.address, port: e.port, weight: 1 as const }))));
@@ -177,14 +184,14 @@ function addVirtualServer(
 }
 
 /**
- * ClientIP affinity becomes IPVS persistence with the affinity timeout;
- * scheduler mh also gets FlagSourceHash (IP_VS_SVC_F_SCHED2, hash the
- * source port too), as kube-proxy sets it.
+ * ClientIP affinity becomes IPVS persistence with the affinity timeout; the
+ * scheduler and its flags are the Service's (scheduling.ts: the global one
+ * with kube-proxy's flags unless annotations choose another).
  */
-function virtualServerSpec(info: ServicePortInfo, address: string, port: number, scheduler: string): VirtualServerSpec {
-  const spec: VirtualServerSpec = { protocol: lower(info.protocol), address, port, scheduler };
+function virtualServerSpec(info: ServicePortInfo, address: string, port: number, scheduling: Scheduling): VirtualServerSpec {
+  const spec: VirtualServerSpec = { protocol: lower(info.protocol), address, port, scheduler: scheduling.scheduler };
   if (info.affinitySeconds !== undefined) spec.persistent = { timeout: info.affinitySeconds };
-  if (scheduler === 'mh') spec.flags = { sched2: true };
+  if (scheduling.flags) spec.flags = scheduling.flags;
   return spec;
 }
 

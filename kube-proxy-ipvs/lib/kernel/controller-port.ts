@@ -8,6 +8,7 @@ import type { SocketCounters } from 'ipvs-netlink';
 import type { StaleConntrackReport } from './stale-conntrack.js';
 import type { Logger } from 'pino';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
+import type { SchedulingReason } from '../desired/scheduling.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
 import type { IpsetOp, Operation } from '../plan/kernel-state.js';
 import type { IptablesTools } from './iptables-runner.js';
@@ -119,4 +120,6 @@ export interface ControllerCounters {
   syncs: Record<SyncKind, number> & { lastDurationSeconds: number; totalDurationSeconds: number };
   /** The last sync, resync or drain pass: its kind and netlink traffic; undefined before the first. */
   lastSync?: { kind: SyncKind; netlink: NetlinkTraffic };
+  /** Reports about Services' scheduler annotations since start, by reason (desired/scheduling.ts). */
+  schedulerAnnotationProblems?: Record<SchedulingReason, number>;
 }

@@ -22,7 +22,6 @@
  *   termination. The caller runs both periodically.
  * - cleanup() removes what an IPVS proxy owns, and nothing else.
  */
-import { release } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { AddressServiceKey } from 'ipvs-netlink';
 import { pino, type Logger } from 'pino';
@@ -30,38 +29,29 @@ import { KnownObjects } from '../desired/known-objects.js';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import { usableLocalAddresses } from '../desired/node-addresses.js';
 import { namespaceOf, type EndpointSlice, type NodeInfo, type ProxyConfig, type Service } from '../kubernetes/model.js';
-import { DUMMY_DEVICE, type CurrentState, type CurrentVirtualServer, type DesiredState, type Operation } from '../plan/kernel-state.js';
+import { type CurrentState, type CurrentVirtualServer, type DesiredState, type Operation } from '../plan/kernel-state.js';
 import { Mirror } from '../plan/mirror.js';
 import { plan, planDrainedDeletions } from '../plan/planner.js';
-import { emptyScope, isEmptyScope, mergeScope, scopeOf, type Scope } from '../plan/scope.js';
+import { emptyScope, mergeScope, scopeOf, type Scope } from '../plan/scope.js';
 import { allUdpTargets, changedUdpTargets } from '../plan/stale-conntrack.js';
-import { Applier, emptyOperationCounts, type ApplyReport } from './applier.js';
+import { emptyOperationCounts, type ApplyReport } from './applier.js';
 import { removeOtherBackend } from './backend-switch.js';
 import { removeOwned } from './cleanup.js';
 import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraffic, SyncKind, SyncResult } from './controller-port.js';
-import { execIn, type Exec } from './exec.js';
-import { detectIptables } from './iptables-flavour.js';
-import { IptablesRunner } from './iptables-runner.js';
-import { connectionsOf, currentOf, readKernel, type KernelRead } from './kernel-reader.js';
-import { closeClients, openClients, openRulesHandles, type Clients } from './netlink-clients.js';
+import { connectionsOf, currentOf } from './kernel-reader.js';
+import { NamespaceSession } from './namespace-session.js';
+import { openRulesHandles } from './netlink-clients.js';
 import { familiesOf } from './nftables-tables.js';
+import { SchedulerModules } from './scheduler-modules.js';
 import { StaleConntrackCleaner, type StaleConntrackReport } from './stale-conntrack.js';
 import { SyncStats, trafficBetween, trafficOf } from './sync-stats.js';
-import { kubeProxySysctls, writeSysctls } from './sysctls.js';
-
-/** The handles of the namespace, opened together. */
-interface Kernel {
-  clients: Clients;
-  applier: Applier;
-}
 
 export class Controller implements ControllerPort {
   private readonly objects: KnownObjects;
   private readonly config: ProxyConfig;
   private node: NodeInfo;
   private mirror = new Mirror();
-  private kernel?: Kernel;
-  private readonly exec: Exec;
+  private readonly session: NamespaceSession;
   private readonly logger: Logger;
   /** Keys changed since the last sync, and keys of operations that failed. */
   private pending: Scope = emptyScope();
@@ -73,8 +63,7 @@ export class Controller implements ControllerPort {
   /** The addresses on the node's interfaces except kube-ipvs0, as last read; undefined before start(). */
   private hostAddresses?: string[];
   private readonly staleConntrack: StaleConntrackCleaner;
-  /** The iptables programs, once their flavour is found (the iptables backend, cleanup, a switch from it). */
-  private iptablesRunner?: Promise<IptablesRunner>;
+  private readonly schedulers: SchedulerModules;
 
   constructor(private readonly options: ControllerOptions) {
     this.config = options.config;
@@ -82,25 +71,26 @@ export class Controller implements ControllerPort {
     // Until start() reads the interfaces, the declared node addresses stand in.
     this.objects = new KnownObjects(options.node, options.config);
     this.logger = options.logger ?? pino({ level: 'silent' });
-    this.exec = execIn(options.netns);
+    this.session = new NamespaceSession(options, options.config, this.logger);
     this.staleConntrack = new StaleConntrackCleaner({ netns: options.netns, timeoutMs: options.timeoutMs }, this.logger);
+    this.schedulers = new SchedulerModules(options.config.scheduler, this.logger);
   }
 
   start(): Promise<void> {
     return this.serially(async () => {
-      const { clients } = await this.openKernel();
+      const { clients } = await this.session.open();
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
-      await this.writeSysctls();
-      await this.setIpvsTimeouts(clients);
+      await this.session.writeSysctls();
+      await this.session.setIpvsTimeouts(clients);
       await removeOtherBackend({
         backend: this.config.rulesBackend,
         ...(this.options.netns !== undefined ? { netns: this.options.netns } : {}),
         ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
         ...(clients.nftables ? { nftables: clients.nftables } : {}),
-        iptables: () => this.iptables(),
+        iptables: () => this.session.iptables(),
         logger: this.logger,
       });
-      const read = await this.readKernel(clients);
+      const read = await this.session.read(clients, this.objects.desired);
       this.mirror = Mirror.fromKernel(read.snapshot);
       this.adoptHostAddresses(read.hostAddresses);
       this.fullSyncPending = true;
@@ -150,12 +140,12 @@ export class Controller implements ControllerPort {
   sync(): Promise<SyncResult> {
     return this.serially(async () => {
       const started = performance.now();
-      const traffic = trafficOf(this.kernel?.clients);
+      const traffic = trafficOf(this.session.opened?.clients);
       const full = this.fullSyncPending;
       const scope = this.takePending();
       try {
-        const ops = plan(this.objects.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
-        const report = await this.apply(ops);
+        const planned = plan(this.objects.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
+        const { ops, report } = await this.applyWithSchedulerFallback(planned);
         const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
         const stale = await this.staleConntrack.clean(full ? allUdpTargets(this.objects.desired) : changedUdpTargets(this.objects.desired, report.applied));
         return this.finish(full ? 'full' : 'incremental', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
@@ -183,13 +173,13 @@ export class Controller implements ControllerPort {
   resync(): Promise<SyncResult> {
     return this.serially(async () => {
       const started = performance.now();
-      const { clients } = await this.openKernel();
+      const { clients } = await this.session.open();
       const traffic = trafficOf(clients);
-      const read = await this.readKernel(clients);
+      const read = await this.session.read(clients, this.objects.desired);
       const previous = this.mirror;
       this.mirror = Mirror.fromKernel(read.snapshot, this.objects.desired);
       if (previous.iptables.size > 0) {
-        const iptables = await this.iptables();
+        const iptables = await this.session.iptables();
         for (const [family, payload] of previous.iptables) {
           if (await iptables.holds(family, payload).catch(() => false)) this.mirror.iptables.set(family, payload);
         }
@@ -198,12 +188,12 @@ export class Controller implements ControllerPort {
       this.takePending();
       // The dump just read has the connections of real servers already at weight 0; those still
       // serving are quiesced first and read again, as in sync().
-      const ops = plan(this.objects.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.objects.desired) });
-      const report = await this.apply(ops);
+      const planned = plan(this.objects.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.objects.desired) });
+      const { ops, report } = await this.applyWithSchedulerFallback(planned);
       const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
       const stale = await this.staleConntrack.clean(allUdpTargets(this.objects.desired));
       const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
-      await this.writeSysctls();
+      await this.session.writeSysctls();
       return result;
     });
   }
@@ -216,7 +206,7 @@ export class Controller implements ControllerPort {
   drain(): Promise<SyncResult> {
     return this.serially(async () => {
       const started = performance.now();
-      const traffic = trafficOf(this.kernel?.clients);
+      const traffic = trafficOf(this.session.opened?.clients);
       const services = new Map<string, AddressServiceKey>();
       for (const [key, vs] of this.mirror.virtualServers) {
         if (vs.destinations.some((d) => d.weight === 0)) services.set(key, vs.service);
@@ -228,11 +218,11 @@ export class Controller implements ControllerPort {
 
   cleanup(): Promise<void> {
     return this.serially(async () => {
-      const { clients } = await this.openKernel();
+      const { clients } = await this.session.open();
       // Whichever backend programmed the rules, both are removed: the handles of the other are opened for it.
-      const extra = await openRulesHandles(this.netlinkOptions(), clients);
+      const extra = await openRulesHandles(this.session.netlinkOptions(), clients);
       try {
-        const iptables = await this.iptables().catch((err: Error) => void this.logger.warn({ err: err.message }, 'cleanup: no iptables to remove KUBE-* chains with'));
+        const iptables = await this.session.iptables().catch((err: Error) => void this.logger.warn({ err: err.message }, 'cleanup: no iptables to remove KUBE-* chains with'));
         await removeOwned({ ...clients, ...extra }, iptables ?? undefined, this.config.excludeCIDRs, this.logger);
       } finally {
         extra.ipset?.close();
@@ -249,19 +239,20 @@ export class Controller implements ControllerPort {
     // With the nftables backend these are the table's set elements.
     let ipsetEntries = 0;
     for (const set of this.mirror.ipsets.values()) ipsetEntries += set.entries.size;
-    const clients = this.kernel?.clients;
+    const clients = this.session.opened?.clients;
     return {
       virtualServers: this.mirror.virtualServers.size,
       realServers,
       ipsetEntries,
       boundAddresses: this.mirror.boundAddresses.size,
       ipsetFailures: this.stats.ipsetFailures(),
-      operations: structuredClone(this.kernel?.applier.counts ?? emptyOperationCounts()),
+      operations: structuredClone(this.session.opened?.applier.counts ?? emptyOperationCounts()),
       netlink: clients
         ? { ipvs: clients.ipvs.counters(), rtnl: clients.rtnl.counters(), ...(clients.ipset ? { ipset: clients.ipset.counters() } : {}), ...(clients.nftables ? { nftables: clients.nftables.counters() } : {}) }
         : {},
       syncs: this.stats.syncs(),
       lastSync: this.stats.lastSync,
+      schedulerAnnotationProblems: { ...this.schedulers.counts },
     };
   }
 
@@ -271,8 +262,7 @@ export class Controller implements ControllerPort {
 
   async close(): Promise<void> {
     this.staleConntrack.close();
-    if (this.kernel) closeClients(this.kernel.clients);
-    this.kernel = undefined;
+    this.session.close();
   }
 
   // --- internals ---
@@ -281,63 +271,6 @@ export class Controller implements ControllerPort {
     const result = this.queueTail.then(task, task);
     this.queueTail = result.then(noop, noop);
     return result;
-  }
-
-  /**
-   * The namespace's handles: the ipset one for the iptables backend, the
-   * nftables one for the nftables backend, which runs no iptables program
-   * (the flavour is not even looked for).
-   */
-  private async openKernel(): Promise<Kernel> {
-    if (!this.kernel) {
-      const nft = this.config.rulesBackend === 'nftables';
-      const iptables = nft ? undefined : await this.iptables();
-      const clients = await openClients(this.netlinkOptions(), { ipset: !nft, nftables: nft });
-      const noIptables = { apply: () => Promise.reject(new Error('the nftables backend runs no iptables program')) };
-      this.kernel = { clients, applier: new Applier(clients, iptables ?? noIptables, this.logger) };
-    }
-    return this.kernel;
-  }
-
-  private netlinkOptions(): { netns?: string; timeoutMs?: number } {
-    return { netns: this.options.netns, timeoutMs: this.options.timeoutMs };
-  }
-
-  /** The iptables flavour in use in the namespace (found once, unless given) and its runner. */
-  private iptables(): Promise<IptablesRunner> {
-    this.iptablesRunner ??= (async () => {
-      let tools = this.options.iptables;
-      if (!tools) {
-        const found = await detectIptables(this.exec);
-        this.logger.info({ iptables: found.mode }, 'iptables flavour');
-        tools = found.tools;
-      }
-      return new IptablesRunner(this.exec, tools);
-    })();
-    // A failed detection is tried again next time.
-    this.iptablesRunner.catch(() => (this.iptablesRunner = undefined));
-    return this.iptablesRunner;
-  }
-
-  private writeSysctls(): Promise<void> {
-    return writeSysctls(this.exec, kubeProxySysctls(this.config, release()));
-  }
-
-  /** ipvsadm --set semantics: a 0 leaves that timeout as the kernel has it. */
-  private async setIpvsTimeouts(clients: Clients): Promise<void> {
-    const { tcp, tcpFin, udp } = this.options.ipvsTimeouts ?? {};
-    if (!tcp && !tcpFin && !udp) return;
-    await clients.ipvs.setTimeouts({ ...(tcp ? { tcp } : {}), ...(tcpFin ? { tcpFin } : {}), ...(udp ? { udp } : {}) });
-  }
-
-  /** The kernel read shared by start() and resync(); kube-ipvs0 is (re)made only when it is missing, down or replaced. */
-  private async readKernel(clients: Clients): Promise<KernelRead> {
-    // The nftables backend reads both families' tables: one of a family no longer served is removed.
-    const nftFamilies = this.objects.desired.nftables ? (['inet', 'inet6'] as const) : undefined;
-    const read = await readKernel(clients, new Set(this.objects.desired.ipsets.keys()), nftFamilies);
-    const link = read.dummyLink;
-    if (!link || !link.up || link.kind !== 'dummy') await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
-    return read;
   }
 
   /** New interface addresses change NodePort virtual servers and what is bound: the desired state is rebuilt (rare). */
@@ -366,7 +299,7 @@ export class Controller implements ControllerPort {
 
   /** The live destinations (weights, connection counts) of these virtual servers: one destination dump each. */
   private async readDestinations(services: Map<string, AddressServiceKey>): Promise<CurrentState> {
-    const { clients } = await this.openKernel();
+    const { clients } = await this.session.open();
     const out: CurrentState = { virtualServers: new Map(), ipsets: new Map(), boundAddresses: new Set(), iptables: new Map() };
     for (const [key, service] of services) {
       const live = await clients.ipvs.listDestinations(service).catch(() => undefined);
@@ -378,7 +311,7 @@ export class Controller implements ControllerPort {
 
   private async apply(ops: Operation[]): Promise<ApplyReport> {
     if (ops.length === 0) return { applied: [], failed: [] };
-    const { applier } = await this.openKernel();
+    const { applier } = await this.session.open();
     const report = await applier.apply(ops);
     this.mirror.record(report.applied);
     // A refused transaction may have met a table that is not as the mirror says: the next sync makes it whole.
@@ -387,6 +320,25 @@ export class Controller implements ControllerPort {
     // Failed operations are looked at again by the next sync.
     mergeScope(this.pending, scopeOf(report.failed.map((f) => f.op)));
     return report;
+  }
+
+  /**
+   * Applies, and when the kernel refused an annotated scheduler for want of
+   * its module, plans those Services again with the global scheduler and
+   * applies that too, in the same sync. What is to be said about
+   * Services' scheduler annotations is logged here, once per sync.
+   */
+  private async applyWithSchedulerFallback(ops: Operation[]): Promise<{ ops: Operation[]; report: ApplyReport }> {
+    const report = await this.apply(ops);
+    const missing = this.schedulers.learn(report);
+    for (const scheduler of missing) mergeScope(this.pending, this.objects.schedulerMissing(scheduler));
+    let result = { ops, report };
+    if (missing.length > 0) {
+      const again = plan(this.objects.desired, this.mirror, { scope: this.takePending(), excludeCIDRs: this.config.excludeCIDRs });
+      result = { ops: [...ops, ...again], report: joinReports(report, await this.apply(again)) };
+    }
+    this.schedulers.report(this.objects.takeSchedulingReports());
+    return result;
   }
 
   /** Takes the pending scope (and the full-sync flag) for the sync about to plan. */
@@ -399,7 +351,7 @@ export class Controller implements ControllerPort {
 
   private finish(kind: SyncKind, ops: Operation[], report: ApplyReport, started: number, before: NetlinkTraffic, staleConntrack?: StaleConntrackReport): SyncResult {
     const durationSeconds = (performance.now() - started) / 1000;
-    const netlink = trafficBetween(before, trafficOf(this.kernel?.clients));
+    const netlink = trafficBetween(before, trafficOf(this.session.opened?.clients));
     const ipsetFailures = this.stats.record(kind, durationSeconds, netlink, report);
     const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures, netlink, ...(staleConntrack ? { staleConntrack } : {}) };
     if (ipsetFailures.length > 0) this.logger.warn({ ipsetFailures: ipsetFailures.map((f) => ({ ...f, entries: f.entries.length })) }, 'ipset operations refused; the rest of the sync was applied');
@@ -411,7 +363,9 @@ export class Controller implements ControllerPort {
 const noop = (): void => undefined;
 
 function joinReports(a: ApplyReport, b: ApplyReport): ApplyReport {
-  return b.applied.length === 0 && b.failed.length === 0 ? a : { applied: [...a.applied, ...b.applied], failed: [...a.failed, ...b.failed], quiesced: a.quiesced };
+  if (b.applied.length === 0 && b.failed.length === 0) return a;
+  const quiesced = a.quiesced && b.quiesced ? new Map([...a.quiesced, ...b.quiesced]) : (a.quiesced ?? b.quiesced);
+  return { applied: [...a.applied, ...b.applied], failed: [...a.failed, ...b.failed], ...(quiesced ? { quiesced } : {}) };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

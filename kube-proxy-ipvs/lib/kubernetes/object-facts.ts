@@ -11,6 +11,7 @@
  */
 import type { EndpointSlice, K8sProtocol, Service } from './model.js';
 import { canonicalAddress } from 'ipvs-netlink/address';
+import { schedulingAnnotationsOf } from './service-scheduling.js';
 
 /** Endpoint conditions as bits, with the API's defaults applied (a missing ready means ready...). */
 export const READY = 1;
@@ -73,7 +74,7 @@ export class FactsBuilder {
   private readonly strings = new Interner<string>();
   private readonly slicePorts = new Interner<readonly SlicePortFacts[]>();
 
-  /** A Service reduced to the fields servicePortInfos() reads, as a Service. */
+  /** A Service reduced to the fields servicePortInfos() and the scheduler annotations read, as a Service. */
   service(svc: Service): Service {
     const s = svc.spec;
     const spec: Service['spec'] = {};
@@ -99,6 +100,9 @@ export class FactsBuilder {
     }
     const out: Service = { metadata: { name: svc.metadata.name }, spec };
     if (svc.metadata.namespace !== undefined) out.metadata.namespace = svc.metadata.namespace;
+    // Of the annotations, only the IPVS scheduler ones are read (service-scheduling.ts).
+    const annotations = schedulingAnnotationsOf(svc.metadata.annotations);
+    if (annotations !== undefined) out.metadata.annotations = annotations;
     const ingress = svc.status?.loadBalancer?.ingress?.filter((i) => i.ip !== undefined);
     if (ingress?.length) out.status = { loadBalancer: { ingress: ingress.map((i) => (i.ipMode === undefined ? { ip: i.ip } : { ip: i.ip, ipMode: i.ipMode })) } };
     return out;

@@ -6,6 +6,7 @@
 import { naturalCompare } from 'ipvs-netlink/address';
 import type { DesiredState } from './kernel-state.js';
 import { plannedNftables, type FormatRule, type PlannedNftTable } from './nftables-plan-json.js';
+import { flagNames } from '../kubernetes/service-scheduling.js';
 
 export interface PlannedRealServer {
   address: string;
@@ -18,6 +19,8 @@ export interface PlannedVirtualServer {
   address: string;
   port: number;
   scheduler: string;
+  /** The scheduler flags set, by ipvsadm's names (mh-fallback, mh-port, sh-port, flag-3...); only when any is. */
+  flags?: string[];
   persistent: boolean;
   timeout: number;
   realServers: PlannedRealServer[];
@@ -35,6 +38,10 @@ export interface PlanOutput {
   nftables?: Record<string, PlannedNftTable>;
 }
 
+function withFlags(flags: string[]): { flags?: string[] } {
+  return flags.length > 0 ? { flags } : {};
+}
+
 /** `formatRule` prints the nftables backend's rules (the library's, given by the caller). */
 export function planOutput(desired: DesiredState, formatRule?: FormatRule): PlanOutput {
   const virtualServers = [...desired.virtualServers.values()]
@@ -43,6 +50,7 @@ export function planOutput(desired: DesiredState, formatRule?: FormatRule): Plan
       address: service.address,
       port: service.port,
       scheduler: service.scheduler,
+      ...withFlags(flagNames(service.scheduler, service.flags)),
       persistent: service.persistent !== undefined,
       timeout: service.persistent?.timeout ?? 0,
       realServers: [...destinations.values()]

@@ -14,6 +14,13 @@ import { defaultConfiguration } from './config-defaults.js';
 import { API_VERSION, DecodeError, GROUP, KIND, decodeConfiguration, type KubeProxyConfiguration } from './config-schema.js';
 import { OptionsError } from './options.js';
 
+/**
+ * Upstream's error is kept word for word; this says why (an extension): a
+ * v1alpha2 KubeProxyConfiguration was proposed (KEP-784) and never merged,
+ * so no released kube-proxy reads one and kubeadm writes v1alpha1.
+ */
+const V1ALPHA2_HINT = `: no kube-proxy release has a v1alpha2 configuration (it was proposed in KEP-784 and not merged); write the file as ${API_VERSION}`;
+
 export interface LoadedConfig {
   /** The decoded and defaulted configuration. */
   config: KubeProxyConfiguration;
@@ -45,7 +52,7 @@ export function parseConfig(text: string): LoadedConfig {
   if (o.apiVersion !== API_VERSION || o.kind !== KIND) {
     const group = o.apiVersion.split('/')[0];
     const why = group === GROUP ? `no kind "${o.kind}" is registered for version "${o.apiVersion}"` : `no kind "${o.kind}" is registered for version "${o.apiVersion}" (only ${KIND} in ${API_VERSION} is)`;
-    throw new OptionsError(`failed to decode: ${why} in scheme "kube-proxy"`);
+    throw new OptionsError(`failed to decode: ${why} in scheme "kube-proxy"${o.apiVersion === `${GROUP}/v1alpha2` ? V1ALPHA2_HINT : ''}`);
   }
   const unknown: string[] = [];
   let config: KubeProxyConfiguration;

@@ -180,6 +180,18 @@ export class ProxyMetrics {
         for (const f of c.ipsetFailures ?? []) this.inc({ set: f.set, code: f.code }, f.count);
       },
     });
+    new Counter({
+      name: 'kubeproxy_ipvs_scheduler_annotation_problems_total',
+      help: 'Services whose IPVS scheduler annotations were not (all) applied, each change counted once, by reason: invalid-annotation, module-missing (the kernel has not got the scheduler; the global one is used)',
+      labelNames: ['reason'],
+      registers: r,
+      collect() {
+        const problems = counters()?.schedulerAnnotationProblems;
+        if (!problems) return;
+        this.reset();
+        for (const [reason, n] of Object.entries(problems)) this.inc({ reason }, n);
+      },
+    });
     const metrics = this;
     new Counter({
       name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',

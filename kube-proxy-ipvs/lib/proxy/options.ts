@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
 import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig, type RulesBackend } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
+import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import type { ConntrackSettings } from '../kernel/conntrack-sysctls.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 
@@ -89,8 +90,6 @@ export interface ProxyOptions {
   kubeProxyConfiguration?: KubeProxyConfiguration;
 }
 
-/** IPVS schedulers kube-proxy's validation accepts, plus the newer kernel ones. */
-const SCHEDULERS = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'mh', 'fo', 'ovf', 'twos'] as const;
 
 export function defaultOptions(): ProxyOptions {
   return {
@@ -159,7 +158,7 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
   });
   check(Number.isInteger(o.masqueradeBit) && o.masqueradeBit >= 0 && o.masqueradeBit <= 31, `masqueradeBit must be an integer from 0 to 31, got ${o.masqueradeBit}`);
   const v = o.ipvs;
-  check((SCHEDULERS as readonly string[]).includes(v.scheduler), `--ipvs-scheduler (ipvs.scheduler): "${v.scheduler}" is not an IPVS scheduler; use one of ${SCHEDULERS.join(', ')}`);
+  check((IPVS_SCHEDULERS as readonly string[]).includes(v.scheduler), `--ipvs-scheduler (ipvs.scheduler): "${v.scheduler}" is not an IPVS scheduler; use one of ${IPVS_SCHEDULERS.join(', ')}`);
   check(v.syncPeriodMs > 0, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than 0`);
   check(v.minSyncPeriodMs >= 0, `--ipvs-min-sync-period (ipvs.minSyncPeriod) must be 0 or more`);
   check(v.minSyncPeriodMs <= v.syncPeriodMs, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than or equal to --ipvs-min-sync-period (ipvs.minSyncPeriod)`);

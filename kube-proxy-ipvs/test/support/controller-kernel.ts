@@ -5,6 +5,7 @@
  * exactly the plan".
  */
 import { JUMP_RULES } from '../../lib/desired/iptables-rules.js';
+import { flagNames } from '../../lib/kubernetes/service-scheduling.js';
 import { LEGACY_IPTABLES } from '../../lib/kernel/iptables-runner.js';
 import type { Controller } from '../../lib/kernel/controller.js';
 import type { ControllerOptions } from '../../lib/kernel/controller-port.js';
@@ -39,13 +40,18 @@ export function expectedIpvsadm(desired: DesiredState, weights: Record<string, n
   for (const { service: s, destinations } of desired.virtualServers.values()) {
     const vip = endpoint(s.address, s.port);
     const flag = s.protocol === 'tcp' ? '-t' : s.protocol === 'udp' ? '-u' : '--sctp-service';
-    lines.push(`-A ${flag} ${vip} -s ${s.scheduler}${s.persistent ? ` -p ${s.persistent.timeout}` : ''}`);
+    lines.push(ipvsadmServiceLine(flag, vip, s.scheduler, s.persistent?.timeout, flagNames(s.scheduler, s.flags)));
     for (const d of destinations.values()) {
       const rs = endpoint(d.address, d.port);
       lines.push(`-a ${flag} ${vip} -r ${rs} -m -w ${weights[rs] ?? 1}`);
     }
   }
   return lines.sort();
+}
+
+/** A virtual server as `ipvsadm -Sn` prints it: `-A -t VIP -s SCHED [-p TIMEOUT] [-b FLAGS]`. */
+export function ipvsadmServiceLine(flag: string, vip: string, scheduler: string, timeout: number | undefined, flags: readonly string[] = []): string {
+  return `-A ${flag} ${vip} -s ${scheduler}${timeout !== undefined ? ` -p ${timeout}` : ''}${flags.length ? ` -b ${flags.join(',')}` : ''}`;
 }
 
 function endpoint(address: string, port: number): string {

@@ -111,6 +111,22 @@ export class FakeController implements ControllerPort {
   }
 }
 
+/** A controller's counters with nothing done, but for `overrides` (for metrics tests). */
+export function idleCounters(overrides: Partial<ControllerCounters> = {}): ControllerCounters {
+  const zero = { ok: 0, failed: 0 };
+  return {
+    virtualServers: 0,
+    realServers: 0,
+    ipsetEntries: 0,
+    boundAddresses: 0,
+    operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero },
+    ipsetFailures: [],
+    netlink: {},
+    syncs: { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 },
+    ...overrides,
+  };
+}
+
 function traffic(messages: number, calls: number): SocketCounters {
   return { messagesSent: messages, messagesReceived: messages, sendmsgCalls: calls, recvCalls: calls, dumpsRestarted: 0 };
 }

@@ -14,7 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlanOutput } from '../../lib/plan/plan-json.js';
-import { expectedJumps, iptablesOfPayload, ipvsadmSave, kubeIpsets, kubeIptables, kubeIpvs0Addresses } from './controller-kernel.js';
+import { expectedJumps, iptablesOfPayload, ipvsadmSave, ipvsadmServiceLine, kubeIpsets, kubeIptables, kubeIpvs0Addresses } from './controller-kernel.js';
 import type { Netns } from '../../../test/support/netns.js';
 import { cleanEnv, MAIN } from './proxy-env.js';
 
@@ -51,7 +51,7 @@ export function planIpvsadm(plan: PlanOutput): string[] {
   for (const vs of plan.virtualServers) {
     const flag = vs.protocol === 'TCP' ? '-t' : vs.protocol === 'UDP' ? '-u' : '--sctp-service';
     const vip = hostPort(vs.address, vs.port);
-    lines.push(`-A ${flag} ${vip} -s ${vs.scheduler}${vs.persistent ? ` -p ${vs.timeout}` : ''}`);
+    lines.push(ipvsadmServiceLine(flag, vip, vs.scheduler, vs.persistent ? vs.timeout : undefined, vs.flags));
     for (const rs of vs.realServers) lines.push(`-a ${flag} ${vip} -r ${hostPort(rs.address, rs.port)} -m -w ${rs.weight}`);
   }
   return lines.sort();

@@ -16,6 +16,7 @@ import { KnownObjects } from '../../lib/desired/known-objects.js';
 import { withLines } from '../../lib/kernel/iptables-runner.js';
 import { kubeProxySysctls } from '../../lib/kernel/sysctls.js';
 import { ProxyMetrics } from '../../lib/proxy/metrics.js';
+import { idleCounters } from '../support/fake-controller.js';
 import { IpsetBulkError, NetlinkError } from 'ipvs-netlink';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 
@@ -162,20 +163,7 @@ t.test('a set that fills up fails alone: the other sets, IPVS and addresses are 
 });
 
 t.test('refused ipset operations are exported as kubeproxy_ipvs_netlink_ipset_failures_total{set,code}', async (t) => {
-  const zero = { ok: 0, failed: 0 };
-  const metrics = new ProxyMetrics(
-    () => ({
-      virtualServers: 0,
-      realServers: 0,
-      ipsetEntries: 0,
-      boundAddresses: 0,
-      operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero },
-      ipsetFailures: [{ set: 'KUBE-CLUSTER-IP', code: 'IPSET_ERR_HASH_FULL', count: 3 }],
-      netlink: {},
-      syncs: { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 },
-    }),
-    { defaultMetrics: false },
-  );
+  const metrics = new ProxyMetrics(() => idleCounters({ ipsetFailures: [{ set: 'KUBE-CLUSTER-IP', code: 'IPSET_ERR_HASH_FULL', count: 3 }] }), { defaultMetrics: false });
   t.match(await metrics.registry.metrics(), /^kubeproxy_ipvs_netlink_ipset_failures_total\{set="KUBE-CLUSTER-IP",code="IPSET_ERR_HASH_FULL"\} 3$/m);
 });
 

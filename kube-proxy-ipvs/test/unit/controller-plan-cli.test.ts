@@ -143,3 +143,16 @@ t.test("the binary's exits, as kube-proxy's (cobra): flag errors print the usage
   t.equal(bad.status, 1);
   t.match(bad.stderr, /command failed: failed complete: open \/nonexistent.yaml: no such file or directory/);
 });
+
+t.test('scheduler annotations: the flags in the JSON; one that cannot be applied warned about on stderr, the Service on the global scheduler', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kp-plan-sched-'));
+  const svc = (name: string, ip: string, annotations: string) =>
+    `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: e2e, annotations: {${annotations}}}\nspec: {clusterIP: ${ip}, ports: [{name: http, port: 80}]}\n`;
+  writeFileSync(join(dir, 'mh.yaml'), svc('mh', '10.96.0.10', '"kube-router.io/service.scheduler": mh, "kube-router.io/service.schedflags": "flag-1,flag-2"'));
+  writeFileSync(join(dir, 'bad.yaml'), svc('bad', '10.96.0.11', '"ipvs.kube-proxy-ipvs.io/scheduler": fastest'));
+  const r = run('plan', '--manifests', dir, '--hostname-override', 'node-a', '--bind-address', '192.168.1.10', '--ipvs-scheduler', 'wlc');
+  t.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { virtualServers: Array<{ address: string; scheduler: string; flags?: string[] }> };
+  t.same(out.virtualServers.map((v) => [v.address, v.scheduler, v.flags]), [['10.96.0.10', 'mh', ['mh-fallback', 'mh-port']], ['10.96.0.11', 'wlc', undefined]]);
+  t.equal(r.stderr, 'warning: Service e2e/bad: ipvs.kube-proxy-ipvs.io/scheduler="fastest" is not an IPVS scheduler; use one of rr, wrr, lc, wlc, lblc, lblcr, dh, sh, sed, nq, mh, fo, ovf, twos; its virtual servers use scheduler wlc\n');
+});

@@ -74,7 +74,8 @@ t.test('strict decoding, then lenient with upstream\'s log line', async (t) => {
 
 t.test('refused: other apiVersion or kind, wrong types, bad durations', async (t) => {
   const head = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n';
-  t.throws(() => parseConfig(head.replace('v1alpha1', 'v1alpha2')), /failed to decode: no kind "KubeProxyConfiguration" is registered for version "kubeproxy.config.k8s.io\/v1alpha2"/);
+  t.throws(() => parseConfig(head.replace('v1alpha1', 'v1alpha2')), /^failed to decode: no kind "KubeProxyConfiguration" is registered for version "kubeproxy.config.k8s.io\/v1alpha2" in scheme "kube-proxy": no kube-proxy release has a v1alpha2 configuration \(it was proposed in KEP-784 and not merged\); write the file as kubeproxy.config.k8s.io\/v1alpha1$/);
+  t.throws(() => parseConfig(head.replace('v1alpha1', 'v1beta1')), /^failed to decode: no kind "KubeProxyConfiguration" is registered for version "kubeproxy.config.k8s.io\/v1beta1" in scheme "kube-proxy"$/, 'other versions: upstream\'s words alone');
   t.throws(() => parseConfig(head.replace('KubeProxyConfiguration', 'KubeletConfiguration')), /no kind "KubeletConfiguration" is registered/);
   t.throws(() => parseConfig('kind: KubeProxyConfiguration\n'), /Object 'apiVersion' is missing/);
   t.throws(() => parseConfig('apiVersion: kubeproxy.config.k8s.io/v1alpha1\n'), /Object 'Kind' is missing/);

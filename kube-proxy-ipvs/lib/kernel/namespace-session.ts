@@ -1,0 +1,109 @@
+/**
+ * The network namespace the Controller programs, as it reaches it: the
+ * netlink handles of the chosen rules backend and the applier over them
+ * (opened together on first use), the iptables programs (their flavour
+ * found once), and the namespace's kernel settings, kube-proxy's sysctls
+ * and the IPVS timeouts, set through those same handles. The Controller
+ * keeps the plans and the mirror; this keeps the handles.
+ */
+import { release } from 'node:os';
+import type { Logger } from 'pino';
+import type { ProxyConfig } from '../kubernetes/model.js';
+import { DUMMY_DEVICE, type DesiredState } from '../plan/kernel-state.js';
+import { Applier } from './applier.js';
+import type { ControllerOptions } from './controller-port.js';
+import { execIn, type Exec } from './exec.js';
+import { detectIptables } from './iptables-flavour.js';
+import { IptablesRunner } from './iptables-runner.js';
+import { readKernel, type KernelRead } from './kernel-reader.js';
+import { closeClients, openClients, type Clients } from './netlink-clients.js';
+import { kubeProxySysctls, writeSysctls } from './sysctls.js';
+
+/** The handles of the namespace, opened together. */
+export interface Kernel {
+  clients: Clients;
+  applier: Applier;
+}
+
+export class NamespaceSession {
+  /** Runs a program in the namespace (iptables, sysctl). */
+  readonly exec: Exec;
+  private kernel?: Kernel;
+  /** The iptables programs, once their flavour is found (the iptables backend, cleanup, a switch from it). */
+  private iptablesRunner?: Promise<IptablesRunner>;
+
+  constructor(
+    private readonly options: ControllerOptions,
+    private readonly config: ProxyConfig,
+    private readonly logger: Logger,
+  ) {
+    this.exec = execIn(options.netns);
+  }
+
+  /** The handles if open: what counters and traffic figures read, never opening anything. */
+  get opened(): Kernel | undefined {
+    return this.kernel;
+  }
+
+  /**
+   * The namespace's handles: the ipset one for the iptables backend, the
+   * nftables one for the nftables backend, which runs no iptables program
+   * (the flavour is not even looked for).
+   */
+  async open(): Promise<Kernel> {
+    if (!this.kernel) {
+      const nft = this.config.rulesBackend === 'nftables';
+      const iptables = nft ? undefined : await this.iptables();
+      const clients = await openClients(this.netlinkOptions(), { ipset: !nft, nftables: nft });
+      const noIptables = { apply: () => Promise.reject(new Error('the nftables backend runs no iptables program')) };
+      this.kernel = { clients, applier: new Applier(clients, iptables ?? noIptables, this.logger) };
+    }
+    return this.kernel;
+  }
+
+  netlinkOptions(): { netns?: string; timeoutMs?: number } {
+    return { netns: this.options.netns, timeoutMs: this.options.timeoutMs };
+  }
+
+  /** The iptables flavour in use in the namespace (found once, unless given) and its runner. */
+  iptables(): Promise<IptablesRunner> {
+    this.iptablesRunner ??= (async () => {
+      let tools = this.options.iptables;
+      if (!tools) {
+        const found = await detectIptables(this.exec);
+        this.logger.info({ iptables: found.mode }, 'iptables flavour');
+        tools = found.tools;
+      }
+      return new IptablesRunner(this.exec, tools);
+    })();
+    // A failed detection is tried again next time.
+    this.iptablesRunner.catch(() => (this.iptablesRunner = undefined));
+    return this.iptablesRunner;
+  }
+
+  writeSysctls(): Promise<void> {
+    return writeSysctls(this.exec, kubeProxySysctls(this.config, release()));
+  }
+
+  /** ipvsadm --set semantics: a 0 leaves that timeout as the kernel has it. */
+  async setIpvsTimeouts(clients: Clients): Promise<void> {
+    const { tcp, tcpFin, udp } = this.options.ipvsTimeouts ?? {};
+    if (!tcp && !tcpFin && !udp) return;
+    await clients.ipvs.setTimeouts({ ...(tcp ? { tcp } : {}), ...(tcpFin ? { tcpFin } : {}), ...(udp ? { udp } : {}) });
+  }
+
+  /** The kernel read shared by start() and resync(); kube-ipvs0 is (re)made only when it is missing, down or replaced. */
+  async read(clients: Clients, desired: DesiredState): Promise<KernelRead> {
+    // The nftables backend reads both families' tables: one of a family no longer served is removed.
+    const nftFamilies = desired.nftables ? (['inet', 'inet6'] as const) : undefined;
+    const read = await readKernel(clients, new Set(desired.ipsets.keys()), nftFamilies);
+    const link = read.dummyLink;
+    if (!link || !link.up || link.kind !== 'dummy') await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
+    return read;
+  }
+
+  close(): void {
+    if (this.kernel) closeClients(this.kernel.clients);
+    this.kernel = undefined;
+  }
+}
