@@ -4,31 +4,33 @@
 #  1. system packages (apt-get as root, else the exact command to run)
 #  2. the addon and the TypeScript build (the library, then kube-proxy-ipvs)
 # Then two lanes at once, each mostly one core's work (CI has two):
-#  the kernel lane, in the user-mode-linux sandbox (or directly where the
-#  running kernel has IPVS; scripts/with-kernel.sh), its lines marked
-#  "[kernel]":
+#  the kernel lane, its lines marked "[kernel]":
 #  K1. the kernel tests but nftables' (IPVS, and ipset again on 6.1; the
-#      sandbox kernel has no nf_tables for ip/ip6/inet), in one boot, taken
-#      one at a time from a shared queue, longest first. Never skipped: if
-#      they cannot run, this fails.
+#      sandbox kernel has no nf_tables for ip/ip6/inet), in a user-mode-linux
+#      sandbox boot (or directly where the running kernel has IPVS;
+#      scripts/with-kernel.sh), taken one at a time from a queue, longest
+#      first. Never skipped: if they cannot run, this fails.
+#  K2. then the shared steps (below) the host lane has not started.
 #  and the host lane:
 #  H1. unit tests of both packages (no privileges)
 #  H2. ipset, nftables and conntrack kernel tests on this host's kernel (the
 #      proxy's nftables table too: kube-proxy-ipvs/test/host/)
 #      (ipset and nf_tables are built in, conntrack netlink too where the
 #      kernel has it; needs root)
-#  H3. both packages as users install them (scripts/package-test.sh)
-#  H4. sanitizers: the unit tests and the host's ipset kernel tests again,
-#      against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
-#  H5. fuzzing: every decoder for 15 s, every saved failing input replayed
-#  H6. a chosen few kernel tests again in the second sandbox kernel, Debian's
-#      own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables for every
-#      family and distorts costs the other way from user-mode-linux
-#  H7. the addon under valgrind's memcheck on the real kernel paths, in a
-#      sandbox boot of its own (there ASan cannot start; scripts/asan-test.sh)
-#  H8. the benchmarks at their small size (they must run, not be fast)
-#  H9. a second sandbox boot taking kernel tests from K1's queue, so both
-#      cores work until the last kernel test ends
+#  H3. the shared steps, in order, each unless the kernel lane took it:
+#      - both packages as users install them (scripts/package-test.sh)
+#      - fuzzing: every decoder for 15 s, every saved failing input replayed
+#      - sanitizers: the unit tests and the host's ipset kernel tests again,
+#        against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
+#      - the benchmarks at their small size (they must run, not be fast)
+#      - a chosen few kernel tests again in the second sandbox kernel,
+#        Debian's own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables
+#        for every family and distorts costs the other way from
+#        user-mode-linux
+#      - the addon under valgrind's memcheck on the real kernel paths, in a
+#        sandbox boot of its own (there ASan cannot start)
+#  H4. a second sandbox boot taking kernel tests from K1's queue, while any
+#      are left
 # Each step says how long it took. The last line is "N passed, N failed"
 # over all steps of both lanes.
 set -uo pipefail
@@ -159,11 +161,78 @@ kernel_tests_from_queue() { # LOG NAME
 		run_tap "$1" bash scripts/with-kernel.sh bash scripts/sandbox/test-files.sh --queue "$queue"
 }
 
+# The steps after the host lane's first two, each taken by whichever lane
+# gets to it first (by creating its step.NAME folder in the queue), longest
+# first: the host lane goes through them in order, and the kernel lane,
+# once no kernel test is left, takes those not yet started, so neither core
+# idles while the other has work queued.
+shared_steps=(packages fuzz sanitizers bench qemu valgrind)
+take_shared_steps() {
+	local s
+	for s in "${shared_steps[@]}"; do
+		if mkdir "$queue/step.$s" 2>/dev/null; then "step_$s"; fi
+	done
+}
+
+# Both packages packed and installed as users get them (no compiler on
+# PATH), the consumers (ESM, CommonJS, strict TypeScript), and the library's
+# unit tests against the installed copy on Node.js 22 and 24, arm64 under
+# qemu-user and Bun, with the host ipset tests on 22, 24 and Bun.
+step_packages() {
+	step "packages: prebuilds, tarballs, installs, Node.js 22 and 24, arm64, Bun"
+	run_tap package bash scripts/package-test.sh
+}
+
+step_sanitizers() {
+	step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon"
+	ASAN_TEST_REPORTER=tap run_tap asan-unit bash scripts/asan-test.sh unit
+	if [ "$(id -u)" -eq 0 ]; then ASAN_TEST_REPORTER=tap run_tap asan-host-ipset bash scripts/asan-test.sh host-ipset; fi
+}
+
+# Every decoder under libFuzzer + ASan + UBSan for 15 s each, after
+# replaying every input that ever failed (native/fuzz/corpus/regressions).
+step_fuzz() {
+	step "fuzzing, 15 s per target"
+	run_one fuzz bash scripts/fuzz.sh --ci
+}
+
+# Every file here costs QEMU's emulation several times its time in
+# user-mode-linux (node's JIT-compiled code runs ~33x slower), so CI runs
+# the few that exercise what differs between the two kernels' builds;
+# scripts/qemu/README.md has each file's time there. Add or drop files here.
+step_qemu() {
+	step "kernel tests in the QEMU sandbox kernel (a subset)"
+	local qemu_tests=(
+		test/kernel/ipvs-batch.test.ts
+		test/kernel/ipvs-module-reload.test.ts
+		test/kernel/rtnl-links.test.ts
+	)
+	run_tap qemu bash scripts/qemu/tap.sh --files "${qemu_tests[@]}"
+	expect_files qemu "${qemu_tests[@]}"
+}
+
+# A sandbox boot of its own, beside the kernel lane's.
+step_valgrind() {
+	step "valgrind memcheck on the real kernel paths"
+	run_one valgrind bash scripts/valgrind-kernel.sh
+}
+
+# The benchmarks are scripts, not tests: CI runs their small size so they
+# cannot rot (they must run and read back what they programmed; their
+# targets are judged at full size, in BENCHMARKS.md). The small size runs
+# IPVS in both sandbox kernels (QEMU-TCG's pass, 100 x 10, about two
+# minutes with its boot) and the proxy in user-mode-linux. One result.
+step_bench() {
+	step "benchmarks, small size"
+	run_one bench node bench/run.mjs --size small --results bench/.build/ci
+}
+
 # The kernel lane's counts come back through a file (it runs in a subshell).
 kernel_lane() {
 	passed=0 failed=0 status=0
 	step "kernel tests where IPVS exists"
 	kernel_tests_from_queue kernel
+	take_shared_steps
 	step_done
 	echo "$passed $failed $status" >"$logdir/kernel-lane.counts"
 }
@@ -187,51 +256,9 @@ else
 	expect_files host "${host_tests[@]}"
 fi
 
-# Both packages packed and installed as users get them (no compiler on
-# PATH), the consumers (ESM, CommonJS, strict TypeScript), and the library's
-# unit tests against the installed copy on Node.js 22 and 24, arm64 under
-# qemu-user and Bun, with the host ipset tests on 22, 24 and Bun.
-step "packages: prebuilds, tarballs, installs, Node.js 22 and 24, arm64, Bun"
-run_tap package bash scripts/package-test.sh
+take_shared_steps
 
-step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon"
-export ASAN_TEST_REPORTER=tap
-run_tap asan-unit bash scripts/asan-test.sh unit
-[ "$(id -u)" -eq 0 ] && run_tap asan-host-ipset bash scripts/asan-test.sh host-ipset
-unset ASAN_TEST_REPORTER
-
-# Every decoder under libFuzzer + ASan + UBSan for 15 s each, after
-# replaying every input that ever failed (native/fuzz/corpus/regressions).
-step "fuzzing, 15 s per target"
-run_one fuzz bash scripts/fuzz.sh --ci
-
-# Every file here costs QEMU's emulation several times its time in
-# user-mode-linux (node's JIT-compiled code runs ~33x slower), so CI runs
-# the few that exercise what differs between the two kernels' builds;
-# scripts/qemu/README.md has each file's time there. Add or drop files here.
-step "kernel tests in the QEMU sandbox kernel (a subset)"
-qemu_tests=(
-	test/kernel/ipvs-batch.test.ts
-	test/kernel/ipvs-module-reload.test.ts
-	test/kernel/rtnl-links.test.ts
-)
-run_tap qemu bash scripts/qemu/tap.sh --files "${qemu_tests[@]}"
-expect_files qemu "${qemu_tests[@]}"
-
-# Both boot a sandbox kernel of their own, beside the kernel lane's: the
-# kernel lane is the longer, so they go here.
-step "valgrind memcheck on the real kernel paths"
-run_one valgrind bash scripts/valgrind-kernel.sh
-
-# The benchmarks are scripts, not tests: CI runs their small size so they
-# cannot rot (they must run and read back what they programmed; their
-# targets are judged at full size, in BENCHMARKS.md). The small size runs
-# IPVS in both sandbox kernels (QEMU-TCG's pass, 100 x 10, about two
-# minutes with its boot) and the proxy in user-mode-linux. One result.
-step "benchmarks, small size"
-run_one bench node bench/run.mjs --size small --results bench/.build/ci
-
-# The host lane's own steps are done: a second boot takes kernel tests from
+# The host lane's steps are done: a second boot takes kernel tests from
 # the kernel lane's queue, while any are left.
 if [ "$(find "$queue" -maxdepth 1 -name 'taken.*' | wc -l)" -lt "$(wc -l <"$queue/files")" ]; then
 	step "kernel tests where IPVS exists, a second sandbox boot on the same queue"
