@@ -3,7 +3,7 @@
  * source) fed through the library and compared with the ipset tool.
  *
  *   node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs \
- *     test/upstream/ipset-yardstick.ts run [--only FILE.t] [--jobs N] [--out REPORT.json]
+ *     test/upstream/ipset-yardstick.ts run [--only FILE.t]... [--jobs N] [--out REPORT.json]
  *   ... ipset-yardstick.ts extract IPSET-SOURCE-DIR   (refreshes the fixture)
  *
  * The commands come from test/fixtures/ipset-upstream/cases.json (see its
@@ -44,7 +44,8 @@ interface Cases {
   files: Array<{ name: string; lines: Array<[number, string, string]> }>;
 }
 
-type Verdict = 'pass' | 'fail' | 'untranslated' | 'other';
+/** `expiry`: the outcomes differ, decided by an element expiring between the two sides' commands. */
+type Verdict = 'pass' | 'fail' | 'expiry' | 'untranslated' | 'other';
 interface Result {
   file: string;
   line: number;
@@ -168,6 +169,8 @@ const THEIR_INPUT = /\.\/[\w.-]+\.sh/;
 
 class FileRun {
   private ipset!: Ipset;
+  /** The library reading the tool's namespace, for the evidence of an expiry (never to judge the tool). */
+  private reader!: Ipset;
   private readonly files: Record<'a' | 'b', string>;
   readonly results: Result[] = [];
   /** The longest a command and the reads that judge it have taken in this file, in ms. */
@@ -181,10 +184,46 @@ class FileRun {
     for (const d of Object.values(this.files)) rmSync(d, { recursive: true, force: true });
     for (const d of Object.values(this.files)) await run('mkdir', ['-p', d]);
     this.ipset = await Ipset.open({ netns: this.b.path });
+    this.reader = await Ipset.open({ netns: this.a.path });
   }
 
   close(): void {
     this.ipset.close();
+    this.reader.close();
+  }
+
+  /** Each namespace's elements of `set` and their remaining timeouts (the tool's first), read in-process at once. */
+  private async timeouts(set: string): Promise<Array<Map<string, number>>> {
+    const read = (ipset: Ipset) => ipset.list(set).then((l) => l.entries, () => [] as string[]);
+    const lists = await Promise.all([read(this.reader), read(this.ipset)]);
+    return lists.map((entries) => new Map(entries.map((e) => [e.replace(/ timeout \d+/, ''), Number(/ timeout (\d+)/.exec(e)?.[1] ?? 0)])));
+  }
+
+  /** Before an element command on a set with timeouts: its elements in both namespaces, for expiring(). */
+  private async before(p: Parsed): Promise<Array<Map<string, number>> | undefined> {
+    if (!['add', 'del', 'test'].includes(p.cmd) || !p.args[0]) return undefined;
+    const header = await this.ipset.header(p.args[0]).catch(() => undefined);
+    return header?.timeout === undefined ? undefined : this.timeouts(p.args[0]);
+  }
+
+  /**
+   * Evidence that a disagreement was decided by an element expiring between
+   * the two sides' commands: right after it, an element of `set` with at most
+   * `slack` seconds left in one namespace and gone (or as close to going) in
+   * the other; or, read just before the command, one with at most `slack`
+   * seconds left. The library reads both namespaces for this, never to judge
+   * the tool.
+   */
+  private async expiring(set: string, slack: number, before?: Array<Map<string, number>>): Promise<string | undefined> {
+    const [tool, ours] = await this.timeouts(set);
+    for (const [side, mine, other] of [['the tool', tool, ours], ['the library', ours, tool]] as const)
+      for (const [element, left] of mine)
+        if (left >= 1 && left <= slack && (!other.has(element) || other.get(element)! <= slack))
+          return `${element} has ${left} s left in ${side}'s namespace, ${other.has(element) ? `${other.get(element)} s` : 'gone'} in the other`;
+    for (const [side, mine] of [['the tool', before?.[0]], ['the library', before?.[1]]] as const)
+      for (const [element, left] of mine ?? [])
+        if (left >= 1 && left <= slack) return `${element} had ${left} s left in ${side}'s namespace just before`;
+    return undefined;
   }
 
   /** The library's namespace made the tool's again, and a fresh handle. */
@@ -198,7 +237,7 @@ class FileRun {
 
   private record(r: Result): void {
     this.results.push(r);
-    if (process.env.YARDSTICK_VERBOSE || (r.verdict === 'fail' && process.env.YARDSTICK_SHOW_FAILS)) console.log(`${r.verdict} ${this.name}:${r.line} ${r.cmd}${r.why ? ` -- ${r.why}` : ''}`);
+    if (process.env.YARDSTICK_VERBOSE || ((r.verdict === 'fail' || r.verdict === 'expiry') && process.env.YARDSTICK_SHOW_FAILS)) console.log(`${r.verdict} ${this.name}:${r.line} ${r.cmd}${r.why ? ` -- ${r.why}` : ''}`);
   }
 
   async line(n: number, expect: string, line: string): Promise<void> {
@@ -239,6 +278,7 @@ class FileRun {
     // the library at once, so that timeouts tick alike on both sides.
     const quoted = argv.map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(' ');
     const oursInput = fromFile !== undefined && existsSync(path.join(this.files.b, fromFile)) ? readFileSync(path.join(this.files.b, fromFile), 'utf8') : input;
+    const earlier = 'error' in p ? undefined : await this.before(p);
     const began = performance.now();
     let toolStarted!: () => void;
     const ready = new Promise<void>((r) => (toolStarted = r));
@@ -252,7 +292,10 @@ class FileRun {
     let why: string | undefined;
     if ((tool.code === 0) !== (ours.code === 0)) why = `the tool exited ${tool.code}, the library ${ours.code}${ours.error ? ` (${ours.error})` : ''}`;
     if (!why && !('error' in p)) why = await this.compare(p, ours, check ? cmd : undefined, toolCheck, began);
-    this.record({ ...base, verdict: why ? 'fail' : 'pass', tool: toolCheck, ours: ours.code === 0 && check ? toolCheck : ours.code, ...(why ? { why } : {}) });
+    const expiry = why && !('error' in p) && ['add', 'del', 'test', 'list', 'save'].includes(p.cmd) && p.args[0] ? await this.expiring(p.args[0], this.slack(began), earlier) : undefined;
+    if (expiry) why = `${why}: ${expiry}`;
+    const verdict: Verdict = expiry ? 'expiry' : why ? 'fail' : 'pass';
+    this.record({ ...base, verdict, tool: toolCheck, ours: ours.code === 0 && check ? toolCheck : ours.code, ...(why ? { why } : {}) });
     if (why) await this.resync();
   }
 
@@ -324,9 +367,9 @@ async function runFile(f: Cases['files'][number], dir: string): Promise<Result[]
   const count = (v: Verdict) => r.results.filter((x) => x.verdict === v).length;
   const took = ((Date.now() - started) / 1000).toFixed(0);
   // Where the kernel lacks the file's set type, the tool fails where their test expects success.
-  const judged = r.results.filter((x) => x.verdict === 'pass' || x.verdict === 'fail');
+  const judged = r.results.filter((x) => x.verdict === 'pass' || x.verdict === 'fail' || x.verdict === 'expiry');
   const asExpected = judged.filter((x) => (x.tool === 0) === (x.expected === 0)).length;
-  console.log(`${f.name}: ${count('pass')} pass, ${count('fail')} fail, ${count('untranslated')} untranslated, ${count('other')} other lines; the tool as their test expects ${asExpected}/${judged.length} (${took} s)`);
+  console.log(`${f.name}: ${count('pass')} pass, ${count('fail')} fail, ${count('expiry')} decided by expiry, ${count('untranslated')} untranslated, ${count('other')} other lines; the tool as their test expects ${asExpected}/${judged.length} (${took} s)`);
   return r.results;
 }
 
@@ -335,10 +378,12 @@ async function runFile(f: Cases['files'][number], dir: string): Promise<Result[]
  * sleeps and the tool's start-up, so files run side by side, each in its own
  * namespaces, tick alike. The report keeps their runtest.sh order.
  */
-async function runAll(only: string | undefined, out: string | undefined, jobs: number): Promise<void> {
+async function runAll(only: string[], out: string | undefined, jobs: number): Promise<void> {
   const cases = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Cases;
   const dir = mkdtempSync(path.join(tmpdir(), 'ipset-yardstick-'));
-  const files = cases.files.filter((f) => !only || f.name === only);
+  const unknown = only.filter((n) => !cases.files.some((f) => f.name === n));
+  if (unknown.length) throw new Error(`no such test file: ${unknown.join(', ')} (their names are in ${FIXTURE})`);
+  const files = cases.files.filter((f) => only.length === 0 || only.includes(f.name));
   const byFile: Result[][] = [];
   let next = 0;
   const worker = async () => {
@@ -357,15 +402,16 @@ async function runAll(only: string | undefined, out: string | undefined, jobs: n
 
 function report(results: Result[], source: string, out: string | undefined): void {
   const by = (v: Verdict) => results.filter((r) => r.verdict === v);
-  const judged = [...by('pass'), ...by('fail')];
+  const judged = [...by('pass'), ...by('fail'), ...by('expiry')];
   const toolOk = judged.filter((r) => (r.tool === 0) === (r.expected === 0));
   const bothOk = toolOk.filter((r) => r.verdict === 'pass');
   console.log(`\n${source}, on Linux ${readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim()}`);
   console.log(`${judged.length + by('untranslated').length} ipset commands: ${judged.length} run, ${by('untranslated').length} not translated; ${by('other').length} other lines`);
   console.log(`agree with the tool (outcome, and the sets after): ${by('pass').length} of ${judged.length}`);
+  console.log(`disagree: ${by('fail').length}; and ${by('expiry').length} decided by an element expiring between the two sides' commands`);
   console.log(`do what their test expects: the tool ${toolOk.length}, the library (agreeing with the tool) ${bothOk.length}`);
   const reasons = new Map<string, number>();
-  for (const r of [...by('fail'), ...by('untranslated')]) {
+  for (const r of [...by('fail'), ...by('expiry'), ...by('untranslated')]) {
     const k = `${r.verdict}: ${(r.why ?? '').replace(/\d+(\.\d+)*/g, 'N').slice(0, 90)}`;
     reasons.set(k, (reasons.get(k) ?? 0) + 1);
   }
@@ -376,8 +422,8 @@ function report(results: Result[], source: string, out: string | undefined): voi
 const [mode, arg, ...more] = process.argv.slice(2);
 if (mode === 'extract' && arg) extract(arg);
 else if (mode === 'run') {
+  const all = [arg, ...more];
   const opt = (k: string) => {
-    const all = [arg, ...more];
     const i = all.indexOf(k);
     return i >= 0 ? all[i + 1] : undefined;
   };
@@ -386,8 +432,9 @@ else if (mode === 'run') {
     console.error(`--jobs takes a whole number of files at once, 1 or more (got ${opt('--jobs')})`);
     process.exit(2);
   }
-  await runAll(opt('--only'), opt('--out'), jobs);
+  const only = all.flatMap((w, i) => (w === '--only' && all[i + 1] !== undefined ? [all[i + 1]] : []));
+  await runAll(only, opt('--out'), jobs);
 } else {
-  console.error('usage: ipset-yardstick.ts run [--only FILE.t] [--jobs N] [--out REPORT.json] | extract IPSET-SOURCE-DIR');
+  console.error('usage: ipset-yardstick.ts run [--only FILE.t]... [--jobs N] [--out REPORT.json] | extract IPSET-SOURCE-DIR');
   process.exit(2);
 }
