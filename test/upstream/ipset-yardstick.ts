@@ -19,12 +19,14 @@
  * line). After a disagreement the library's namespace is reset to the
  * tool's, so each command is judged on its own. Their expected exit status
  * is reported too: how often the tool itself, on this kernel, does what
- * their test expects. Commands whose input is one of their scripts or files
+ * their test expects. A line that calls ipset inside a shell construct (a
+ * loop, a subshell, `&&`) runs as written in both namespaces, the library's
+ * `ipset` there being ipset-lib-cli.ts. Commands whose input is one of their scripts or files
  * (not kept here), and lines that are not ipset commands (their diff.sh,
  * iptables and traffic checks), are counted apart.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,10 +148,11 @@ function sameSave(a: string[], b: string[], slack = 3): string | undefined {
  * bash start up (seconds on a loaded machine, enough for an element's
  * timeout to run out on one side only).
  */
-async function shell(ns: Netns, cwd: string, cmd: string, input?: string, started?: () => void): Promise<{ code: number; stdout: string }> {
+async function shell(ns: Netns, cwd: string, cmd: string, input?: string, started?: () => void, path?: string): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
     const line = started ? `echo >&2; exec ${cmd}` : cmd;
-    const child = spawn('ip', ['netns', 'exec', ns.name, 'bash', '-c', line], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const env = path ? { ...process.env, PATH: `${path}:${process.env.PATH ?? ''}` } : process.env;
+    const child = spawn('ip', ['netns', 'exec', ns.name, 'bash', '-c', line], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.once('data', () => started?.());
@@ -161,6 +164,18 @@ async function shell(ns: Netns, cwd: string, cmd: string, input?: string, starte
     child.stdin.on('error', () => undefined); // a command that reads no input closes it early
     child.stdin.end(input ?? '');
   });
+}
+
+/**
+ * A folder whose `ipset` is ipset-lib-cli.ts: the library as a program, for
+ * their lines that call ipset inside a shell construct.
+ */
+function libraryOnPath(dir: string): string {
+  const bin = path.join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const loader = path.join(here, '../../node_modules/@tapjs/typescript/dist/esm/import.mjs');
+  writeFileSync(path.join(bin, 'ipset'), `#!/bin/sh\nexec '${process.execPath}' --import='${loader}' '${path.join(here, 'ipset-lib-cli.ts')}' "$@"\n`, { mode: 0o755 });
+  return bin;
 }
 
 const MUTATING = new Set(['create', 'add', 'del', 'destroy', 'flush', 'rename', 'swap', 'restore']);
@@ -176,7 +191,13 @@ class FileRun {
   /** The longest a command and the reads that judge it have taken in this file, in ms. */
   private longest = 0;
 
-  constructor(private readonly name: string, private readonly a: Netns, private readonly b: Netns, dir: string) {
+  constructor(
+    private readonly name: string,
+    private readonly a: Netns,
+    private readonly b: Netns,
+    dir: string,
+    private readonly libraryBin: string,
+  ) {
     this.files = { a: path.join(dir, 'a'), b: path.join(dir, 'b') };
   }
 
@@ -257,19 +278,19 @@ class FileRun {
     if (THEIR_INPUT.test(head)) return this.record({ ...base, verdict: 'untranslated', why: 'its input comes from their script' });
     const { words: argv, rest } = words(cmd.slice(at + 'ipset'.length));
     const p = parse(argv);
+    const construct = () => (THEIR_INPUT.test(cmd) ? this.record({ ...base, verdict: 'untranslated', why: 'it runs their script' }) : this.construct(base, cmd));
     // What surrounds the command: a generator piping restore input in, a
     // check on its output (grep, wc, test), an output or input file.
     let input: string | undefined;
     const check = head === 'n=`' || head === 'ref=`' || rest.startsWith('|');
     if (head !== '' && !check) {
-      if (!head.endsWith('|') || /ipset/.test(head)) return this.record({ ...base, verdict: 'untranslated', why: 'ipset inside a shell construct' });
+      if (!head.endsWith('|') || /ipset/.test(head)) return construct();
       input = (await shell(this.a, this.files.a, head.slice(0, -1))).stdout;
     }
     const quiet = /^([12]?>\s*\/dev\/null\s*|2>&1\s*)+$/.test(rest);
     const toFile = quiet ? undefined : /^>\s*(\S+)/.exec(rest)?.[1];
     const fromFile = /^<\s*(\S+)/.exec(rest)?.[1] ?? (!('error' in p) && p.cmd === 'restore' && typeof p.env.file === 'string' ? p.env.file : undefined);
-    if (!check && !toFile && !fromFile && rest !== '' && !quiet)
-      return this.record({ ...base, verdict: 'untranslated', why: `followed by ${rest}` });
+    if (!check && !toFile && !fromFile && rest !== '' && !quiet) return construct();
     if (fromFile !== undefined) {
       if (!existsSync(path.join(this.files.a, fromFile))) return this.record({ ...base, verdict: 'untranslated', why: `input from their file ${fromFile}` });
       input = readFileSync(path.join(this.files.a, fromFile), 'utf8');
@@ -296,6 +317,25 @@ class FileRun {
     if (expiry) why = `${why}: ${expiry}`;
     const verdict: Verdict = expiry ? 'expiry' : why ? 'fail' : 'pass';
     this.record({ ...base, verdict, tool: toolCheck, ours: ours.code === 0 && check ? toolCheck : ours.code, ...(why ? { why } : {}) });
+    if (why) await this.resync();
+  }
+
+  /**
+   * A line with ipset inside a shell construct (a loop, a subshell, `&&`):
+   * the line as written, by bash, in both namespaces at once, the tool's
+   * ipset in one and the library's (ipset-lib-cli.ts first on PATH) in the
+   * other. It passes when both exit alike and `ipset save` then agrees.
+   */
+  private async construct(base: Omit<Result, 'verdict'>, cmd: string): Promise<void> {
+    const began = performance.now();
+    const [tool, ours] = await Promise.all([shell(this.a, this.files.a, cmd), shell(this.b, this.files.b, cmd, undefined, undefined, this.libraryBin)]);
+    let why = (tool.code === 0) !== (ours.code === 0) ? `the tool's run exited ${tool.code}, the library's ${ours.code}` : undefined;
+    if (!why) {
+      const [sa, sb] = await Promise.all([shell(this.a, this.files.a, 'ipset save'), shell(this.b, this.files.b, 'ipset save')]);
+      const d = sameSave(normalSave(sa.stdout, false), normalSave(sb.stdout, false), this.slack(began));
+      if (d) why = `the sets differ after it: ${d}`;
+    }
+    this.record({ ...base, verdict: why ? 'fail' : 'pass', tool: tool.code, ours: ours.code, ...(why ? { why } : {}) });
     if (why) await this.resync();
   }
 
@@ -348,11 +388,11 @@ class FileRun {
 }
 
 /** One test file, start to end, in its own two namespaces and folder. */
-async function runFile(f: Cases['files'][number], dir: string): Promise<Result[]> {
+async function runFile(f: Cases['files'][number], dir: string, libraryBin: string): Promise<Result[]> {
   const started = Date.now();
   const a = await createNetns('ysa');
   const b = await createNetns('ysb');
-  const r = new FileRun(f.name, a, b, path.join(dir, f.name));
+  const r = new FileRun(f.name, a, b, path.join(dir, f.name), libraryBin);
   try {
     await r.start();
     for (const [n, expect, cmd] of f.lines) {
@@ -385,11 +425,12 @@ async function runAll(only: string[], out: string | undefined, jobs: number): Pr
   if (unknown.length) throw new Error(`no such test file: ${unknown.join(', ')} (their names are in ${FIXTURE})`);
   const files = cases.files.filter((f) => only.length === 0 || only.includes(f.name));
   const byFile: Result[][] = [];
+  const libraryBin = libraryOnPath(dir);
   let next = 0;
   const worker = async () => {
     while (next < files.length) {
       const i = next++;
-      byFile[i] = await runFile(files[i], dir);
+      byFile[i] = await runFile(files[i], dir, libraryBin);
     }
   };
   try {
