@@ -303,6 +303,15 @@ if (existsSync(ipsetFile)) {
 
 if (existsSync(controllerFile)) md.push(...controllerTables(JSON.parse(readFileSync(controllerFile, 'utf8')), { f1, ratio, target }));
 
+// --- the stale UDP conntrack cleanup beside kube-proxy's and the conntrack tool's (host kernel; --only stale-conntrack) ---
+const staleFile = path.join(results, `stale-conntrack${suffix}.json`);
+if (!a['report-only'] && (!a.only || a.only === 'stale-conntrack')) {
+  say(`stale conntrack cleanup: ${small ? 200 : 10_000} UDP services`);
+  run(process.execPath, ['bench/stale-conntrack.mjs', '--services', String(small ? 200 : 10_000), '--runs', String(small ? 1 : 3), '--out', staleFile]);
+  expectWritten(staleFile);
+}
+if (existsSync(staleFile)) md.push(...(await import('./stale-conntrack-report.mjs')).staleConntrackTable(JSON.parse(readFileSync(staleFile, 'utf8')), { f1, ratio }));
+
 const text = md.join('\n') + '\n';
 process.stdout.write('\n' + text);
 if (small) {
