@@ -21,6 +21,7 @@
         "native/ipvs/family.cc",
         "native/ipvs/batches.cc",
         "native/ipvs/js_bridge.cc",
+        "native/ipvs/dump_job.cc",
         "native/ipvs/handle.cc",
         "native/rtnl/codec.cc",
         "native/rtnl/handle.cc",

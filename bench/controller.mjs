@@ -4,7 +4,9 @@
  *   bash scripts/with-kernel.sh node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs \
  *     bench/controller.mjs --services N [--runs R] [--changes C] [--manifest-changes M] --out FILE
  *
- * (the TypeScript loader is for the test API server, kube-proxy-ipvs/test/support/fake-apiserver.ts).
+ * (the TypeScript loader is for the test API server, kube-proxy-ipvs/test/support/fake-apiserver.ts;
+ * bench/run.mjs uses scripts/qemu/ts-transpiled.mjs, the project's TypeScript transpiled on the host,
+ * which spares the QEMU guest ts-node's minutes).
  *
  * 4. Cold start: the kube-proxy-ipvs binary started with --manifests DIR
  *    (N Services x 10 endpoints in YAML) on an empty network namespace,
@@ -29,7 +31,7 @@
  * Progress on stderr; the figures as JSON in --out.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -244,7 +246,8 @@ async function timedChange(p, ipvs, i, add, change, label) {
     idx = p.events.indexOf(end) + 1;
   }
   const endIdx = p.events.indexOf(end);
-  const begin = p.events.slice(from, endIdx).reverse().find((e) => e.ev === (end.ev === 'sync-end' ? 'sync-begin' : 'resync-begin'));
+  // The latest begin before that end: on a loaded machine a periodic resync may have begun before the change was made.
+  const begin = p.events.slice(0, endIdx).reverse().find((e) => e.ev === (end.ev === 'sync-end' ? 'sync-begin' : 'resync-begin'));
   const reloadBegin = p.events.slice(from, endIdx).find((e) => e.ev === 'reload-begin');
   const reloadEnd = p.events.slice(from, endIdx).reverse().find((e) => e.ev === 'reload-end');
   const resyncs = p.events.slice(from, endIdx + 1).filter((e) => e.ev === 'resync-end').length;
@@ -274,10 +277,17 @@ async function timedChange(p, ipvs, i, add, change, label) {
   };
 }
 
+/**
+ * The proxy's own reaction to a change, not its rate limit: by default (as upstream's) it syncs IPVS at most
+ * once a second, so a change within a second of the previous sync (every change here after the first) would
+ * wait out the rest of that second.
+ */
+const NO_RATE_LIMIT = ['--ipvs-min-sync-period', '0s'];
+
 /** Which service change c touches: pairs (add, then remove) on services spread over the cluster. */
 const serviceOfChange = (c) => ((c >> 1) * 7919 + 13) % N;
 
-const result = { date: new Date().toISOString(), kernel: execFileSync('uname', ['-r']).toString().trim(), services: N, endpointsPerService: ENDPOINTS_PER_SERVICE, plan: planned.counts, runs: RUNS };
+const result = { date: new Date().toISOString(), kernel: execFileSync('uname', ['-r']).toString().trim(), sandbox: process.env.IPVS_NETLINK_SANDBOX ?? 'host', kernelBuild: readFileSync('/proc/version', 'utf8').trim(), services: N, endpointsPerService: ENDPOINTS_PER_SERVICE, plan: planned.counts, runs: RUNS };
 const started = Date.now();
 
 // 4a. floor, RUNS times
@@ -293,7 +303,7 @@ for (let r = 0; r < RUNS; r++) {
 result.manifests = [];
 for (let r = 0; r < RUNS; r++) {
   say(`cold start ${r + 1}/${RUNS}: kube-proxy-ipvs --manifests (${N} services), --ipvs-sync-period ${a['sync-period']}`);
-  const { p, ns, result: run } = await coldStart(['--manifests', manifests, '--ipvs-sync-period', a['sync-period']], 'kube-proxy-ipvs --manifests');
+  const { p, ns, result: run } = await coldStart(['--manifests', manifests, '--ipvs-sync-period', a['sync-period'], ...NO_RATE_LIMIT], 'kube-proxy-ipvs --manifests');
   try {
     say(`  waiting for the first periodic resync (memory)`);
     run.memory = await memoryAfterResync(p);
@@ -322,7 +332,7 @@ for (let r = 0; r < RUNS; r++) {
       }
     }
     run.exitCode = await p.stop();
-    if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
+    if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM; its log's last lines:\n${p.logTail.slice(-3000)}`);
     // Profiling runs keep the raw timeline, to cut the CPU profile into phases (bench/profile-summary.mjs --from/--to).
     if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
   } finally {
@@ -344,7 +354,7 @@ if (!a['skip-apiserver']) {
       api.apply('endpointslices', slice(i));
     }
     say(`cold start: kube-proxy-ipvs --master (test API server, ${N} services), --ipvs-sync-period 1h (no resync among the changes)`);
-    const { p, ns, result: run } = await coldStart(['--master', api.url, '--ipvs-sync-period', '1h'], 'kube-proxy-ipvs --master');
+    const { p, ns, result: run } = await coldStart(['--master', api.url, '--ipvs-sync-period', '1h', ...NO_RATE_LIMIT], 'kube-proxy-ipvs --master');
     try {
       const ipvs = await Ipvs.open({ netns: ns.path });
       try {
@@ -369,7 +379,7 @@ if (!a['skip-apiserver']) {
         say(`  heap snapshot: ${snap.file} (RSS before ${(run.memoryAfterChanges.rss / 2 ** 20).toFixed(1)} MiB, afterwards ${(snap.rss / 2 ** 20).toFixed(1)} MiB, heap ${(snap.heapUsed / 2 ** 20).toFixed(1)} of ${(snap.heapTotal / 2 ** 20).toFixed(1)} MiB, external ${(snap.external / 2 ** 20).toFixed(1)} MiB)`);
       }
       run.exitCode = await p.stop();
-      if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM`);
+      if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM; its log's last lines:\n${p.logTail.slice(-3000)}`);
       if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
       run.kernelAfter = kernelCounts(ns.name);
     } finally {

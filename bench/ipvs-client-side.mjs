@@ -12,9 +12,14 @@
  * floors is the client's work, here (run inside the sandbox) and on a real
  * kernel's page-fault costs (run on the host).
  *
- *   node --expose-gc bench/ipvs-client-side.mjs --services N [--replies FILE] [--dumps 3]
+ *   node --expose-gc bench/ipvs-client-side.mjs --services N [--replies FILE] [--dumps 3] [--profile PREFIX]
+ *
+ * --profile: a V8 CPU profile of the first apply() and the first dump() with
+ * counters alone (the inspector started and stopped around each call), written
+ * to PREFIX-apply.cpuprofile and PREFIX-dump.cpuprofile.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
 
 import { Ipvs } from '../dist/lib/index.js';
@@ -26,8 +31,25 @@ const { values: a } = parseArgs({
     services: { type: 'string', default: '200' },
     replies: { type: 'string' },
     dumps: { type: 'string', default: '3' },
+    profile: { type: 'string' },
   },
 });
+/** Runs fn under the CPU profiler when --profile is given; the profile goes to PREFIX-name.cpuprofile. */
+let session;
+async function profiled(name, fn) {
+  if (!a.profile) return fn();
+  if (!session) {
+    session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  }
+  await session.post('Profiler.start');
+  const result = await fn();
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(`${a.profile}-${name}.cpuprofile`, JSON.stringify(profile));
+  return result;
+}
 const gc = globalThis.gc ?? (() => {});
 const now = () => process.hrtime.bigint();
 const msSince = (t) => Number(now() - t) / 1e6;
@@ -60,7 +82,7 @@ out.ops = ops.length;
 const cpu0 = process.cpuUsage();
 const f0 = minorFaults();
 let t = now();
-const results = await ipvs.apply(ops);
+const results = await profiled('apply', () => ipvs.apply(ops));
 out.applyMs = msSince(t);
 out.applyFaults = minorFaults() - f0;
 const cpu = process.cpuUsage(cpu0);
@@ -70,16 +92,22 @@ if (results.length !== ops.length || results.some((r) => !r.ok)) throw new Error
 if (replies) {
   out.dumpMs = [];
   out.dumpFaults = [];
+  out.dumpCpuUs = [];
   out.rulesDumpMs = [];
   out.rulesDumpFaults = [];
+  out.rulesDumpCpuUs = [];
   let destinations = 0;
-  for (const [ms, faults, options] of [[out.dumpMs, out.dumpFaults, undefined], [out.rulesDumpMs, out.rulesDumpFaults, { stats: false }]]) {
+  // CPU time as well as wall time: on a shared machine the wall time includes waiting for a core.
+  for (const [ms, faults, cpuUs, options] of [[out.dumpMs, out.dumpFaults, out.dumpCpuUs, undefined], [out.rulesDumpMs, out.rulesDumpFaults, out.rulesDumpCpuUs, { stats: false }]]) {
     for (let i = 0; i < Number(a.dumps); i++) {
       gc();
       const f1 = minorFaults();
+      const c0 = process.cpuUsage();
       t = now();
-      const dumped = await ipvs.dump(options);
+      const dumped = i === 0 && !options ? await profiled('dump', () => ipvs.dump(options)) : await ipvs.dump(options);
       ms.push(msSince(t));
+      const c = process.cpuUsage(c0);
+      cpuUs.push(c.user + c.system);
       faults.push(minorFaults() - f1);
       destinations = dumped.reduce((n, s) => n + s.destinations.length, 0);
       out.dumpedServices = dumped.length;

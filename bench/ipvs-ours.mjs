@@ -12,6 +12,8 @@
  * --capture FILE: after the measured reads, one more dump() whose replies from
  * the addon (the records and their strings) are written to FILE and
  * FILE.strings.json, for bench/ipvs-client-side.mjs to decode without a kernel.
+ * --read-only: no apply(); one dump() of what the namespace holds, timed: the
+ * first call in a fresh process (its code not yet compiled, no reply memory).
  * --wait-for-go: print "READY <pid>" on stderr once loaded and wait for a
  * line on stdin before starting (so strace can attach after node's start-up,
  * which is slow to trace under user-mode-linux).
@@ -31,6 +33,7 @@ const { values: a } = parseArgs({
     markers: { type: 'boolean', default: false },
     'wait-for-go': { type: 'boolean', default: false },
     capture: { type: 'string' },
+    'read-only': { type: 'boolean', default: false },
   },
 });
 const services = Number(a.services);
@@ -52,6 +55,19 @@ const out = { services, destsPerService: DESTS_PER_SERVICE };
 out.memBaseline = mem();
 const ipvs = await Ipvs.open({ netns: a.netns, timeoutMs: 60_000 });
 out.memOpen = mem();
+
+if (a['read-only']) {
+  const f0 = minorFaults();
+  const t = now();
+  const dumped = await ipvs.dump();
+  out.dumpMs = [msSince(t)];
+  out.dumpFaults = [minorFaults() - f0];
+  out.dumpedServices = dumped.length;
+  out.dumpedDestinations = dumped.reduce((n, s) => n + s.destinations.length, 0);
+  ipvs.close();
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}
 
 const ops = applyOps(services);
 out.ops = ops.length;

@@ -13,6 +13,10 @@
  *
  * --replies: where the first run's captured dump replies go (for the
  * client-side runs here and, afterwards, on the host: bench/run.mjs).
+ * --no-strace: no system-call counts (they are the programs', the same in any
+ * kernel; under QEMU's emulation strace makes ipvsadm -R of 200 services take
+ * minutes). --no-client-side: no runs of the library's side alone (the
+ * cluster-size ladder's other sizes).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +39,7 @@ const { values: a } = parseArgs({
     probe: { type: 'string', default: path.join(here, '.build', 'floor-probe') },
     out: { type: 'string', default: path.join(here, 'results', 'ipvs.json') },
     'no-strace': { type: 'boolean', default: false },
+    'no-client-side': { type: 'boolean', default: false },
     replies: { type: 'string', default: path.join(here, '.build', 'ipvs-dump-replies.bin') },
   },
 });
@@ -83,13 +88,22 @@ function expectCount(ns, n, who) {
     throw new Error(`${who}: expected ${n} services and ${n * DESTS_PER_SERVICE} destinations, found ${JSON.stringify(c)}`);
 }
 
+function oursProcess(nsPath, n, args) {
+  const r = spawnSync(process.execPath, ['--expose-gc', path.join(here, 'ipvs-ours.mjs'), '--netns', nsPath, '--services', String(n), ...args], { maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`ipvs-ours exited ${r.status}: ${String(r.stderr).slice(0, 2000)}`);
+  return JSON.parse(String(r.stdout).trim().split('\n').pop());
+}
+
 function ours(n, extra = []) {
   return withNetns((ns, nsPath) => {
-    const r = spawnSync(process.execPath, ['--expose-gc', path.join(here, 'ipvs-ours.mjs'), '--netns', nsPath, '--services', String(n), '--dumps', String(DUMPS), ...extra], { maxBuffer: 1 << 28 });
-    if (r.status !== 0) throw new Error(`ipvs-ours exited ${r.status}: ${String(r.stderr).slice(0, 2000)}`);
-    const res = JSON.parse(String(r.stdout).trim().split('\n').pop());
+    const res = oursProcess(nsPath, n, ['--dumps', String(DUMPS), ...extra]);
     if (res.failed) throw new Error(`apply: ${res.failed} ops failed, first: ${res.firstError}`);
     expectCount(ns, n, 'Ipvs.apply');
+    // dump() as a program that reads once does it: the first call in a fresh process.
+    const fresh = oursProcess(nsPath, n, ['--read-only']);
+    if (fresh.dumpedDestinations !== n * DESTS_PER_SERVICE) throw new Error(`a fresh process's dump() read ${fresh.dumpedDestinations} destinations`);
+    res.freshDumpMs = fresh.dumpMs[0];
+    res.freshDumpFaults = fresh.dumpFaults[0];
     return res;
   });
 }
@@ -240,11 +254,14 @@ const runs = [];
 for (let r = 0; r < RUNS; r++) {
   const run = {};
   say(`run ${r + 1}/${RUNS}: Ipvs.apply + dump()`);
-  run.ours = ours(N, r === 0 ? ['--capture', a.replies] : []);
+  run.ours = ours(N, r === 0 && !a['no-client-side'] ? ['--capture', a.replies] : []);
   say(`  apply ${run.ours.applyMs.toFixed(0)} ms, dump ${median(run.ours.dumpMs).toFixed(0)} ms`);
-  say(`run ${r + 1}/${RUNS}: the library's side alone (kernel stubbed)`);
-  run.clientSide = clientSide(N, a.replies, DUMPS);
-  say(`  apply ${run.clientSide.applyMs.toFixed(0)} ms, dump ${median(run.clientSide.dumpMs).toFixed(0)} ms`);
+  say(`  a fresh process's first dump() ${run.ours.freshDumpMs.toFixed(0)} ms`);
+  if (!a['no-client-side']) {
+    say(`run ${r + 1}/${RUNS}: the library's side alone (kernel stubbed)`);
+    run.clientSide = clientSide(N, a.replies, DUMPS);
+    say(`  apply ${run.clientSide.applyMs.toFixed(0)} ms, dump ${median(run.clientSide.dumpMs).toFixed(0)} ms`);
+  }
   say(`run ${r + 1}/${RUNS}: ipvsadm -R + ipvsadm -Sn`);
   run.ipvsadm = ipvsadm(N);
   say(`  ipvsadm -R ${run.ipvsadm.program.wallMs.toFixed(0)} ms, -Sn ${median(run.ipvsadm.dumps.map((d) => d.wallMs)).toFixed(0)} ms`);
@@ -258,6 +275,9 @@ const strace = a['no-strace'] ? null : await straced(NS_STRACE);
 const result = {
   date: new Date().toISOString(),
   kernel: execFileSync('uname', ['-r']).toString().trim(),
+  // Which sandbox (uml, qemu; set by its runner) and the kernel's build, e.g. "... (Debian 6.1.176-1)".
+  sandbox: process.env.IPVS_NETLINK_SANDBOX ?? 'host',
+  kernelBuild: readFileSync('/proc/version', 'utf8').trim(),
   services: N,
   destsPerService: DESTS_PER_SERVICE,
   ops: OPS,

@@ -23,16 +23,16 @@ export function freshNetns(prefix) {
 
 /**
  * Runs argv in the namespace under /usr/bin/time; wall, user and system
- * time (10 ms resolution, process start included), minor page faults and
- * stdout.
+ * time (10 ms resolution, process start included), minor page faults, peak
+ * resident set and stdout.
  */
 export function timed(ns, argv, input) {
   const tf = path.join(os.tmpdir(), `bench-time-${process.pid}.txt`);
-  const r = spawnSync('ip', ['netns', 'exec', ns, '/usr/bin/time', '-f', '%e %U %S %R', '-o', tf, ...argv], { input, maxBuffer: 1 << 30 });
+  const r = spawnSync('ip', ['netns', 'exec', ns, '/usr/bin/time', '-f', '%e %U %S %R %M', '-o', tf, ...argv], { input, maxBuffer: 1 << 30 });
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${String(r.stdout).slice(0, 300)} ${String(r.stderr).slice(0, 1000)}`);
-  const [wall, user, sys, minorFaults] = readFileSync(tf, 'utf8').trim().split('\n').pop().split(/\s+/).map(Number);
+  const [wall, user, sys, minorFaults, maxRssKb] = readFileSync(tf, 'utf8').trim().split('\n').pop().split(/\s+/).map(Number);
   rmSync(tf, { force: true });
-  return { wallMs: wall * 1000, userUs: user * 1e6, systemUs: sys * 1e6, minorFaults, stdout: String(r.stdout) };
+  return { wallMs: wall * 1000, userUs: user * 1e6, systemUs: sys * 1e6, minorFaults, maxRssKb, stdout: String(r.stdout) };
 }
 
 const run = (ns, argv) => execFileSync('ip', ['netns', 'exec', ns, ...argv], { maxBuffer: 1 << 30 }).toString();

@@ -42,8 +42,22 @@ mkdir -p "$W/tarballs" "$W/bin"
 timed runtimes bash scripts/runtimes.sh fetch
 timed prebuilds bash scripts/prebuild.sh x64 arm64
 
-# 2. The tarballs.
-pack() { npm pack --pack-destination "$W/tarballs" "$@"; }
+# 2. The tarballs, packed from a copy of the sources: each package's prepack
+# removes and recompiles its dist/, and this tree's dist/ is what the kernel
+# tests running beside this step (scripts/test.sh's kernel lane) load; a
+# pack in place once pulled a module from under a starting proxy. The copy
+# shares node_modules and the runtimes cache, and keeps the sources' times,
+# so the prebuilds made in step 1 count as current there.
+copy_sources() {
+	mkdir -p "$W/src" &&
+		tar -C "$ROOT" -cf - --exclude=./.git --exclude=./node_modules --exclude=./.sandbox --exclude=./.cache \
+			--exclude=./build --exclude=./dist --exclude=./kube-proxy-ipvs/dist --exclude=./bench/.build . |
+		tar -C "$W/src" -xf - &&
+		ln -s "$ROOT/node_modules" "$W/src/node_modules" &&
+		ln -s "$ROOT/.cache" "$W/src/.cache"
+}
+timed copy-sources copy_sources
+pack() { (cd "$W/src" && npm pack --pack-destination "$W/tarballs" "$@"); }
 timed pack-library pack
 timed pack-proxy pack -w kube-proxy-ipvs
 

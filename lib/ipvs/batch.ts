@@ -13,21 +13,28 @@ import type { BatchOp, BatchResult } from './types.js';
 
 type OpName = BatchOp['op'];
 
-/** How each batch op is written: the command and the parts it sends. */
-const BATCH_OPS: Readonly<Record<OpName, (w: RequestWriter, op: Record<string, unknown>) => void>> = {
-  addService: (w, o) => serviceOp(w, CMD.NEW_SERVICE, o.service),
-  updateService: (w, o) => serviceOp(w, CMD.SET_SERVICE, o.service),
-  deleteService: (w, o) => {
-    w.begin(CMD.DEL_SERVICE);
-    w.serviceKeyOnly(o.service, 'service');
-  },
-  addDestination: (w, o) => destinationOp(w, CMD.NEW_DEST, o.service, o.destination, false),
-  updateDestination: (w, o) => destinationOp(w, CMD.SET_DEST, o.service, o.destination, false),
-  deleteDestination: (w, o) => destinationOp(w, CMD.DEL_DEST, o.service, o.destination, true),
-  listDestinations: (w, o) => listDestinationsOp(w, o.service),
-};
+/** The ops a batch takes, for the error that names them. */
+const OP_NAMES: readonly OpName[] = ['addService', 'updateService', 'deleteService', 'addDestination', 'updateDestination', 'deleteDestination', 'listDestinations'];
 
-const OP_NAMES = Object.keys(BATCH_OPS) as OpName[];
+/**
+ * Writes one op as its requests; false when `name` is no op. One switch,
+ * not a table of closures: a batch's loop stays one monomorphic call.
+ */
+function writeNamed(w: RequestWriter, name: unknown, service: unknown, destination: unknown): boolean {
+  switch (name) {
+    case 'addDestination': destinationOp(w, CMD.NEW_DEST, service, destination, false); return true;
+    case 'addService': serviceOp(w, CMD.NEW_SERVICE, service); return true;
+    case 'deleteDestination': destinationOp(w, CMD.DEL_DEST, service, destination, true); return true;
+    case 'updateDestination': destinationOp(w, CMD.SET_DEST, service, destination, false); return true;
+    case 'updateService': serviceOp(w, CMD.SET_SERVICE, service); return true;
+    case 'deleteService':
+      w.begin(CMD.DEL_SERVICE);
+      w.serviceKeyOnly(service, 'service');
+      return true;
+    case 'listDestinations': listDestinationsOp(w, service); return true;
+    default: return false;
+  }
+}
 
 /**
  * Two requests: the kernel answers a destination dump for a missing
@@ -55,7 +62,7 @@ function destinationOp(w: RequestWriter, cmd: number, service: unknown, destinat
 
 /** One op written on its own (the single-op methods); its field names are not prefixed. */
 export function writeOp(w: RequestWriter, op: OpName, service: unknown, destination?: unknown): void {
-  BATCH_OPS[op](w, { service, destination });
+  writeNamed(w, op, service, destination);
 }
 
 /**
@@ -63,22 +70,32 @@ export function writeOp(w: RequestWriter, op: OpName, service: unknown, destinat
  * the first request of each op is returned, for the results.
  */
 export function writeBatch(w: RequestWriter, ops: readonly unknown[]): Uint32Array | undefined {
-  const firstRequest = ops.some((o) => (o as { op?: unknown } | null)?.op === 'listDestinations') ? new Uint32Array(ops.length) : undefined;
+  // Until the first read, op i is request i; the table is made only then.
+  let firstRequest: Uint32Array | undefined;
   for (let i = 0; i < ops.length; i++) {
-    if (firstRequest) firstRequest[i] = w.count;
     const o = ops[i];
     if (!isObject(o)) throw wrongType(`ops[${i}]`, 'an object', o);
-    const write = typeof o.op === 'string' && Object.prototype.hasOwnProperty.call(BATCH_OPS, o.op) ? BATCH_OPS[o.op as OpName] : undefined;
-    if (!write) throw notOneOf(o.op, OP_NAMES, `ops[${i}]`, 'op');
+    const name = o.op;
+    if (firstRequest) firstRequest[i] = w.count;
+    else if (name === 'listDestinations') firstRequest = readsFrom(ops.length, i);
+    let written: boolean;
     try {
-      write(w, o);
+      written = writeNamed(w, name, o.service, o.destination);
     } catch (err) {
       // The writers name fields from the op down (`service.port`): a
       // refused field's path is built only now.
       throw prefixField(err, `ops[${i}].`);
     }
+    if (!written) throw notOneOf(name, OP_NAMES, `ops[${i}]`, 'op');
   }
   return firstRequest;
+}
+
+/** The first request of each op, for a batch whose first read is op `first` (every op before it one request). */
+function readsFrom(count: number, first: number): Uint32Array {
+  const t = new Uint32Array(count);
+  for (let i = 0; i <= first; i++) t[i] = i;
+  return t;
 }
 
 /** Every successful batch op shares this result. */

@@ -12,6 +12,7 @@ import { NetlinkClient, openHandle } from '../netlink/client.js';
 import { knownFields, object, optionalBoolean, wrongType } from '../util/check.js';
 import { batchResults, listDestinationsOp, writeBatch, writeOp } from './batch.js';
 import { CMD } from './constants.js';
+import { DumpReader } from './dump-reader.js';
 import { errorOf } from './errors.js';
 import { FLAG } from './records.js';
 import { type NativeReplies, ReplyRecords, type RequestReplies } from './reply-reader.js';
@@ -214,9 +215,12 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   async dump(options: DumpOptions = {}): Promise<ServiceWithDestinations[] | ServiceRules[]> {
     knownFields(object(options, 'options'), DUMP_OPTIONS, 'options');
     const withStats = optionalBoolean(options.stats, 'options', true, 'stats');
-    return this.exclusive('dump', async () =>
-      this.reading(await this.native('dump', undefined, () => this.calling(() => this.handle.dump())), (r) => readDump(r, withStats)),
-    );
+    return this.exclusive('dump', async () => {
+      // The records are read as the addon hands them over, while the
+      // kernel is still answering; the reader ends with the result.
+      const reader = new DumpReader(withStats);
+      return this.reading(await this.native('dump', undefined, () => this.calling(() => this.handle.dump(reader.add))), (r) => reader.finish(r));
+    });
   }
 
   /**
@@ -287,29 +291,6 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   async listDaemons(): Promise<Daemon[]> {
     return (await this.simple(CMD.GET_DAEMON, 'listDaemons', FLAG.dump)).daemons;
   }
-}
-
-/** A dump's records: request 0 is the service dump, request i + 1 the destinations of service i. */
-function readDump(r: NativeReplies, withStats: boolean): ServiceWithDestinations[] {
-  const gone = new Set<number>();
-  for (const f of r.failures) {
-    if (f.index === 0) throw errorOf(f, 'dump');
-    if (f.code === 'ESRCH' || f.code === 'ENOENT') gone.add(f.index - 1);
-    else throw errorOf(f, 'dump');
-  }
-  const rec = new ReplyRecords(r.records, r.strings);
-  const services: ServiceWithDestinations[] = [];
-  for (let i = 0; i < rec.count; i++) {
-    const req = rec.request(i);
-    if (req === 0) {
-      const s = rec.service(i, withStats) as ServiceWithDestinations;
-      s.destinations = [];
-      services.push(s);
-    } else {
-      services[req - 1].destinations.push(rec.destination(i, withStats));
-    }
-  }
-  return gone.size === 0 ? services : services.filter((_, i) => !gone.has(i));
 }
 
 /** The identity part of a service (what getService and the destination methods take), from a key, a spec or a Service read back. */

@@ -10,6 +10,27 @@ import type { Daemon, Destination, Family, ForwardMethod, Info, Protocol, Servic
 
 const LE = LITTLE_ENDIAN;
 const SIZE = REP.size;
+// Hot offsets, read once from the layout.
+const REP_KIND = REP.Kind;
+const REP_REQUEST = REP.Request;
+const REP_AF = REP.Af;
+const REP_PORT = REP.Port;
+const REP_ADDR = REP.Addr;
+const REP_ADDR_TEXT = REP.AddrText;
+const REP_DEST_FWD = REP.DestFwd;
+const REP_DEST_WEIGHT = REP.DestWeight;
+const REP_DEST_UTHRESH = REP.DestUThresh;
+const REP_DEST_LTHRESH = REP.DestLThresh;
+const REP_DEST_ACTIVE = REP.DestActive;
+const REP_DEST_INACTIVE = REP.DestInactive;
+const REP_DEST_PERSIST = REP.DestPersist;
+const REP_STATS = REP.Stats;
+if (REP_STATS % 8 !== 0 || SIZE % 8 !== 0) throw new Error('ipvs-netlink: the addon\'s reply counters are not 8-byte aligned');
+
+/** Forwarding method names by number (the kernel's values are small), from the constants table. */
+const FORWARD_NAMES: ForwardMethod[] = [];
+for (const [name, value] of Object.entries(FORWARD) as [ForwardMethod, number][]) FORWARD_NAMES[value] ??= name;
+const forwardName = (n: number): ForwardMethod => FORWARD_NAMES[n] ?? 'masq';
 
 /** What the addon hands back for a batch. */
 export interface NativeReplies {
@@ -43,13 +64,18 @@ export interface RequestReplies {
 }
 
 /**
- * Calls `visit(kind, request, offset)` for each record. Readers below take
- * the offset; one DataView serves the whole buffer.
+ * Reads the records of one reply buffer. Every field of a record is
+ * naturally aligned and in host byte order, so the hot fields are read
+ * through 16-, 32- and 64-bit views of the buffer; the rest through a
+ * DataView.
  */
 export class ReplyRecords {
   readonly view: DataView;
   readonly bytes: Uint8Array;
   readonly count: number;
+  private readonly u16: Uint16Array;
+  private readonly u32: Uint32Array;
+  private readonly u64: BigUint64Array;
 
   constructor(
     records: ArrayBuffer,
@@ -57,15 +83,18 @@ export class ReplyRecords {
   ) {
     this.view = new DataView(records);
     this.bytes = new Uint8Array(records);
+    this.u16 = new Uint16Array(records, 0, records.byteLength >> 1);
+    this.u32 = new Uint32Array(records, 0, records.byteLength >> 2);
+    this.u64 = new BigUint64Array(records, 0, records.byteLength >> 3);
     this.count = records.byteLength / SIZE;
   }
 
   kind(i: number): number {
-    return this.bytes[i * SIZE + REP.Kind];
+    return this.bytes[i * SIZE + REP_KIND];
   }
 
   request(i: number): number {
-    return this.view.getUint32(i * SIZE + REP.Request, LE);
+    return this.u32[(i * SIZE + REP_REQUEST) >> 2];
   }
 
   /** Service record i; `withStats` false leaves out the counters (no BigInt is made). */
@@ -111,24 +140,26 @@ export class ReplyRecords {
    */
   destination(i: number, withStats = true): Destination {
     const at = i * SIZE;
-    const v = this.view;
-    const af = v.getUint16(at + REP.Af, LE);
-    const forward = (nameOf(FORWARD, v.getUint32(at + REP.DestFwd, LE)) ?? 'masq') as ForwardMethod;
-    const address = this.address(at, af);
-    const port = v.getUint16(at + REP.Port, LE);
-    const family = familyOf(af);
-    const weight = v.getUint32(at + REP.DestWeight, LE);
-    const upperThreshold = v.getUint32(at + REP.DestUThresh, LE);
-    const lowerThreshold = v.getUint32(at + REP.DestLThresh, LE);
-    const activeConns = v.getUint32(at + REP.DestActive, LE);
-    const inactiveConns = v.getUint32(at + REP.DestInactive, LE);
-    const persistentConns = v.getUint32(at + REP.DestPersist, LE);
+    const u16 = this.u16;
+    const u32 = this.u32;
+    const af = u16[(at + REP_AF) >> 1];
+    const forward = forwardName(u32[(at + REP_DEST_FWD) >> 2]);
+    const address = af === AF_INET6 ? this.string(u32[(at + REP_ADDR_TEXT) >> 2]) : ipv4Text(this.bytes, at + REP_ADDR);
+    const port = u16[(at + REP_PORT) >> 1];
+    const family = af === AF_INET6 ? 'inet6' : 'inet';
+    const weight = u32[(at + REP_DEST_WEIGHT) >> 2];
+    const upperThreshold = u32[(at + REP_DEST_UTHRESH) >> 2];
+    const lowerThreshold = u32[(at + REP_DEST_LTHRESH) >> 2];
+    const activeConns = u32[(at + REP_DEST_ACTIVE) >> 2];
+    const inactiveConns = u32[(at + REP_DEST_INACTIVE) >> 2];
+    const persistentConns = u32[(at + REP_DEST_PERSIST) >> 2];
     const d: Destination = withStats
       ? { address, port, family, weight, forward, upperThreshold, lowerThreshold, activeConns, inactiveConns, persistentConns, stats: this.stats(at) }
       : ({ address, port, family, weight, forward, upperThreshold, lowerThreshold, activeConns, inactiveConns, persistentConns } as Destination);
     // The kernel reports tunnel attributes for every destination; they only
     // mean something for tunnel forwarding.
     if (forward === 'tunnel' && this.bytes[at + REP.HasTunnel]) {
+      const v = this.view;
       d.tunnel = {
         type: nameOf(TUNNEL_TYPE, this.bytes[at + REP.DestTunType]) ?? 'ipip',
         port: v.getUint16(at + REP.DestTunPort, LE),
@@ -203,26 +234,28 @@ export class ReplyRecords {
   }
 
   private stats(at: number): Stats {
-    const s = at + REP.Stats;
+    const s = (at + REP_STATS) >> 3;
     // Absent counters (a kernel that sent none) read as zeros.
     return {
-      conns: this.u64(s),
-      inPackets: this.u64(s + 8),
-      outPackets: this.u64(s + 16),
-      inBytes: this.u64(s + 24),
-      outBytes: this.u64(s + 32),
-      cps: this.u64(s + 40),
-      inPps: this.u64(s + 48),
-      outPps: this.u64(s + 56),
-      inBps: this.u64(s + 64),
-      outBps: this.u64(s + 72),
+      conns: this.counter(s),
+      inPackets: this.counter(s + 1),
+      outPackets: this.counter(s + 2),
+      inBytes: this.counter(s + 3),
+      outBytes: this.counter(s + 4),
+      cps: this.counter(s + 5),
+      inPps: this.counter(s + 6),
+      outPps: this.counter(s + 7),
+      inBps: this.counter(s + 8),
+      outBps: this.counter(s + 9),
     };
   }
 
-  /** A counter as a BigInt. Zero, the commonest value (idle rates), is one shared 0n instead of a new BigInt each time. */
-  private u64(at: number): bigint {
-    const v = this.view;
-    return v.getUint32(at, LE) === 0 && v.getUint32(at + 4, LE) === 0 ? 0n : v.getBigUint64(at, LE);
+  /**
+   * 64-bit word `k` as a BigInt. Zero, the commonest value (idle rates), is
+   * one shared 0n, seen in the two 32-bit halves without making a BigInt.
+   */
+  private counter(k: number): bigint {
+    return this.u32[k << 1] === 0 && this.u32[(k << 1) + 1] === 0 ? 0n : this.u64[k];
   }
 }
 

@@ -52,8 +52,13 @@ export interface NativeIpvsHandle {
   open(): Promise<number>;
   /** Request records (lib/ipvs/request-writer.ts), their count, and the strings they name. */
   execute(records: Uint8Array, count: number, strings: string[]): Promise<NativeIpvsReplies>;
-  /** Every service, then each one's destinations, in one job. */
-  dump(): Promise<NativeIpvsReplies>;
+  /**
+   * Every service, then each one's destinations, in one job. With
+   * `onChunk`, finished records are handed over in chunks as they come
+   * (each a view detached once the call returns, with the strings it
+   * introduces); the result carries the rest.
+   */
+  dump(onChunk?: (records: ArrayBuffer, strings: string[]) => void): Promise<NativeIpvsReplies>;
   /** The last call's records have been read and no call follows at once: their view is detached, and a big reply's memory given back, now. */
   releaseReplies(): void;
   close(): void;

@@ -70,8 +70,17 @@ function debug(e: Expression): string {
   return `[ ${e.type === 'raw' ? e.name : e.type}${fields.length ? ' ' + fields.join(' ') : ''} ]`;
 }
 
-/** One rule as nft lists it (without the handle). */
-export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'>): string {
+/**
+ * Plain `reject` is port unreachable: ICMPX's in an inet table, ICMP's (3)
+ * in an ip table, ICMPv6's (4) in an ip6 one.
+ */
+function isPlainReject(e: Extract<Expression, { type: 'reject' }>, family: Rule['family'] | undefined): boolean {
+  if (e.reject === 'icmpx') return e.code === 1;
+  return e.reject === 'icmp' && e.code === (family === 'ip6' ? 4 : 3) && (family === 'ip' || family === 'ip6');
+}
+
+/** One rule as nft lists it (without the handle); give the rule's `family` for what nft prints by family. */
+export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { family?: Rule['family'] }): string {
   const out: string[] = [];
   const regs = new Map<number, Load>();
   let pending: Array<{ reg: number; load: Load }> = [];
@@ -108,10 +117,28 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'>): string 
         masked = undefined;
         break;
       }
-      case 'bitwise':
-        if (e.mask && e.sreg === e.dreg && regs.has(e.sreg)) masked = { reg: e.dreg, mask: Buffer.from(e.mask) };
+      case 'byteorder':
+        // nft's own conversion of a key part in place (a protocol in an interval set's key): it prints none.
+        if (e.sreg === e.dreg && regs.has(e.sreg)) break;
+        out.push(debug(e));
+        break;
+      case 'bitwise': {
+        const src = regs.get(e.sreg);
+        const xor = e.xor ? Buffer.from(e.xor) : undefined;
+        if (src && e.mask && xor && xor.some((x) => x !== 0)) {
+          // nft's `| x` (mask ~x, xor x) and `^ x` (mask all ones, xor x), as a value computed for a set statement.
+          const mask = Buffer.from(e.mask);
+          const op = mask.every((b, k) => b === (~xor[k] & 0xff)) ? '|' : mask.every((b) => b === 0xff) ? '^' : undefined;
+          if (op) {
+            pending = pending.filter((p) => p.reg !== e.sreg);
+            regs.set(e.dreg, { text: `${src.text} ${op} ${src.value(xor)}`, value: src.value });
+            break;
+          }
+        }
+        if (e.mask && e.sreg === e.dreg && src) masked = { reg: e.dreg, mask: Buffer.from(e.mask) };
         else out.push(debug(e));
         break;
+      }
       case 'lookup': {
         const keys = pending.filter((p) => p.reg >= e.sreg || (e.sreg <= 4 && p.reg >= 8));
         pending = pending.filter((p) => !keys.includes(p));
@@ -142,13 +169,13 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'>): string 
         break;
       }
       case 'masquerade':
-        out.push('masquerade');
+        out.push(e.flags?.length ? `masquerade ${e.flags.join(',')}` : 'masquerade');
         break;
       case 'redirect':
         out.push('redirect');
         break;
       case 'reject':
-        out.push(e.reject === 'icmpx' && e.code === 1 ? 'reject' : e.reject === 'tcp reset' ? 'reject with tcp reset' : `reject with ${e.reject} ${e.code ?? ''}`.trim());
+        out.push(isPlainReject(e, rule.family) ? 'reject' : e.reject === 'tcp reset' ? 'reject with tcp reset' : `reject with ${e.reject} ${e.code ?? ''}`.trim());
         break;
       case 'notrack':
         out.push('notrack');

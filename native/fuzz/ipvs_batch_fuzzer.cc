@@ -1,6 +1,6 @@
 // IPVS batches end to end on the worker-thread side, against a scripted
-// kernel (fake_kernel.h): the production batch classes of handle.cc
-// (JsRequests, ServiceDump, DestinationDumps) run RecordBatch::Run over a
+// kernel (fake_kernel.h): the production batch classes of handle.cc and
+// dump_job.cc (JsRequests, ServiceDump, DestinationDumps) run RecordBatch::Run over a
 // real addon::Channel and nl::NetlinkSocket, so fuzzed datagrams go
 // through Receive -> SplitMessages -> Transaction::OnMessage ->
 // RecordBatch::OnData -> ipvs::Decode -> ReplyWriter, and the family lookup (ResolveIpvs on every
@@ -32,9 +32,12 @@
 // RepliesToJs), the poll() wait (the script never answers late: a missing
 // answer is an immediate timeout), setns into another namespace.
 
-// The production classes live in handle.cc's anonymous namespace; this
-// translation unit compiles that file (its N-API parts are linked but never
-// called: see napi_stubs in scripts/fuzz.sh).
+// The production classes live in the anonymous namespaces of handle.cc and
+// dump_job.cc; this translation unit compiles those files (their N-API
+// parts are linked but never called: see napi_stubs in scripts/fuzz.sh).
+// The dump's hand-over to JavaScript in chunks (ChunkStream) is N-API and
+// is not run here: the dump runs as it does without a stream.
+#include "../ipvs/dump_job.cc"
 #include "../ipvs/handle.cc"
 
 #include <linux/genetlink.h>
@@ -227,7 +230,7 @@ bool Resent(size_t from) {
   return false;
 }
 
-using FamilyId = std::shared_ptr<std::atomic<uint16_t>>;
+using FamilyId = ipvs::FamilyIdRef;
 
 // ExecuteJob::Run (handle.cc), with its results where checks can see them.
 void Execute(addon::Channel& ch, const FamilyId& id, const std::vector<uint8_t>& templates) {
@@ -261,12 +264,13 @@ void Execute(addon::Channel& ch, const FamilyId& id, const std::vector<uint8_t>&
   CheckWire(from, expected);
 }
 
-// DumpJob::Run (handle.cc), likewise.
+// DumpJob::Run (dump_job.cc, without a stream), likewise.
 void Dump(addon::Channel& ch, const FamilyId& id) {
   std::lock_guard<std::mutex> g(ch.mutex());
   const size_t from = fuzz::KernelSent().size();
   ipvs::rec::ReplyWriter out;
-  ipvs::ServiceDump services(out);
+  bool broken = false;
+  ipvs::ServiceDump services(out, nullptr, &broken);
   nl::Status st = services.Run(ch, *id);
   std::vector<ipvs::Failure> failures = std::move(services.failures());
   Trace("services", out, failures, st);
@@ -296,7 +300,7 @@ void Dump(addon::Channel& ch, const FamilyId& id) {
     expected.push_back(ipvs::Encode(r, 0));
   }
   const size_t from_dests = fuzz::KernelSent().size();
-  ipvs::DestinationDumps dests(out, services.keys);
+  ipvs::DestinationDumps dests(out, services.keys, nullptr, &broken);
   st = dests.Run(ch, *id);
   Trace("destinations", out, dests.failures(), st);
   CheckOutput(out, dests.failures(), 1 + services.keys.size(), st, Resent(from_dests));

@@ -57,6 +57,7 @@ void RecordBatch::OnDone(size_t i, const nl::Outcome& o) {
   if (o.error || malformed_ == at) OnDropped(at);
   if (malformed_ == at) malformed_ = SIZE_MAX;
   if (writing_ == at) writing_ = SIZE_MAX;
+  AfterDone(at);
 }
 
 nl::Status RecordBatch::Run(addon::Channel& ch, std::atomic<uint16_t>& family_id) {

@@ -55,6 +55,9 @@ class RecordBatch : public nl::Batch {
   // Request i's records were dropped: its dump starts over, or it failed
   // (and may be sent again). Drop whatever was kept from them.
   virtual void OnDropped(size_t i) {}
+  // Request i is finished and its records are final: a batch that streams
+  // its records may hand them over now.
+  virtual void AfterDone(size_t i) {}
   uint32_t ResultIndex(size_t i) const { return first_result_ + static_cast<uint32_t>(i); }
 
   rec::ReplyWriter& out_;

@@ -6,90 +6,16 @@
 
 #include "../addon/job.h"
 #include "../addon/js_values.h"
+#include "arena.h"
 #include "batches.h"
 #include "codec.h"
+#include "dump_job.h"
 #include "family.h"
 #include "js_bridge.h"
 
 namespace ipvs {
 
-// The reply arena a handle lends to one call at a time, so that the replies
-// of the next call are written into pages that are already in memory. The
-// records reach JavaScript as a view of the arena, which is detached before
-// the arena is written again: JavaScript can never see it change. An arena
-// that one call filled past kKeepAtMost (a dump of a big table) is kept
-// for a call that follows at once, and let go when the caller says it is
-// idle (releaseReplies): held from one periodic read-back to the next, it
-// would be tens of megabytes of a long-running process's resident set for
-// nothing. Only the JavaScript thread touches the slot.
-class ArenaSlot {
- public:
-  // An arena for a new call: the slot's own, or a fresh one while another
-  // call still holds it.
-  rec::Arena Lease(bool* owned) {
-    Detach();
-    *owned = !busy_;
-    if (busy_) return std::make_shared<std::vector<uint8_t>>();
-    busy_ = true;
-    return arena_;
-  }
-  // The call that holds the slot's arena lent `view` to JavaScript.
-  void Lent(const Napi::Value& view) {
-    if (view.IsArrayBuffer()) lent_ = Napi::Persistent(view.As<Napi::ArrayBuffer>());
-  }
-  void Release() { busy_ = false; }
-
-  // The view lent last is detached, and an arena filled past kKeepAtMost
-  // let go (the memory behind a detached external ArrayBuffer is given back
-  // at once, not at some later GC).
-  void TakeBack() {
-    Detach();
-    if (!busy_ && arena_->size() > kKeepAtMost) arena_ = std::make_shared<std::vector<uint8_t>>();
-  }
-
- private:
-  void Detach() {
-    if (lent_.IsEmpty()) return;
-    Napi::ArrayBuffer view = lent_.Value();
-    if (!view.IsDetached()) view.Detach();
-    lent_.Reset();
-  }
-
-  // 4 MiB: about 26,000 reply records (an incremental sync's reads, a dump
-  // of a few thousand services).
-  static constexpr size_t kKeepAtMost = 4u << 20;
-  rec::Arena arena_ = std::make_shared<std::vector<uint8_t>>();
-  bool busy_ = false;
-  Napi::Reference<Napi::ArrayBuffer> lent_;
-};
-
 namespace {
-
-using FamilyId = std::shared_ptr<std::atomic<uint16_t>>;
-
-// One call's hold on an arena; given back when the job ends (on the
-// JavaScript thread, where jobs are destroyed).
-class ArenaLease {
- public:
-  explicit ArenaLease(std::shared_ptr<ArenaSlot> slot) : slot_(std::move(slot)), arena_(slot_->Lease(&owned_)) {}
-  ~ArenaLease() {
-    if (owned_) slot_->Release();
-  }
-  ArenaLease(const ArenaLease&) = delete;
-  ArenaLease& operator=(const ArenaLease&) = delete;
-
-  const rec::Arena& arena() const { return arena_; }
-  // The result made on the JavaScript thread; its records view is remembered for detaching.
-  Napi::Value Lend(Napi::Value result) {
-    if (owned_) slot_->Lent(result.As<Napi::Object>().Get("records"));
-    return result;
-  }
-
- private:
-  std::shared_ptr<ArenaSlot> slot_;
-  bool owned_ = false;
-  rec::Arena arena_;
-};
 
 // Requests written by the TypeScript layer as records, read where
 // JavaScript wrote them (the job holds a reference to the buffer, which
@@ -127,7 +53,7 @@ class JsRequests : public RecordBatch {
 
 class ExecuteJob : public addon::Job {
  public:
-  ExecuteJob(std::shared_ptr<addon::Channel> ch, FamilyId id, RequestBatch in, std::shared_ptr<ArenaSlot> slot)
+  ExecuteJob(std::shared_ptr<addon::Channel> ch, FamilyIdRef id, RequestBatch in, std::shared_ptr<ArenaSlot> slot)
       : ch_(std::move(ch)),
         id_(std::move(id)),
         in_(std::move(in)),
@@ -146,94 +72,11 @@ class ExecuteJob : public addon::Job {
 
  private:
   std::shared_ptr<addon::Channel> ch_;
-  FamilyId id_;
+  FamilyIdRef id_;
   RequestBatch in_;
   ArenaLease lease_;
   rec::ReplyWriter out_;  // writes into lease_'s arena
   JsRequests batch_;      // after in_ and out_, which it refers to
-};
-
-// Step 1 of a dump: every service, written as records (request 0), with
-// their identities kept for step 2.
-class ServiceDump : public RecordBatch {
- public:
-  using RecordBatch::RecordBatch;
-  std::vector<ServiceKey> keys;
-
- private:
-  size_t Count() const override { return 1; }
-  nl::RequestKind EncodeRequest(size_t, uint16_t family, nl::Bytes& out) override {
-    Request r;
-    r.cmd = IPVS_CMD_GET_SERVICE;
-    r.dump = true;
-    EncodeInto(r, family, out);
-    return nl::RequestKind::kDump;
-  }
-  uint16_t DefaultAf(size_t) const override { return AF_INET; }
-  void OnReply(size_t i, const Reply& r) override {
-    for (const Service& s : r.services) {
-      keys.push_back(s.key);
-      out_.AddService(ResultIndex(i), s);
-    }
-  }
-  void OnDropped(size_t) override { keys.clear(); }
-};
-
-// Step 2: the destinations of each service (request i + 1 for service i).
-class DestinationDumps : public RecordBatch {
- public:
-  DestinationDumps(rec::ReplyWriter& out, const std::vector<ServiceKey>& keys)
-      : RecordBatch(out, 1), keys_(keys) {}
-
- private:
-  size_t Count() const override { return keys_.size(); }
-  nl::RequestKind EncodeRequest(size_t i, uint16_t family, nl::Bytes& out) override {
-    Request r;
-    r.cmd = IPVS_CMD_GET_DEST;
-    r.dump = true;
-    r.has_service = true;
-    r.service_key_only = true;
-    r.service.key = keys_[i];
-    EncodeInto(r, family, out);
-    return nl::RequestKind::kDump;
-  }
-  uint16_t DefaultAf(size_t i) const override { return keys_[i].af; }
-
-  const std::vector<ServiceKey>& keys_;
-};
-
-// Every service and its destinations in one job: a service dump, then one
-// destination dump per service (the kernel serves one dump at a time per
-// socket, so they go one after another, but nothing crosses back to
-// JavaScript in between). Request 0 is the service dump; request i + 1 the
-// destinations of service i.
-class DumpJob : public addon::Job {
- public:
-  DumpJob(std::shared_ptr<addon::Channel> ch, FamilyId id, std::shared_ptr<ArenaSlot> slot)
-      : ch_(std::move(ch)), id_(std::move(id)), lease_(std::move(slot)), out_(lease_.arena()) {}
-
-  void Run() override {
-    std::lock_guard<std::mutex> g(ch_->mutex());
-    ServiceDump services(out_);
-    status = services.Run(*ch_, *id_);
-    failures_ = std::move(services.failures());
-    if (!status.ok() || !failures_.empty()) return;
-    // Room for 32 destinations per service: reserved, not touched, so it
-    // costs no memory until used and spares the copies of a growing buffer.
-    out_.bytes().reserve((services.keys.size() * 33 + 1) * rec::kReplySize);
-    DestinationDumps dests(out_, services.keys);
-    status = dests.Run(*ch_, *id_);
-    failures_ = std::move(dests.failures());
-  }
-
-  Napi::Value Result(Napi::Env env) override { return lease_.Lend(RepliesToJs(env, failures_, out_)); }
-
- private:
-  std::shared_ptr<addon::Channel> ch_;
-  FamilyId id_;
-  ArenaLease lease_;
-  rec::ReplyWriter out_;  // writes into lease_'s arena
-  std::vector<Failure> failures_;
 };
 
 // The numbers the TypeScript layer needs, straight from <linux/ip_vs.h> and
@@ -334,7 +177,7 @@ Napi::Value IpvsHandle::Execute(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value IpvsHandle::Dump(const Napi::CallbackInfo& info) {
-  return addon::Schedule(info.Env(), std::make_unique<DumpJob>(channel_, family_id_, arena_));
+  return addon::Schedule(info.Env(), MakeDumpJob(info.Env(), channel_, family_id_, arena_, info[0]));
 }
 
 Napi::Value IpvsHandle::ReleaseReplies(const Napi::CallbackInfo& info) {

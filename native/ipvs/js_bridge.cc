@@ -31,8 +31,15 @@ RequestBatch RequestBatchFromJs(const Napi::CallbackInfo& info, size_t first) {
   return b;
 }
 
+Napi::Array StringsToJs(Napi::Env env, const std::vector<std::string>& s, size_t first) {
+  const size_t n = s.size() > first ? s.size() - first : 0;
+  Napi::Array strings = Napi::Array::New(env, n);
+  for (size_t i = 0; i < n; i++) strings.Set(i, Napi::String::New(env, s[first + i]));
+  return strings;
+}
+
 Napi::Object RepliesToJs(Napi::Env env, const std::vector<Failure>& failures,
-                         rec::ReplyWriter& replies) {
+                         rec::ReplyWriter& replies, size_t first_string) {
   Napi::Object out = Napi::Object::New(env);
   Napi::Array list = Napi::Array::New(env, failures.size());
   for (size_t k = 0; k < failures.size(); k++) {
@@ -59,10 +66,7 @@ Napi::Object RepliesToJs(Napi::Env env, const std::vector<Failure>& failures,
                                              new rec::Arena(replies.arena()));
   out.Set("records", records);
 
-  const std::vector<std::string>& s = replies.strings();
-  Napi::Array strings = Napi::Array::New(env, s.size());
-  for (size_t i = 0; i < s.size(); i++) strings.Set(i, Napi::String::New(env, s[i]));
-  out.Set("strings", strings);
+  out.Set("strings", StringsToJs(env, replies.strings(), first_string));
   return out;
 }
 

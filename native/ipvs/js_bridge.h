@@ -31,8 +31,12 @@ RequestBatch RequestBatchFromJs(const Napi::CallbackInfo& info, size_t first);
 // { failures: [{ index, errno, code, message, text }], records: ArrayBuffer,
 //   strings: string[] }. `records` is a view of the writer's arena, not a
 // copy; it keeps the arena alive, and must be detached before the arena is
-// written again.
+// written again. `strings` holds the writer's strings from `first_string`
+// on (those before went to JavaScript with earlier records of a stream).
 Napi::Object RepliesToJs(Napi::Env env, const std::vector<Failure>& failures,
-                         rec::ReplyWriter& replies);
+                         rec::ReplyWriter& replies, size_t first_string = 0);
+
+// The writer's strings from `first` on, as a JavaScript array.
+Napi::Array StringsToJs(Napi::Env env, const std::vector<std::string>& s, size_t first);
 
 }  // namespace ipvs

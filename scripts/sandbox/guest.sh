@@ -71,6 +71,8 @@ guest_modules() {
 	if [ "$nft" = nft ]; then
 		want="$want nf_tables nft_chain_nat nft_nat nft_masq nft_redir nft_ct nft_compat"
 		want="$want nft_reject_inet nft_fib_inet nft_numgen nft_limit"
+		# The proxy's ip and ip6 tables (reject, fib): the guest cannot autoload them (its modules are off the default path).
+		want="$want nft_reject_ipv4 nft_reject_ipv6 nft_fib_ipv4 nft_fib_ipv6"
 	fi
 	cat "$dir/modules.dep" "$dir/modules.builtin" 2>/dev/null | awk -v want="$want" '
 		{ sub(/:.*/, ""); n = $0; sub(/.*\//, "", n); sub(/\.ko.*/, "", n); gsub(/-/, "_", n); have[n] = 1 }

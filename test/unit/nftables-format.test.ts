@@ -33,3 +33,15 @@ t.test('the statements of the vocabulary', async (t) => {
   ]);
   t.equal(formatRule({ expressions: [{ type: 'raw', name: 'quota', data: Buffer.from([1, 2]) }] }), '[ quota name quota data 0x0102 ]');
 });
+
+t.test('a mark computed from itself, and masquerade flags, as nft prints them', async (t) => {
+  const b = (...x: number[]) => Buffer.from(x);
+  const load = { type: 'meta', key: 'mark', dreg: 1 } as const;
+  const store = { type: 'meta', key: 'mark', sreg: 1 } as const;
+  t.equal(formatRule({ expressions: [load, { type: 'bitwise', sreg: 1, dreg: 1, len: 4, op: 'bool', mask: b(255, 191, 255, 255), xor: b(0, 64, 0, 0) }, store] }), 'meta mark set meta mark | 0x00004000');
+  t.equal(formatRule({ expressions: [load, { type: 'bitwise', sreg: 1, dreg: 1, len: 4, op: 'bool', mask: b(255, 255, 255, 255), xor: b(0, 64, 0, 0) }, store] }), 'meta mark set meta mark ^ 0x00004000');
+  t.equal(formatRule({ expressions: [{ type: 'masquerade', flags: ['fully-random'] }] }), 'masquerade fully-random');
+  t.equal(formatRule({ family: 'ip', expressions: [{ type: 'reject', reject: 'icmp', code: 3 }] }), 'reject', 'port unreachable is nft\'s plain reject in ip');
+  t.equal(formatRule({ family: 'ip6', expressions: [{ type: 'reject', reject: 'icmp', code: 4 }] }), 'reject', 'and in ip6');
+  t.equal(formatRule({ family: 'ip6', expressions: [{ type: 'reject', reject: 'icmp', code: 3 }] }), 'reject with icmp 3');
+});

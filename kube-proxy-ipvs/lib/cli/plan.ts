@@ -7,6 +7,7 @@
  * have no effect. Without a kernel to read the interfaces from, the node's
  * declared addresses stand in for them (NodePorts, "already local").
  */
+import { formatRule } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { desiredState } from '../desired/known-objects.js';
 import { loadManifests } from '../kubernetes/manifests.js';
@@ -25,10 +26,10 @@ function planFor(options: ProxyOptions): PlanOutput {
     ),
     families: ['inet', 'inet6'] as AddressFamily[],
   };
-  return planOutput(desiredState(manifests, node, proxyConfigOf(options)));
+  return planOutput(desiredState(manifests, node, proxyConfigOf(options)), formatRule);
 }
 
-/** `plan [flags]`: prints the IPVS virtual servers, ipsets, kube-ipvs0 addresses and iptables rules the proxy would program for --manifests, without touching the kernel. */
+/** `plan [flags]`: prints the IPVS virtual servers, kube-ipvs0 addresses, and ipsets and iptables rules (or with --ipvs-rules-backend=nftables, the nftables tables) the proxy would program for --manifests, without touching the kernel. */
 export function runPlan(argv: readonly string[]): void {
   process.stdout.write(JSON.stringify(planFor(resolveOptions(argv).options), null, 2) + '\n');
 }

@@ -47,7 +47,7 @@ export async function run(argv: readonly string[], controllerFactory: Controller
   if (control.writeConfigTo !== undefined) return writeConfig(resolved, control.writeConfigTo, log);
   checkPrivileges({ netns: options.netns });
   if (options.cleanup) return cleanup(options, controllerFactory, log);
-  if (control.initOnly) return initOnly(options, controllerFactory, host ?? realHost(options.netns), log);
+  if (control.initOnly) return initOnly(options, controllerFactory, host ?? realHost(options.netns, options.ipvs.rulesBackend), log);
   await runProxy(options, controllerFactory, log);
 }
 

@@ -5,8 +5,10 @@
  * things (an externalIP used by two services, KUBE-IPVS-IPS entries, a
  * NodePort bitmap entry) stay until their last user goes.
  */
-import { createOptions, ipsetName, SET_DEFINITIONS, type SetName } from './ipsets.js';
+import { createOptions, ipPortEntry, ipsetName, SET_DEFINITIONS, type SetName } from './ipsets.js';
 import { renderIptables, type OutFilterDrop } from './iptables-rules.js';
+import { nftTable, OUT_DROP_SET } from './nftables-table.js';
+import { tableFingerprint } from './nftables-fingerprint.js';
 import type { ServiceContribution } from './service-contribution.js';
 import type { NodeContext } from './node-addresses.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
@@ -36,12 +38,24 @@ export class DesiredIndex {
   private readonly drops = new Map<string, { drop: OutFilterDrop; count: number }>();
   /** Re-rendered in place whenever an update may change it, so a DesiredState handed out earlier stays current. */
   private readonly iptables = new Map<AddressFamily, string>();
+  /** With the nftables backend: each family's table, made once (it depends on the configuration only). */
+  private readonly nftables?: Map<AddressFamily, ReturnType<typeof nftTable> & { fingerprint: string }>;
 
   constructor(private readonly ctx: NodeContext) {
+    const nft = ctx.config.rulesBackend === 'nftables';
     for (const family of ctx.families) {
       for (const def of SET_DEFINITIONS) {
         const name = ipsetName(def.name, family);
         this.sets.set(name, { type: def.type, options: createOptions(def.type, family, maxElemOf(ctx, name)), entries: new Set(), counts: new Map() });
+      }
+      // The nftables table keeps KUBE-IPVS-OUT-FILTER's per-VIP rules as a set.
+      if (nft) this.sets.set(ipsetName(OUT_DROP_SET as SetName, family), { type: 'hash:ip,port', options: createOptions('hash:ip,port', family), entries: new Set(), counts: new Map() });
+    }
+    if (nft) {
+      this.nftables = new Map();
+      for (const family of ctx.families) {
+        const table = nftTable(family, ctx.config);
+        this.nftables.set(family, { ...table, fingerprint: tableFingerprint(table) });
       }
     }
     this.renderIptables();
@@ -76,6 +90,7 @@ export class DesiredIndex {
       ipsets: this.sets,
       boundAddresses: this.bound,
       iptables: this.iptables,
+      ...(this.nftables ? { nftables: this.nftables } : {}),
     };
   }
 
@@ -160,9 +175,11 @@ export class DesiredIndex {
     if (count > 0) this.drops.set(key, { drop, count });
     else this.drops.delete(key);
     scope.iptables = true;
+    if (this.nftables) this.applyEntry(ipsetName(OUT_DROP_SET as SetName, drop.family), ipPortEntry(drop.address, drop.protocol, drop.port), sign, scope);
   }
 
   private renderIptables(): void {
+    if (this.nftables) return;
     const drops = [...this.drops.values()]
       .map((d) => d.drop)
       .sort((a, b) => naturalCompare(a.address, b.address) || naturalCompare(a.protocol, b.protocol) || a.port - b.port);

@@ -11,7 +11,7 @@ import type { OutFilterDrop } from './iptables-rules.js';
 import { ipPortEntry, ipPortIpEntry, ipPortNetEntry, ipsetName, portEntry, SET, type SetName } from './ipsets.js';
 import type { Service } from '../kubernetes/model.js';
 import type { NodeContext } from './node-addresses.js';
-import { cidrContains, type AddressFamily } from 'ipvs-netlink/address';
+import { cidrContains, type AddressFamily, type Cidr } from 'ipvs-netlink/address';
 import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
 import { virtualServerKey, type DesiredDestination, type DesiredVirtualServer, type VirtualServerSpec } from '../plan/kernel-state.js';
 import { categorizeEndpoints, selectEndpoints, type Categorized } from './topology.js';
@@ -116,11 +116,18 @@ function addLoadBalancerVIP(out: Building, entry: AddEntry, info: ServicePortInf
  */
 function addSourceRanges(out: Building, entry: AddEntry, info: ServicePortInfo, vip: string, ctx: NodeContext): void {
   entry(SET.loadBalancerFW, ipPortEntry(vip, info.protocol, info.port));
-  for (const cidr of info.loadBalancerSourceRanges) entry(SET.loadBalancerSourceCIDR, ipPortNetEntry(vip, info.protocol, info.port, cidr));
+  // An nftables interval set refuses overlapping ranges (an ipset takes them): there a range inside another is left out, which matches the same sources.
+  const ranges = ctx.config.rulesBackend === 'nftables' ? outermost(info.loadBalancerSourceRanges) : info.loadBalancerSourceRanges;
+  for (const cidr of ranges) entry(SET.loadBalancerSourceCIDR, ipPortNetEntry(vip, info.protocol, info.port, cidr));
   const nodeIP = ctx.primaryIP.get(info.family);
   const allowFromNode = nodeIP !== undefined && info.loadBalancerSourceRanges.some((c) => cidrContains(c, nodeIP));
   if (allowFromNode) entry(SET.loadBalancerSourceIP, ipPortIpEntry(vip, info.protocol, info.port, vip));
   else out.outFilterDrops.push({ family: info.family, address: vip, protocol: info.protocol, port: info.port });
+}
+
+/** The ranges not inside another of the list (the first of equal ones). */
+function outermost(ranges: readonly Cidr[]): Cidr[] {
+  return ranges.filter((c, i) => !ranges.some((o, j) => j !== i && o.prefix <= c.prefix && cidrContains(o, c.network) && (o.prefix < c.prefix || j < i)));
 }
 
 /**

@@ -17,7 +17,8 @@ import type { OperationCounts } from './controller-port.js';
 import type { Clients } from './netlink-clients.js';
 import type { IptablesRunner } from './iptables-runner.js';
 import { gracefulRemovals } from '../plan/planner.js';
-import type { AddressOp, IpsetOp, IptablesOp, IpvsOp, Operation } from '../plan/kernel-state.js';
+import type { AddressOp, IpsetOp, IptablesOp, IpvsOp, NftablesOp, Operation } from '../plan/kernel-state.js';
+import { nftChanges } from './nftables-tables.js';
 import { DUMMY_DEVICE } from '../plan/kernel-state.js';
 
 export interface FailedOperation {
@@ -37,11 +38,16 @@ export interface ApplyReport {
 }
 
 
-type Run = { kind: 'ipvs'; ops: IpvsOp[] } | { kind: 'ipset'; ops: IpsetOp[] } | { kind: 'address'; ops: AddressOp[] } | { kind: 'iptables'; ops: IptablesOp[] };
+type Run =
+  | { kind: 'ipvs'; ops: IpvsOp[] }
+  | { kind: 'ipset'; ops: IpsetOp[] }
+  | { kind: 'address'; ops: AddressOp[] }
+  | { kind: 'iptables'; ops: IptablesOp[] }
+  | { kind: 'nftables'; ops: NftablesOp[] };
 
 export class Applier {
   /** Operations carried out since the applier was made, by kind and result (metrics). */
-  readonly counts: OperationCounts = { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } };
+  readonly counts: OperationCounts = emptyOperationCounts();
 
   constructor(
     private readonly clients: Clients,
@@ -65,6 +71,9 @@ export class Applier {
           break;
         case 'iptables':
           await this.iptablesRun(run.ops, report);
+          break;
+        case 'nftables':
+          await this.nftablesRun(run.ops, report);
           break;
       }
       this.counts[run.kind].ok += report.applied.length - before.applied;
@@ -98,15 +107,20 @@ export class Applier {
 
   /** One call per operation (the client's calls are per set); `exist` makes adds and deletes idempotent. */
   private async ipset(ops: IpsetOp[], report: ApplyReport): Promise<void> {
+    const ipset = this.clients.ipset;
+    if (!ipset) {
+      for (const op of ops) report.failed.push({ op, error: new Error('no ipset handle: the nftables backend makes no ipset call') });
+      return;
+    }
     for (const op of ops) {
       try {
         if (op.op === 'create') {
           const { family, ...sizes } = op.options;
           // bitmap:port sets have no address family.
-          await this.clients.ipset.create(op.set, op.type, { ...(op.type.startsWith('hash:') ? { family } : {}), ...sizes, exist: true });
-        } else if (op.op === 'destroy') await this.clients.ipset.destroy(op.set);
-        else if (op.op === 'add') await this.clients.ipset.addMany(op.set, op.entries, { exist: true });
-        else await this.clients.ipset.delMany(op.set, op.entries, { exist: true });
+          await ipset.create(op.set, op.type, { ...(op.type.startsWith('hash:') ? { family } : {}), ...sizes, exist: true });
+        } else if (op.op === 'destroy') await ipset.destroy(op.set);
+        else if (op.op === 'add') await ipset.addMany(op.set, op.entries, { exist: true });
+        else await ipset.delMany(op.set, op.entries, { exist: true });
         report.applied.push(op);
       } catch (err) {
         if (err instanceof IpsetBulkError && (op.op === 'add' || op.op === 'del')) {
@@ -131,6 +145,18 @@ export class Applier {
         if (settled) report.applied.push(ops[i]);
         else report.failed.push({ op: ops[i], error: r.error });
       });
+    } catch (err) {
+      for (const op of ops) report.failed.push({ op, error: asError(err) });
+    }
+  }
+
+  /** The whole run (every nftables change of the sync) is one transaction: all applied, or none. */
+  private async nftablesRun(ops: NftablesOp[], report: ApplyReport): Promise<void> {
+    try {
+      const nft = this.clients.nftables;
+      if (!nft) throw new Error('no nftables handle: the iptables backend makes no nftables change');
+      await nft.commit(nftChanges(ops));
+      report.applied.push(...ops);
     } catch (err) {
       for (const op of ops) report.failed.push({ op, error: asError(err) });
     }
@@ -192,7 +218,13 @@ function describe(op: Operation): string {
       return `${op.op} ${op.address} on ${op.device}`;
     case 'iptables':
       return `iptables-restore (${op.family})`;
+    case 'nftables':
+      return `nftables ${op.op} (${op.family})${op.op === 'add' || op.op === 'del' ? ` ${op.set} (${op.entries.length} entries)` : ''}`;
   }
+}
+
+export function emptyOperationCounts(): OperationCounts {
+  return { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 }, nftables: { ok: 0, failed: 0 } };
 }
 
 function asError(err: unknown): Error {

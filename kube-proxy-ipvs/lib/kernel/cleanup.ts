@@ -1,30 +1,41 @@
 /**
  * --cleanup: removes everything an IPVS proxy owns, read from the kernel
- * (so a previous run's leftovers too): its iptables jumps and KUBE-*
- * chains, the virtual servers outside excludeCIDRs, kube-ipvs0 with its
- * addresses, and the kube-proxy ipsets. Other sets, chains and the
- * excluded virtual servers stay. It keeps going past a failure and throws
- * the first one at the end.
+ * (so a previous run's leftovers too), whichever rules backend made it:
+ * its iptables jumps and KUBE-* chains, the nftables tables, the virtual
+ * servers outside excludeCIDRs, kube-ipvs0 with its addresses, and the
+ * kube-proxy ipsets. Other sets, chains, tables and the excluded virtual
+ * servers stay. It keeps going past a failure and throws the first one at
+ * the end.
  */
 import { cidrContains, parseCidr } from 'ipvs-netlink/address';
 import type { Logger } from 'pino';
 import { ipsetName, SET_DEFINITIONS } from '../desired/ipsets.js';
 import { DUMMY_DEVICE } from '../plan/kernel-state.js';
 import type { IptablesRunner } from './iptables-runner.js';
-import type { Clients } from './netlink-clients.js';
+import type { Clients, IpsetClient } from './netlink-clients.js';
+import { deleteNftTables } from './nftables-tables.js';
 
-export async function removeOwned(clients: Clients, iptables: IptablesRunner, excludeCIDRs: readonly string[], logger: Pick<Logger, 'warn'>): Promise<void> {
-  const errors: unknown[] = [];
-  const attempt = async (what: string, fn: () => Promise<unknown>) => {
+type Attempt = (what: string, fn: () => Promise<unknown>) => Promise<void>;
+
+/** Runs each step, logging and keeping its failure; `errors` gets them in order. */
+export function attempts(logger: Pick<Logger, 'warn'>, errors: unknown[], prefix: string): Attempt {
+  return async (what, fn) => {
     try {
       await fn();
     } catch (err) {
-      logger.warn({ err: (err as Error).message }, `cleanup: ${what} failed`);
+      logger.warn({ err: (err as Error).message }, `${prefix}: ${what} failed`);
       errors.push(err);
     }
   };
+}
+
+/** `iptables`: absent where no iptables program works (a host of the nftables backend without it): there are no chains to remove. */
+export async function removeOwned(clients: Clients, iptables: IptablesRunner | undefined, excludeCIDRs: readonly string[], logger: Pick<Logger, 'warn'>): Promise<void> {
+  const errors: unknown[] = [];
+  const attempt = attempts(logger, errors, 'cleanup');
   // The rules go first: they reference the sets, which cannot be destroyed while in use.
-  for (const family of ['inet', 'inet6'] as const) await attempt(`${family} iptables`, () => iptables.cleanup(family));
+  if (iptables) for (const family of ['inet', 'inet6'] as const) await attempt(`${family} iptables`, () => iptables.cleanup(family));
+  if (clients.nftables) await attempt('nftables tables', () => deleteNftTables(clients.nftables!));
   await attempt('virtual servers', async () => {
     const excluded = excludeCIDRs.map((c, i) => parseCidr(c, `excludeCIDRs[${i}]`));
     // fwmark services are never a kube-proxy's: only address-keyed ones are candidates.
@@ -36,9 +47,12 @@ export async function removeOwned(clients: Clients, iptables: IptablesRunner, ex
     if (failed && !failed.ok) throw failed.error;
   });
   await attempt(DUMMY_DEVICE, () => clients.rtnl.deleteLink(DUMMY_DEVICE));
-  await attempt('ipsets', async () => {
-    const names = new Set(SET_DEFINITIONS.flatMap((d) => [ipsetName(d.name, 'inet'), ipsetName(d.name, 'inet6')]));
-    for (const name of await clients.ipset.listNames()) if (names.has(name)) await clients.ipset.destroy(name);
-  });
+  if (clients.ipset) await attempt('ipsets', () => destroyKubeIpsets(clients.ipset!));
   if (errors.length > 0) throw errors[0];
+}
+
+/** Destroys the kube-proxy ipsets of both families that exist (after the rules that use them are gone). */
+export async function destroyKubeIpsets(ipset: Pick<IpsetClient, 'listNames' | 'destroy'>): Promise<void> {
+  const names = new Set(SET_DEFINITIONS.flatMap((d) => [ipsetName(d.name, 'inet'), ipsetName(d.name, 'inet6')]));
+  for (const name of await ipset.listNames()) if (names.has(name)) await ipset.destroy(name);
 }

@@ -81,7 +81,7 @@ export interface SyncResult {
   staleConntrack?: StaleConntrackReport;
 }
 
-export type NetlinkSocket = 'ipvs' | 'ipset' | 'rtnl';
+export type NetlinkSocket = 'ipvs' | 'ipset' | 'rtnl' | 'nftables';
 
 /** Per socket: messages and system calls (the sockets' own counters). */
 export type NetlinkTraffic = Record<NetlinkSocket, SocketCounters>;

@@ -35,22 +35,23 @@ import { Mirror } from '../plan/mirror.js';
 import { plan, planDrainedDeletions } from '../plan/planner.js';
 import { emptyScope, isEmptyScope, mergeScope, scopeOf, type Scope } from '../plan/scope.js';
 import { allUdpTargets, changedUdpTargets } from '../plan/stale-conntrack.js';
-import { Applier, type ApplyReport } from './applier.js';
+import { Applier, emptyOperationCounts, type ApplyReport } from './applier.js';
+import { removeOtherBackend } from './backend-switch.js';
 import { removeOwned } from './cleanup.js';
 import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraffic, SyncKind, SyncResult } from './controller-port.js';
 import { execIn, type Exec } from './exec.js';
 import { detectIptables } from './iptables-flavour.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { connectionsOf, currentOf, readKernel, type KernelRead } from './kernel-reader.js';
-import { closeClients, openClients, type Clients } from './netlink-clients.js';
+import { closeClients, openClients, openRulesHandles, type Clients } from './netlink-clients.js';
+import { familiesOf } from './nftables-tables.js';
 import { StaleConntrackCleaner, type StaleConntrackReport } from './stale-conntrack.js';
 import { SyncStats, trafficBetween, trafficOf } from './sync-stats.js';
 import { kubeProxySysctls, writeSysctls } from './sysctls.js';
 
-/** The handles and programs of the namespace, opened together. */
+/** The handles of the namespace, opened together. */
 interface Kernel {
   clients: Clients;
-  iptables: IptablesRunner;
   applier: Applier;
 }
 
@@ -72,6 +73,8 @@ export class Controller implements ControllerPort {
   /** The addresses on the node's interfaces except kube-ipvs0, as last read; undefined before start(). */
   private hostAddresses?: string[];
   private readonly staleConntrack: StaleConntrackCleaner;
+  /** The iptables programs, once their flavour is found (the iptables backend, cleanup, a switch from it). */
+  private iptablesRunner?: Promise<IptablesRunner>;
 
   constructor(private readonly options: ControllerOptions) {
     this.config = options.config;
@@ -89,6 +92,14 @@ export class Controller implements ControllerPort {
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
       await this.writeSysctls();
       await this.setIpvsTimeouts(clients);
+      await removeOtherBackend({
+        backend: this.config.rulesBackend,
+        ...(this.options.netns !== undefined ? { netns: this.options.netns } : {}),
+        ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
+        ...(clients.nftables ? { nftables: clients.nftables } : {}),
+        iptables: () => this.iptables(),
+        logger: this.logger,
+      });
       const read = await this.readKernel(clients);
       this.mirror = Mirror.fromKernel(read.snapshot);
       this.adoptHostAddresses(read.hostAddresses);
@@ -172,13 +183,16 @@ export class Controller implements ControllerPort {
   resync(): Promise<SyncResult> {
     return this.serially(async () => {
       const started = performance.now();
-      const { clients, iptables } = await this.openKernel();
+      const { clients } = await this.openKernel();
       const traffic = trafficOf(clients);
       const read = await this.readKernel(clients);
       const previous = this.mirror;
       this.mirror = Mirror.fromKernel(read.snapshot, this.objects.desired);
-      for (const [family, payload] of previous.iptables) {
-        if (await iptables.holds(family, payload).catch(() => false)) this.mirror.iptables.set(family, payload);
+      if (previous.iptables.size > 0) {
+        const iptables = await this.iptables();
+        for (const [family, payload] of previous.iptables) {
+          if (await iptables.holds(family, payload).catch(() => false)) this.mirror.iptables.set(family, payload);
+        }
       }
       this.adoptHostAddresses(read.hostAddresses);
       this.takePending();
@@ -214,10 +228,15 @@ export class Controller implements ControllerPort {
 
   cleanup(): Promise<void> {
     return this.serially(async () => {
-      const { clients, iptables } = await this.openKernel();
+      const { clients } = await this.openKernel();
+      // Whichever backend programmed the rules, both are removed: the handles of the other are opened for it.
+      const extra = await openRulesHandles(this.netlinkOptions(), clients);
       try {
-        await removeOwned(clients, iptables, this.config.excludeCIDRs, this.logger);
+        const iptables = await this.iptables().catch((err: Error) => void this.logger.warn({ err: err.message }, 'cleanup: no iptables to remove KUBE-* chains with'));
+        await removeOwned({ ...clients, ...extra }, iptables ?? undefined, this.config.excludeCIDRs, this.logger);
       } finally {
+        extra.ipset?.close();
+        extra.nftables?.close();
         this.mirror = new Mirror();
         this.fullSyncPending = true;
       }
@@ -227,6 +246,7 @@ export class Controller implements ControllerPort {
   counters(): ControllerCounters {
     let realServers = 0;
     for (const vs of this.mirror.virtualServers.values()) realServers += vs.destinations.length;
+    // With the nftables backend these are the table's set elements.
     let ipsetEntries = 0;
     for (const set of this.mirror.ipsets.values()) ipsetEntries += set.entries.size;
     const clients = this.kernel?.clients;
@@ -236,8 +256,10 @@ export class Controller implements ControllerPort {
       ipsetEntries,
       boundAddresses: this.mirror.boundAddresses.size,
       ipsetFailures: this.stats.ipsetFailures(),
-      operations: structuredClone(this.kernel?.applier.counts ?? { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } }),
-      netlink: clients ? { ipvs: clients.ipvs.counters(), ipset: clients.ipset.counters(), rtnl: clients.rtnl.counters() } : {},
+      operations: structuredClone(this.kernel?.applier.counts ?? emptyOperationCounts()),
+      netlink: clients
+        ? { ipvs: clients.ipvs.counters(), rtnl: clients.rtnl.counters(), ...(clients.ipset ? { ipset: clients.ipset.counters() } : {}), ...(clients.nftables ? { nftables: clients.nftables.counters() } : {}) }
+        : {},
       syncs: this.stats.syncs(),
       lastSync: this.stats.lastSync,
     };
@@ -261,20 +283,40 @@ export class Controller implements ControllerPort {
     return result;
   }
 
-  /** The namespace's handles, and the iptables flavour in use there (found once, unless given). */
+  /**
+   * The namespace's handles: the ipset one for the iptables backend, the
+   * nftables one for the nftables backend, which runs no iptables program
+   * (the flavour is not even looked for).
+   */
   private async openKernel(): Promise<Kernel> {
     if (!this.kernel) {
+      const nft = this.config.rulesBackend === 'nftables';
+      const iptables = nft ? undefined : await this.iptables();
+      const clients = await openClients(this.netlinkOptions(), { ipset: !nft, nftables: nft });
+      const noIptables = { apply: () => Promise.reject(new Error('the nftables backend runs no iptables program')) };
+      this.kernel = { clients, applier: new Applier(clients, iptables ?? noIptables, this.logger) };
+    }
+    return this.kernel;
+  }
+
+  private netlinkOptions(): { netns?: string; timeoutMs?: number } {
+    return { netns: this.options.netns, timeoutMs: this.options.timeoutMs };
+  }
+
+  /** The iptables flavour in use in the namespace (found once, unless given) and its runner. */
+  private iptables(): Promise<IptablesRunner> {
+    this.iptablesRunner ??= (async () => {
       let tools = this.options.iptables;
       if (!tools) {
         const found = await detectIptables(this.exec);
         this.logger.info({ iptables: found.mode }, 'iptables flavour');
         tools = found.tools;
       }
-      const iptables = new IptablesRunner(this.exec, tools);
-      const clients = await openClients({ netns: this.options.netns, timeoutMs: this.options.timeoutMs });
-      this.kernel = { clients, iptables, applier: new Applier(clients, iptables, this.logger) };
-    }
-    return this.kernel;
+      return new IptablesRunner(this.exec, tools);
+    })();
+    // A failed detection is tried again next time.
+    this.iptablesRunner.catch(() => (this.iptablesRunner = undefined));
+    return this.iptablesRunner;
   }
 
   private writeSysctls(): Promise<void> {
@@ -290,7 +332,9 @@ export class Controller implements ControllerPort {
 
   /** The kernel read shared by start() and resync(); kube-ipvs0 is (re)made only when it is missing, down or replaced. */
   private async readKernel(clients: Clients): Promise<KernelRead> {
-    const read = await readKernel(clients, new Set(this.objects.desired.ipsets.keys()));
+    // The nftables backend reads both families' tables: one of a family no longer served is removed.
+    const nftFamilies = this.objects.desired.nftables ? (['inet', 'inet6'] as const) : undefined;
+    const read = await readKernel(clients, new Set(this.objects.desired.ipsets.keys()), nftFamilies);
     const link = read.dummyLink;
     if (!link || !link.up || link.kind !== 'dummy') await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
     return read;
@@ -337,6 +381,9 @@ export class Controller implements ControllerPort {
     const { applier } = await this.openKernel();
     const report = await applier.apply(ops);
     this.mirror.record(report.applied);
+    // A refused transaction may have met a table that is not as the mirror says: the next sync makes it whole.
+    const refused = report.failed.flatMap((f) => (f.op.kind === 'nftables' ? [f.op] : []));
+    for (const family of familiesOf(refused)) this.mirror.forgetNftables(family);
     // Failed operations are looked at again by the next sync.
     mergeScope(this.pending, scopeOf(report.failed.map((f) => f.op)));
     return report;

@@ -10,7 +10,8 @@
  * connection counts of those it may remove.
  */
 import type { AddressServiceKey, Destination, Link } from 'ipvs-netlink';
-import { canonicalAddress, naturalCompare } from 'ipvs-netlink/address';
+import { canonicalAddress, naturalCompare, type AddressFamily } from 'ipvs-netlink/address';
+import { readNftTables } from './nftables-tables.js';
 import {
   compareDestinations,
   destinationKey,
@@ -34,21 +35,29 @@ export interface KernelRead {
   hostAddresses: string[];
 }
 
-export async function readKernel(clients: Clients, ourSets: ReadonlySet<string>): Promise<KernelRead> {
+/**
+ * `nftFamilies`: with the nftables backend, the families whose table is
+ * read (one table check and one ruleset read each) instead of the ipsets.
+ */
+export async function readKernel(clients: Clients, ourSets: ReadonlySet<string>, nftFamilies?: readonly AddressFamily[]): Promise<KernelRead> {
   // No counters: the mirror needs the rules and the connection counts only. The dump is used as
   // it comes (no copy): at 100,000 real servers every copy is megabytes of garbage per resync.
   const virtualServers: KernelSnapshot['virtualServers'] = await clients.ipvs.dump({ stats: false });
-  const ipsets: KernelSnapshot['ipsets'] = [];
-  for (const name of await clients.ipset.listNames()) {
-    if (!ourSets.has(name)) continue;
-    const listing = await clients.ipset.list(name);
-    ipsets.push({ name, type: listing.type as IpsetType, entries: listing.entries });
+  let ipsets: KernelSnapshot['ipsets'] = [];
+  let nftables: KernelSnapshot['nftables'];
+  if (nftFamilies && clients.nftables) ({ ipsets, nftables } = await readNftTables(clients.nftables, nftFamilies));
+  else if (clients.ipset) {
+    for (const name of await clients.ipset.listNames()) {
+      if (!ourSets.has(name)) continue;
+      const listing = await clients.ipset.list(name);
+      ipsets.push({ name, type: listing.type as IpsetType, entries: listing.entries });
+    }
   }
   const { link, on, elsewhere } = await clients.rtnl.splitAddresses(DUMMY_DEVICE);
   // An IPv6-enabled dummy link gets an fe80:: address of its own; that one is not a service's.
   const boundAddresses = on.filter((a) => a.scope !== RT_SCOPE_LINK).map((a) => a.address);
   const hostAddresses = [...new Set(elsewhere.map((a) => canonicalAddress(a.address) ?? a.address))].sort(naturalCompare);
-  return { snapshot: { virtualServers, ipsets, boundAddresses }, dummyLink: link, hostAddresses };
+  return { snapshot: { virtualServers, ipsets, boundAddresses, ...(nftables ? { nftables } : {}) }, dummyLink: link, hostAddresses };
 }
 
 /** Destinations as the kernel reported them, in the mirror's form (canonical addresses, sorted). */

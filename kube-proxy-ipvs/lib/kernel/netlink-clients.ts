@@ -2,37 +2,64 @@
  * The slices of the netlink clients the controller uses, so the applier
  * and reader can be tested with fakes, and the real clients opened in one
  * namespace: one handle per family for everything the controller does
- * there (programming, reading back, the IPVS timeouts).
+ * there (programming, reading back, the IPVS timeouts). The ipset handle
+ * is opened for the iptables backend only, the nftables one for the
+ * nftables backend (and, where the kernel has nf_tables, to find the other
+ * backend's leftovers).
  */
-import { Ipset, Ipvs, Rtnl } from 'ipvs-netlink';
+import { Ipset, Ipvs, Nftables, Rtnl } from 'ipvs-netlink';
 
 export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'setTimeouts' | 'counters' | 'close'>;
 export type IpsetClient = Pick<Ipset, 'create' | 'addMany' | 'delMany' | 'destroy' | 'list' | 'listNames' | 'counters' | 'close'>;
 export type RtnlClient = Pick<Rtnl, 'ensureDummyLink' | 'getLink' | 'listAddresses' | 'splitAddresses' | 'addAddresses' | 'deleteAddresses' | 'deleteLink' | 'counters' | 'close'>;
+export type NftablesClient = Pick<Nftables, 'commit' | 'ruleset' | 'listTables' | 'listChains' | 'counters' | 'close'>;
 
 export interface Clients {
   ipvs: IpvsClient;
-  ipset: IpsetClient;
+  /** Absent with the nftables backend: it makes no ipset call. */
+  ipset?: IpsetClient;
   rtnl: RtnlClient;
+  /** Present with the nftables backend. */
+  nftables?: NftablesClient;
 }
 
-export async function openClients(options: { netns?: string; timeoutMs?: number }): Promise<Clients> {
+export interface OpenWhat {
+  ipset: boolean;
+  nftables: boolean;
+}
+
+export async function openClients(options: { netns?: string; timeoutMs?: number }, what: OpenWhat = { ipset: true, nftables: false }): Promise<Clients> {
   const opened: Array<{ close(): void }> = [];
+  const open = async <T extends { close(): void }>(make: () => Promise<T>): Promise<T> => {
+    const c = await make();
+    opened.push(c);
+    return c;
+  };
   try {
-    const ipvs = await Ipvs.open(options);
-    opened.push(ipvs);
-    const ipset = await Ipset.open(options);
-    opened.push(ipset);
+    const ipvs = await open(() => Ipvs.open(options));
+    const ipset = what.ipset ? await open(() => Ipset.open(options)) : undefined;
+    const nftables = what.nftables ? await open(() => Nftables.open(options)) : undefined;
     const rtnl = await Rtnl.open(options);
-    return { ipvs, ipset, rtnl };
+    return { ipvs, rtnl, ...(ipset ? { ipset } : {}), ...(nftables ? { nftables } : {}) };
   } catch (err) {
     for (const c of opened) c.close();
     throw err;
   }
 }
 
+/**
+ * The ipset and nftables handles `have` lacks, each where it opens (a
+ * kernel may have neither): cleanup removes both backends' rules.
+ */
+export async function openRulesHandles(options: { netns?: string; timeoutMs?: number }, have: Clients): Promise<Pick<Clients, 'ipset' | 'nftables'>> {
+  const ipset = have.ipset ? undefined : await Ipset.open(options).catch(() => undefined);
+  const nftables = have.nftables ? undefined : await Nftables.open(options).catch(() => undefined);
+  return { ...(ipset ? { ipset } : {}), ...(nftables ? { nftables } : {}) };
+}
+
 export function closeClients(c: Clients): void {
   c.ipvs.close();
-  c.ipset.close();
+  c.ipset?.close();
+  c.nftables?.close();
   c.rtnl.close();
 }

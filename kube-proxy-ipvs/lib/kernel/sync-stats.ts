@@ -47,11 +47,11 @@ export class SyncStats {
 
 /** Every socket's counters now (zeros before the clients are open), to take the difference a sync made. */
 export function trafficOf(clients: Clients | undefined): NetlinkTraffic {
-  return { ipvs: clients?.ipvs.counters() ?? ZERO, ipset: clients?.ipset.counters() ?? ZERO, rtnl: clients?.rtnl.counters() ?? ZERO };
+  return { ipvs: clients?.ipvs.counters() ?? ZERO, ipset: clients?.ipset?.counters() ?? ZERO, rtnl: clients?.rtnl.counters() ?? ZERO, nftables: clients?.nftables?.counters() ?? ZERO };
 }
 
 export function trafficBetween(before: NetlinkTraffic, after: NetlinkTraffic): NetlinkTraffic {
-  return { ipvs: delta(before.ipvs, after.ipvs), ipset: delta(before.ipset, after.ipset), rtnl: delta(before.rtnl, after.rtnl) };
+  return { ipvs: delta(before.ipvs, after.ipvs), ipset: delta(before.ipset, after.ipset), rtnl: delta(before.rtnl, after.rtnl), nftables: delta(before.nftables, after.nftables) };
 }
 
 const ZERO: SocketCounters = { sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 };

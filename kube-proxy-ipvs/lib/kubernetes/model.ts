@@ -136,7 +136,11 @@ export interface ProxyConfig {
    * Read when a set is created: an existing set keeps its size.
    */
   ipsetMaxElem?: Readonly<Record<string, number>>;
+  /** Extension (--ipvs-rules-backend): the KUBE-* iptables chains and ipsets (kube-proxy's), or one nftables table per family. */
+  rulesBackend: RulesBackend;
 }
+
+export type RulesBackend = 'iptables' | 'nftables';
 
 export function defaultProxyConfig(overrides: Partial<ProxyConfig> = {}): ProxyConfig {
   return {
@@ -148,6 +152,7 @@ export function defaultProxyConfig(overrides: Partial<ProxyConfig> = {}): ProxyC
     excludeCIDRs: [],
     strictARP: false,
     randomFully: true,
+    rulesBackend: 'iptables',
     ...overrides,
   };
 }

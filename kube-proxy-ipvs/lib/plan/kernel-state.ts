@@ -6,6 +6,7 @@
  */
 import type { AddressServiceKey, BatchOp, DestinationKey, ServiceSpec } from 'ipvs-netlink';
 import { dottedQuadValue, naturalCompare, type AddressFamily } from 'ipvs-netlink/address';
+import type { NftTableSpec } from '../desired/nftables-table.js';
 
 /** The set types kube-proxy's IPVS mode uses. */
 export type IpsetType = 'hash:ip' | 'hash:ip,port' | 'hash:ip,port,ip' | 'hash:ip,port,net' | 'bitmap:port';
@@ -56,8 +57,13 @@ export interface DesiredState {
   /** set name → set; every kube-proxy set of every served family, empty or not. */
   ipsets: ReadonlyMap<string, IpsetState>;
   boundAddresses: ReadonlySet<string>;
-  /** family → iptables-restore (ip6tables-restore) input. */
+  /** family → iptables-restore (ip6tables-restore) input; empty with the nftables backend. */
   iptables: ReadonlyMap<AddressFamily, string>;
+  /**
+   * With the nftables backend: family → its table. The sets' elements are
+   * the entries of `ipsets` (which then also has the out-drop set).
+   */
+  nftables?: ReadonlyMap<AddressFamily, NftTableSpec & { fingerprint: string }>;
 }
 
 export interface CurrentDestination extends DestinationKey {
@@ -79,6 +85,8 @@ export interface CurrentState {
   boundAddresses: ReadonlySet<string>;
   /** The last payload written per family; missing when unknown (after a restart). */
   iptables: ReadonlyMap<AddressFamily, string>;
+  /** The nftables backend's tables, by family, as their fingerprints; a table missing or unknown is absent. */
+  nftables?: ReadonlyMap<AddressFamily, string>;
 }
 
 export type IpsetOp =
@@ -107,7 +115,18 @@ export interface IptablesOp {
   restore: string;
 }
 
-export type Operation = IpsetOp | IpvsOp | AddressOp | IptablesOp;
+/**
+ * The nftables backend's changes; the applier makes one transaction of
+ * every one of them in a sync. Entries are in ipset form under the ipset
+ * names, as in IpsetOp.
+ */
+export type NftablesOp =
+  /** Creates the family's table (replacing one that differs) with these entries, in one go. */
+  | { kind: 'nftables'; op: 'table'; family: AddressFamily; table: NftTableSpec & { fingerprint: string }; entries: ReadonlyMap<string, readonly string[]> }
+  | { kind: 'nftables'; op: 'add' | 'del'; family: AddressFamily; set: string; entries: string[] }
+  | { kind: 'nftables'; op: 'deleteTable'; family: AddressFamily };
+
+export type Operation = IpsetOp | IpvsOp | AddressOp | IptablesOp | NftablesOp;
 
 // Keys are built with join(), which makes one flat string: a template literal makes a tree of
 // string pieces (a "cons string", twice the memory) that stays that way as a long-lived map key.

@@ -25,6 +25,7 @@ import {
   type DesiredDestination,
   type DesiredState,
   type IpvsOp,
+  type NftablesOp,
   type Operation,
 } from './kernel-state.js';
 
@@ -38,6 +39,8 @@ export interface KernelSnapshot {
   virtualServers: ReadonlyArray<(Partial<AddressServiceKey> & Partial<ServiceSpec> & { fwmark?: number }) & { destinations: readonly CurrentDestination[] }>;
   ipsets: Array<{ name: string; type: IpsetType; entries: string[] }>;
   boundAddresses: string[];
+  /** The nftables backend's tables found, by family, as their fingerprints (their elements are in `ipsets`). */
+  nftables?: ReadonlyMap<AddressFamily, string>;
 }
 
 export class Mirror implements CurrentState {
@@ -45,6 +48,7 @@ export class Mirror implements CurrentState {
   readonly ipsets = new Map<string, { type: IpsetType; entries: Set<string> }>();
   readonly boundAddresses = new Set<string>();
   readonly iptables = new Map<AddressFamily, string>();
+  readonly nftables = new Map<AddressFamily, string>();
 
   /**
    * The kernel as read. Given the desired state, what the kernel holds as
@@ -70,6 +74,7 @@ export class Mirror implements CurrentState {
     }
     for (const set of snapshot.ipsets) m.ipsets.set(set.name, { type: set.type, entries: sharedEntries(set.entries, desired?.ipsets.get(set.name)?.entries) });
     for (const a of snapshot.boundAddresses) m.boundAddresses.add(canonicalAddress(a) ?? a);
+    for (const [family, fingerprint] of snapshot.nftables ?? []) m.nftables.set(family, fingerprint);
     return m;
   }
 
@@ -91,7 +96,32 @@ export class Mirror implements CurrentState {
         return;
       case 'ipvs':
         return this.recordIpvs(op);
+      case 'nftables':
+        return this.recordNftables(op);
     }
+  }
+
+  /**
+   * A table made whole replaces its sets' entries; element changes update
+   * them, as ipset ones do. The table's sets are kept under their ipset
+   * names; their `type` is the ipset backend's field, which nothing reads
+   * for them.
+   */
+  private recordNftables(op: NftablesOp): void {
+    if (op.op === 'table') {
+      this.nftables.set(op.family, op.table.fingerprint);
+      for (const [name, entries] of op.entries) this.ipsets.set(name, { type: 'hash:ip', entries: new Set(entries) });
+    } else if (op.op === 'deleteTable') this.nftables.delete(op.family);
+    else {
+      let set = this.ipsets.get(op.set);
+      if (!set) this.ipsets.set(op.set, (set = { type: 'hash:ip', entries: new Set() }));
+      for (const e of op.entries) op.op === 'add' ? set.entries.add(e) : set.entries.delete(e);
+    }
+  }
+
+  /** Forgets a family's table (a refused transaction): the next plan makes it whole again. */
+  forgetNftables(family: AddressFamily): void {
+    this.nftables.delete(family);
   }
 
   private recordIpset(op: Extract<Operation, { kind: 'ipset' }>): void {

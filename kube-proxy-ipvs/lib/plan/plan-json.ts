@@ -5,6 +5,7 @@
  */
 import { naturalCompare } from 'ipvs-netlink/address';
 import type { DesiredState } from './kernel-state.js';
+import { plannedNftables, type FormatRule, type PlannedNftTable } from './nftables-plan-json.js';
 
 export interface PlannedRealServer {
   address: string;
@@ -30,9 +31,12 @@ export interface PlanOutput {
   iptables?: string;
   /** ip6tables-restore input, when IPv6 is served. */
   ip6tables?: string;
+  /** With the nftables backend (which has no ipsets and no iptables rules): its tables, by "family name". */
+  nftables?: Record<string, PlannedNftTable>;
 }
 
-export function planOutput(desired: DesiredState): PlanOutput {
+/** `formatRule` prints the nftables backend's rules (the library's, given by the caller). */
+export function planOutput(desired: DesiredState, formatRule?: FormatRule): PlanOutput {
   const virtualServers = [...desired.virtualServers.values()]
     .map(({ service, destinations }) => ({
       protocol: service.protocol.toUpperCase() as PlannedVirtualServer['protocol'],
@@ -51,7 +55,9 @@ export function planOutput(desired: DesiredState): PlanOutput {
     const set = desired.ipsets.get(name)!;
     ipsets[name] = { type: set.type, entries: [...set.entries].sort(naturalCompare) };
   }
-  const out: PlanOutput = { virtualServers, ipsets, boundAddresses: [...desired.boundAddresses].sort(naturalCompare) };
+  const nft = desired.nftables !== undefined && formatRule !== undefined;
+  const out: PlanOutput = { virtualServers, ipsets: nft ? {} : ipsets, boundAddresses: [...desired.boundAddresses].sort(naturalCompare) };
+  if (nft) out.nftables = plannedNftables(desired, formatRule);
   const v4 = desired.iptables.get('inet');
   const v6 = desired.iptables.get('inet6');
   if (v4 !== undefined) out.iptables = v4;

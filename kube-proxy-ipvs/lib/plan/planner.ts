@@ -6,6 +6,7 @@
  */
 import type { AddressServiceKey, BatchOp, DestinationKey } from 'ipvs-netlink';
 import type { Scope } from './scope.js';
+import { planNftables } from './nftables-plan.js';
 import { cidrContains, familyOf, naturalCompare, parseCidr, type Cidr } from 'ipvs-netlink/address';
 import type { CurrentDestination, CurrentState, CurrentVirtualServer, DesiredState, DesiredVirtualServer, Operation } from './kernel-state.js';
 import { compareDestinations, destinationKey, DUMMY_DEVICE, findDestination, serviceOptionsDiffer, virtualServerKey } from './kernel-state.js';
@@ -31,7 +32,9 @@ export interface PlanOptions {
  * real servers before addresses are bound (a bound VIP with no virtual
  * server would answer from the host); iptables; then removals, addresses
  * first, ipset entries last (KUBE-IPVS-FILTER rejects a bound address
- * missing from the sets).
+ * missing from the sets). The nftables backend's changes, deletions too,
+ * all go where the entries are added: one transaction per sync, as
+ * kube-proxy changes its ipsets all at once before it touches IPVS.
  */
 class Steps {
   createSets: Operation[] = [];
@@ -64,10 +67,12 @@ class Steps {
 export function plan(desired: DesiredState, current: CurrentState, options: PlanOptions = {}): Operation[] {
   const steps = new Steps();
   const excluded = (options.excludeCIDRs ?? []).map((c, i) => parseCidr(c, `excludeCIDRs[${i}]`));
-  planIpsets(desired, current, options.scope, steps);
+  // With the nftables backend its table takes the place of the ipsets and the iptables rules.
+  if (desired.nftables) steps.addEntries.push(...planNftables(desired, current, options.scope));
+  else planIpsets(desired, current, options.scope, steps);
   planVirtualServers(desired, current, options.scope, excluded, options.connections, steps);
   planAddresses(desired, current, options.scope, steps);
-  if (!options.scope || options.scope.iptables) planIptables(desired, current, steps);
+  if (!desired.nftables && (!options.scope || options.scope.iptables)) planIptables(desired, current, steps);
   return steps.ordered();
 }
 

@@ -52,6 +52,10 @@ export function scopeOf(ops: Iterable<Operation>): Scope {
       case 'iptables':
         scope.iptables = true;
         break;
+      case 'nftables':
+        // A table that failed to be made is made by any plan, as a missing set is.
+        if (op.op === 'add' || op.op === 'del') mergeScope(scope, { ...emptyScope(), setEntries: new Map([[op.set, new Set(op.entries)]]) });
+        break;
       case 'ipset':
         // A set that failed to be created is created by any plan (the planner creates missing sets whatever the scope).
         if (op.op === 'add' || op.op === 'del') mergeScope(scope, { ...emptyScope(), setEntries: new Map([[op.set, new Set(op.entries)]]) });

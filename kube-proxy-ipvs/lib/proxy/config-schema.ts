@@ -75,6 +75,8 @@ export const KUBE_PROXY_CONFIGURATION: Schema = [
     f('tcpTimeout', 'duration'),
     f('tcpFinTimeout', 'duration'),
     f('udpTimeout', 'duration'),
+    // A kube-proxy-ipvs extension: left out of what is written when empty, so kubeadm's files round-trip.
+    f('rulesBackend', 'string', true),
   ]),
   f('nftables', [f('masqueradeBit', '*int32'), f('masqueradeAll', 'bool'), f('syncPeriod', 'duration'), f('minSyncPeriod', 'duration')]),
   f('winkernel', [f('networkName', 'string'), f('sourceVip', 'string'), f('enableDSR', 'bool'), f('rootHnsEndpointName', 'string'), f('forwardHealthCheckVip', 'bool')]),
@@ -135,6 +137,8 @@ export interface KubeProxyConfiguration {
     tcpTimeout: number;
     tcpFinTimeout: number;
     udpTimeout: number;
+    /** Extension: "iptables" (the default when empty) or "nftables". */
+    rulesBackend: string;
   };
   nftables: { masqueradeBit: number | null; masqueradeAll: boolean; syncPeriod: number; minSyncPeriod: number };
   winkernel: { networkName: string; sourceVip: string; enableDSR: boolean; rootHnsEndpointName: string; forwardHealthCheckVip: boolean };

@@ -211,6 +211,7 @@ export const FLAGS: readonly FlagDef[] = [
   flag('boot-id-file', 'string', '/proc/sys/kernel/random/boot_id', 'control', 'Comma-separated list of files to check for boot-id. Use the first one that exists.', () => undefined, { inert: true }),
   flag('machine-id-file', 'string', '/etc/machine-id,/var/lib/dbus/machine-id', 'control', 'Comma-separated list of files to check for machine-id. Use the first one that exists.', () => undefined, { inert: true }),
   flag('manifests', 'string', '', 'extension', '[kube-proxy-ipvs extension] Read Services, EndpointSlices and Nodes from a YAML file or folder (watched) instead of an API server; wins over --kubeconfig, --master and clientConnection.kubeconfig.', (_c, v, x) => void (x.manifests = v)),
+  flag('ipvs-rules-backend', 'string', 'iptables', 'config', '[kube-proxy-ipvs extension] What programs the packet-filter rules IPVS mode needs: "iptables" (the KUBE-* chains and ipsets, as kube-proxy) or "nftables" (one nftables table per family, over netlink).', (c, v) => void (c.ipvs.rulesBackend = v ?? '')),
   flag('netns', 'string', '', 'extension', '[kube-proxy-ipvs extension] Program the network namespace at this path (e.g. /run/netns/NAME) instead of the current one.', (_c, v, x) => void (x.netns = v)),
 ];
 

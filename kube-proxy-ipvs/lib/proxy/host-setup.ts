@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import { type ConntrackSettings, conntrackIO, setConntrackSysctls } from '../kernel/conntrack-sysctls.js';
 import { execIn } from '../kernel/exec.js';
-import { detectHostFamilies, type HostFamilies } from '../kernel/host-families.js';
+import { detectHostFamilies, detectNftablesFamilies, type HostFamilies } from '../kernel/host-families.js';
+import type { RulesBackend } from '../kubernetes/model.js';
 import { applyOomScoreAdj } from './oom-score.js';
 
 export interface HostSetup {
@@ -15,11 +16,11 @@ export interface HostSetup {
   applyOomScoreAdj(value: number | null, log: Logger): Promise<void>;
 }
 
-/** The real host; `netns`: the namespace programmed (--netns), default this process's. */
-export function realHost(netns: string | undefined): HostSetup {
+/** The real host; `netns`: the namespace programmed (--netns), default this process's; the families as the rules backend needs them. */
+export function realHost(netns: string | undefined, backend: RulesBackend = 'iptables'): HostSetup {
   const exec = execIn(netns);
   return {
-    families: () => detectHostFamilies(exec),
+    families: () => (backend === 'nftables' ? detectNftablesFamilies(netns) : detectHostFamilies(exec)),
     setConntrack: (settings, log) => setConntrackSysctls(settings, conntrackIO(exec), log),
     applyOomScoreAdj: (value, log) => applyOomScoreAdj(value, log),
   };

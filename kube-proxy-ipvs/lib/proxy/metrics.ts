@@ -101,7 +101,7 @@ export class ProxyMetrics {
     gauge('kubeproxy_ipset_entries', 'ipset entries programmed, over all kube-proxy sets', (c) => c.ipsetEntries);
     new Counter({
       name: 'kubeproxy_netlink_operations_total',
-      help: 'Netlink operations carried out, by family (ipvs, ipset, rtnl) and result (ok, error)',
+      help: 'Netlink operations carried out, by family (ipvs, ipset, rtnl, nftables) and result (ok, error)',
       labelNames: ['family', 'result'],
       registers: r,
       collect() {
@@ -109,9 +109,12 @@ export class ProxyMetrics {
         if (!c) return;
         // The controller keeps monotonic counts; mirror them.
         this.reset();
-        for (const [kind, family] of [['ipvs', 'ipvs'], ['ipset', 'ipset'], ['address', 'rtnl']] as const) {
-          this.inc({ family, result: 'ok' }, c.operations[kind].ok);
-          this.inc({ family, result: 'error' }, c.operations[kind].failed);
+        for (const [kind, family] of [['ipvs', 'ipvs'], ['ipset', 'ipset'], ['address', 'rtnl'], ['nftables', 'nftables']] as const) {
+          const counts = c.operations[kind];
+          // nftables only with that backend's controller (a fake may leave it out).
+          if (!counts) continue;
+          this.inc({ family, result: 'ok' }, counts.ok);
+          this.inc({ family, result: 'error' }, counts.failed);
         }
       },
     });

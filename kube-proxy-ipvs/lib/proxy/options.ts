@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
-import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig } from '../kubernetes/model.js';
+import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig, type RulesBackend } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
 import type { ConntrackSettings } from '../kernel/conntrack-sysctls.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
@@ -22,6 +22,8 @@ export interface IpvsOptions {
   tcpTimeoutMs: number;
   tcpFinTimeoutMs: number;
   udpTimeoutMs: number;
+  /** Extension (--ipvs-rules-backend, ipvs.rulesBackend): iptables + ipset, or nftables. */
+  rulesBackend: RulesBackend;
 }
 
 /** conntrack.* (KubeProxyConntrackConfiguration), as kernel/conntrack-sysctls.ts applies it. */
@@ -110,6 +112,7 @@ export function defaultOptions(): ProxyOptions {
       tcpTimeoutMs: 0,
       tcpFinTimeoutMs: 0,
       udpTimeoutMs: 0,
+      rulesBackend: 'iptables',
     },
     healthzBindAddress: '0.0.0.0:10256',
     metricsBindAddress: '127.0.0.1:10249',
@@ -161,6 +164,7 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
   check(v.minSyncPeriodMs >= 0, `--ipvs-min-sync-period (ipvs.minSyncPeriod) must be 0 or more`);
   check(v.minSyncPeriodMs <= v.syncPeriodMs, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than or equal to --ipvs-min-sync-period (ipvs.minSyncPeriod)`);
   v.excludeCIDRs.forEach((c) => cidr(c, '--ipvs-exclude-cidrs (ipvs.excludeCIDRs)', problems));
+  check(v.rulesBackend === 'iptables' || v.rulesBackend === 'nftables', `--ipvs-rules-backend (ipvs.rulesBackend): Unsupported value: "${v.rulesBackend}": supported values: "iptables", "nftables"`);
   for (const [name, ms] of [
     ['--ipvs-tcp-timeout (ipvs.tcpTimeout)', v.tcpTimeoutMs],
     ['--ipvs-tcpfin-timeout (ipvs.tcpFinTimeout)', v.tcpFinTimeoutMs],
@@ -229,6 +233,7 @@ export function proxyConfigOf(o: ProxyOptions): ProxyConfig {
     nodePortAddresses: o.nodePortAddresses,
     excludeCIDRs: o.ipvs.excludeCIDRs,
     strictARP: o.ipvs.strictARP,
+    rulesBackend: o.ipvs.rulesBackend,
   });
 }
 

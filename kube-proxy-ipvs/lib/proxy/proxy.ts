@@ -117,7 +117,7 @@ export class Proxy {
 
   async start(): Promise<ProxyAddresses> {
     const o = this.options;
-    const host = this.deps.host ?? realHost(o.netns);
+    const host = this.deps.host ?? realHost(o.netns, o.ipvs.rulesBackend);
     await host.applyOomScoreAdj(o.oomScoreAdj, this.log);
     const addresses: ProxyAddresses = {};
     // Servers first: a probe that cannot connect restarts the pod, one that gets a 503 waits.

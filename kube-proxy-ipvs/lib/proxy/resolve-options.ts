@@ -17,7 +17,7 @@ import { zeroConfiguration, type KubeProxyConfiguration } from './config-schema.
 import { checkFeatureGates } from './feature-gates.js';
 import { FlagError, splitFlags } from './flag-parser.js';
 import { addressWithPort, defaultControl, FLAGS, type Control, type FlagDef } from './flags.js';
-import { OptionsError, validateOptions, type DetectLocalMode, type ProxyOptions } from './options.js';
+import { OptionsError, validateOptions, type DetectLocalMode, type IpvsOptions, type ProxyOptions } from './options.js';
 
 /** A line to log once the logger exists (level, message, fields). */
 export interface Notice {
@@ -153,6 +153,7 @@ export function optionsOf(c: KubeProxyConfiguration, x: Control): ProxyOptions {
       tcpTimeoutMs: seconds(c.ipvs.tcpTimeout),
       tcpFinTimeoutMs: seconds(c.ipvs.tcpFinTimeout),
       udpTimeoutMs: seconds(c.ipvs.udpTimeout),
+      rulesBackend: (c.ipvs.rulesBackend === '' ? 'iptables' : c.ipvs.rulesBackend) as IpvsOptions['rulesBackend'],
     },
     healthzBindAddress: c.healthzBindAddress,
     metricsBindAddress: c.metricsBindAddress,

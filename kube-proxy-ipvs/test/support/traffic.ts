@@ -27,6 +27,14 @@ export interface Cluster {
 }
 
 export async function nodeWithPods(t: TapLike): Promise<Cluster> {
+  const cluster = await podNetworks(t);
+  await startServer(t, cluster.pods.be1, 'be1');
+  await startServer(t, cluster.pods.be2, 'be2');
+  return cluster;
+}
+
+/** The namespaces and links alone, for tests that run other servers in the pods. */
+export async function podNetworks(t: TapLike): Promise<Cluster> {
   const node = await freshNetns(t, 'node');
   const client = await freshNetns(t, 'cli');
   const be1 = await freshNetns(t, 'be1');
@@ -37,8 +45,6 @@ export async function nodeWithPods(t: TapLike): Promise<Cluster> {
   await client.exec('ip', ['route', 'add', 'default', 'via', NODE_IP]);
   await be1.exec('ip', ['route', 'add', 'default', 'via', '10.244.1.1']);
   await be2.exec('ip', ['route', 'add', 'default', 'via', '10.244.2.1']);
-  await startServer(t, be1, 'be1');
-  await startServer(t, be2, 'be2');
   return { node, client, pods: { be1, be2 } };
 }
 

@@ -87,7 +87,7 @@ t.test('a first sync is one IPVS batch, one call per set, one address batch, one
   t.same(calls.filter((c) => c.startsWith('iptables')), ['iptables(inet)']);
   const addCalls = calls.filter((c) => c.startsWith('ipset.addMany'));
   t.equal(addCalls.length, new Set(addCalls.map((c) => c.split(',')[0])).size, 'at most one addMany per set');
-  t.same(Object.fromEntries(Object.entries(applier.counts).map(([k, v]) => [k, v.failed])), { ipvs: 0, ipset: 0, address: 0, iptables: 0 }, 'no failure counted');
+  t.same(Object.fromEntries(Object.entries(applier.counts).map(([k, v]) => [k, v.failed])), { ipvs: 0, ipset: 0, address: 0, iptables: 0, nftables: 0 }, 'no failure counted');
   t.equal(applier.counts.ipvs.ok, ops.filter((o) => o.kind === 'ipvs').length, 'IPVS successes counted per operation');
 });
 

@@ -28,7 +28,7 @@ t.test("kubeadm's config.conf runs with upstream's defaults, field by field", as
   t.same(o.nodePortAddresses, [], 'nodePortAddresses null → all local addresses');
   t.equal(o.masqueradeAll, false);
   t.equal(o.masqueradeBit, 14, 'iptables.masqueradeBit null → 14');
-  t.same(o.ipvs, { scheduler: 'rr', syncPeriodMs: 30_000, minSyncPeriodMs: 0, excludeCIDRs: [], strictARP: false, tcpTimeoutMs: 0, tcpFinTimeoutMs: 0, udpTimeoutMs: 0 }, 'ipvs.syncPeriod 0s → 30s; minSyncPeriod stays 0');
+  t.same(o.ipvs, { scheduler: 'rr', syncPeriodMs: 30_000, minSyncPeriodMs: 0, excludeCIDRs: [], strictARP: false, tcpTimeoutMs: 0, tcpFinTimeoutMs: 0, udpTimeoutMs: 0, rulesBackend: 'iptables' }, 'ipvs.syncPeriod 0s → 30s; minSyncPeriod stays 0');
   t.equal(o.oomScoreAdj, -999, 'oomScoreAdj null → -999');
   t.same(o.conntrack, { maxPerCore: 32768, min: 131072, tcpEstablishedTimeoutMs: 86_400_000, tcpCloseWaitTimeoutMs: 3_600_000, tcpBeLiberal: false, udpTimeoutMs: 0, udpStreamTimeoutMs: 0 });
   t.equal(o.detectLocalMode, 'ClusterCIDR', 'detectLocalMode "" → ClusterCIDR');

@@ -71,6 +71,7 @@ const TABLE: Array<[string[], (o: ProxyOptions) => unknown, unknown]> = [
   [['--ipvs-scheduler=lc'], (o) => o.ipvs.scheduler, 'lc'],
   [['--ipvs-exclude-cidrs=10.0.0.0/8,10.1.0.0/16', '--ipvs-exclude-cidrs', '10.2.0.0/16'], (o) => o.ipvs.excludeCIDRs, ['10.0.0.0/8', '10.1.0.0/16', '10.2.0.0/16']],
   [['--ipvs-strict-arp=true'], (o) => o.ipvs.strictARP, true],
+  [['--ipvs-rules-backend=nftables'], (o) => o.ipvs.rulesBackend, 'nftables'],
   [['--ipvs-tcp-timeout=15m'], (o) => o.ipvs.tcpTimeoutMs, 900_000],
   [['--ipvs-tcpfin-timeout=1500ms'], (o) => o.ipvs.tcpFinTimeoutMs, 1000],
   [['--ipvs-udp-timeout=5m'], (o) => o.ipvs.udpTimeoutMs, 300_000],
@@ -145,6 +146,7 @@ t.test('invalid values fail naming the flag and the field', async (t) => {
   t.throws(() => parse('--conntrack-min=-1'), /--conntrack-min \(conntrack.min\) must be greater than or equal to 0/);
   t.throws(() => parse('--config-sync-period=0'), /--config-sync-period \(configSyncPeriod\) must be greater than 0/);
   t.throws(() => parse('--logging-format=xml'), /Unsupported value: "xml"/);
+  t.throws(() => parse('--ipvs-rules-backend=ebpf'), /--ipvs-rules-backend \(ipvs.rulesBackend\): Unsupported value: "ebpf": supported values: "iptables", "nftables"/, 'the rules backend is one of the two (an extension)');
   t.throws(() => parse('--nodeport-addresses=primary,10.0.0.0/8'), /can't use both 'primary' and CIDRs/);
   t.throws(() => parse('--hostname-override=   '), /empty hostname-override is invalid/);
   t.equal(parse('--hostname-override=Bad_Name').hostnameOverride, 'bad_name', 'no DNS-name check: upstream has none');

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /**
- * node scripts/qemu/ts-transpile.mjs: transpiles every TypeScript file of the
- * project (not node_modules) on the host, with tsconfig.json's options, into
- * .sandbox/qemu/ts/, for ts-transpiled.mjs to serve in the QEMU guest.
+ * node scripts/sandbox/ts-transpile.mjs: transpiles every TypeScript file of
+ * the project (not node_modules) on the host, with tsconfig.json's options,
+ * into .sandbox/ts/, for ts-transpiled.mjs to serve in a sandbox guest.
  *
- * Why: under QEMU's emulation JavaScript runs ~33x slower, and ts-node (which
- * tap loads into every test process) spends minutes there loading the
- * TypeScript compiler and transpiling the library, in each test file's
- * process. Here it takes seconds. Only files whose text changed are done
+ * Why: ts-node, which tap loads into every test process, loads the
+ * TypeScript compiler and transpiles the library afresh in each test file's
+ * process. Under QEMU's emulation (JavaScript ~33x slower) that is minutes a
+ * file; under user-mode-linux, where each page first touched costs ~0.1 ms,
+ * it is many seconds a file. On the host it takes seconds, once. Only files whose text changed are done
  * again; entries no file has any more are removed.
  */
 import { createHash } from 'node:crypto';
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cache = path.join(root, '.sandbox', 'qemu', 'ts');
+const cache = path.join(root, '.sandbox', 'ts');
 mkdirSync(cache, { recursive: true });
 
 const config = ts.getParsedCommandLineOfConfigFile(path.join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
@@ -49,4 +50,4 @@ for (const file of tsFiles(root)) {
   made++;
 }
 for (const name of readdirSync(cache)) if (!keep.has(name)) rmSync(path.join(cache, name));
-process.stderr.write(`qemu: TypeScript transpiled on the host: ${keep.size} files (${made} new)\n`);
+process.stderr.write(`sandbox: TypeScript transpiled on the host: ${keep.size} files (${made} new)\n`);

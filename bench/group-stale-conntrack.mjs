@@ -1,13 +1,35 @@
 /**
- * BENCHMARKS.md's table for bench/stale-conntrack.mjs: the proxy's stale
- * UDP conntrack cleanup beside kube-proxy's and the conntrack tool's.
+ * Benchmark group "stale-conntrack" (benchmark 7): the proxy's stale UDP
+ * conntrack cleanup beside kube-proxy's way and the conntrack tool's, on
+ * the host kernel (bench/stale-conntrack.mjs; conntrack over netlink needs
+ * no IPVS). Results: bench/results/stale-conntrack[-small].json.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+import { f1, median, ratio } from './report-format.mjs';
+
+const fileOf = (ctx) => path.join(ctx.results, `stale-conntrack${ctx.suffix}.json`);
+
+export default {
+  name: 'stale-conntrack',
+  covers: 'benchmark 7',
+  files: (ctx) => [fileOf(ctx)],
+  run(ctx) {
+    const cfg = ctx.size['stale-conntrack'];
+    ctx.say(`stale conntrack cleanup: ${cfg.services} UDP services, ${cfg.runs} run(s)`);
+    ctx.run(process.execPath, ['bench/stale-conntrack.mjs', '--services', String(cfg.services), '--runs', String(cfg.runs), '--out', fileOf(ctx)]);
+    ctx.expectWritten(fileOf(ctx));
+  },
+  report(ctx) {
+    return existsSync(fileOf(ctx)) ? table(JSON.parse(readFileSync(fileOf(ctx), 'utf8'))) : [];
+  },
+};
+
 const n = (x) => (x === undefined ? '—' : Math.round(x).toLocaleString('en'));
 
 /** The section's lines, from the JSON bench/stale-conntrack.mjs wrote. */
-export function staleConntrackTable(r, { f1, ratio }) {
+function table(r) {
   const cols = [r.oursAll, r.oursChanged, r.kubeProxy];
   const m = (fn) => cols.map((runs) => median(runs.map(fn)));
   const tool = r.tool;

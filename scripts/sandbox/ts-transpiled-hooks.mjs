@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const cache = path.join(root, '.sandbox', 'qemu', 'ts');
+const cache = path.join(root, '.sandbox', 'ts');
 const TS_NODE = /^@isaacs\/ts-node-temp-fork-for-pr-2009(\/|$)|^ts-node(\/|$)/;
 
 export async function resolve(specifier, context, next) {

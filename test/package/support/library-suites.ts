@@ -1,0 +1,47 @@
+/**
+ * The library's own tests against the installed copy (package-test.sh
+ * compiled them into tests/, where lib/ is the installed dist/lib and the
+ * addon is the prebuild), one runtime per test file here
+ * (library-tests-*.test.ts), so that each has its own time limit and its
+ * own line in the results. Each file's TAP is a subtest, every assertion
+ * shown. Under Bun, whose runtime tap cannot start on, the tests' `tap` is
+ * support/tap-lite.mjs.
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { project, qemuArm64, repo, runtime } from './env.js';
+
+const tests = project('tests');
+export const files = (dir: string, prefix = '') =>
+  readdirSync(path.join(tests, dir)).filter((f) => f.startsWith(prefix) && f.endsWith('.test.js')).sort().map((f) => path.join(dir, f));
+// All the unit tests but those that type-check the repository's sources
+// with the TypeScript compiler (compile time, not the runtime under test;
+// consumers.test.ts compiles a strict consumer against the installed types).
+export const typeOnly = ['test/unit/ipset-types.test.js', 'test/unit/ipvs-rtnl-types.test.js'];
+export const unit = files('test/unit').filter((f) => !typeOnly.includes(f));
+export const hostIpset = files('test/kernel', 'ipset-');
+const support = path.join(repo, 'test/package/support');
+
+export type RuntimeName = 'node22' | 'node24' | 'node24-arm64' | 'bun';
+
+/** Runs FILES on the runtime NAME, each file's TAP a subtest of this file. */
+export function suite(name: RuntimeName, list: string[], what: string): void {
+  const rt = runtime(name);
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', TAP: '1' };
+  const pre: string[] = [];
+  if (rt.bun) pre.push('--no-install', '--preload', path.join(support, 'bun-tap.mjs'));
+  if (name === 'node24-arm64') {
+    const wrapper = path.join(tests, 'node-arm64');
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${[...qemuArm64, rt.command.at(-1)].join(' ')} "$@"\n`, { mode: 0o755 });
+    env.PACKAGE_TEST_EXEC_PATH = wrapper;
+    pre.push('--import', path.join(support, 'exec-path.mjs'));
+  }
+  const [cmd, ...args] = rt.command;
+  const start = (files: string[], label: string) => t.spawn(cmd!, [...args, ...pre, path.join(support, 'run-files.mjs'), ...files], { cwd: tests, env }, label);
+  // Under qemu a start of node costs seconds: one process for the suite.
+  // Elsewhere one per file, as tap runs them (the leak test measures its
+  // own process's memory, which earlier files in the same process would blur).
+  if (name === 'node24-arm64') start(list, `${what} on ${name}`);
+  else for (const f of list) start([f], `${f} on ${name}`);
+}

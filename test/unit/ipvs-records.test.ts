@@ -1,0 +1,137 @@
+// The record layer's shortcuts give what the long way gives: a service
+// object named again by the next ops is copied from its record, and a dump
+// read in chunks as the addon hands them over (strings numbered across the
+// chunks) is the dump read whole. No kernel: records are written and read
+// as the addon would.
+import t from 'tap';
+
+import { writeBatch } from '../../lib/ipvs/batch.js';
+import { DumpReader } from '../../lib/ipvs/dump-reader.js';
+import { AF_INET, AF_INET6, FORWARD, IPPROTO } from '../../lib/ipvs/constants.js';
+import { KIND, LITTLE_ENDIAN, REP } from '../../lib/ipvs/records.js';
+import { RequestWriter } from '../../lib/ipvs/request-writer.js';
+import type { BatchOp } from '../../lib/ipvs/types.js';
+
+const records = (ops: BatchOp[]): Uint8Array => {
+  const w = new RequestWriter(ops.length);
+  writeBatch(w, ops);
+  return w.records();
+};
+
+t.test('a service object named by several ops is written as if each op had its own copy', async (t) => {
+  const keys = [
+    { protocol: 'tcp', address: '10.0.0.1', port: 80 },
+    { protocol: 'udp', address: 'fd00::1', port: 53 },
+    { fwmark: 7, family: 'inet6' },
+  ] as const;
+  for (const key of keys) {
+    const spec = { ...key, scheduler: 'rr' };
+    const v6 = ('address' in key && key.address.includes(':')) || ('family' in key && key.family === 'inet6');
+    const shared: BatchOp[] = [
+      { op: 'addService', service: spec },
+      { op: 'addDestination', service: spec, destination: { address: v6 ? 'fd00::2' : '10.0.0.2', port: 8080 } },
+      { op: 'deleteDestination', service: spec, destination: { address: 'fd00::3', port: 1 } },
+      { op: 'updateDestination', service: key, destination: { address: 'fd00::4', port: 2, weight: 3, forward: 'tunnel' } },
+      { op: 'deleteService', service: key },
+      { op: 'listDestinations', service: key },
+    ];
+    const copied = shared.map((o) => ({ ...o, service: { ...o.service } })) as BatchOp[];
+    t.same(records(shared), records(copied), `${JSON.stringify(key)}: the same bytes`);
+  }
+});
+
+t.test('a refused op after a shared service object still names its field', async (t) => {
+  const key = { protocol: 'tcp', address: '10.0.0.1', port: 80 } as const;
+  const ops = [
+    { op: 'addDestination', service: key, destination: { address: '10.0.0.2', port: 80 } },
+    { op: 'addDestination', service: key, destination: { address: '10.0.0.3', port: 70000 } },
+  ] as BatchOp[];
+  t.throws(() => records(ops), { name: 'RangeError', field: 'ops[1].destination.port' });
+});
+
+/** Reply records as the addon writes them: services of request 0, destinations of request i + 1. */
+class Replies {
+  private readonly view: DataView;
+  private n = 0;
+  constructor(count: number) {
+    this.view = new DataView(new ArrayBuffer(count * REP.size));
+  }
+  service(address: number[] | number, port: number, scheduler: number): this {
+    const at = this.next(KIND.service, 0);
+    if (typeof address === 'number') {
+      this.view.setUint16(at + REP.Af, AF_INET6, LITTLE_ENDIAN);
+      this.view.setUint32(at + REP.AddrText, address, LITTLE_ENDIAN);
+    } else {
+      this.view.setUint16(at + REP.Af, AF_INET, LITTLE_ENDIAN);
+      address.forEach((b, k) => this.view.setUint8(at + REP.Addr + k, b));
+    }
+    this.view.setUint16(at + REP.Port, port, LITTLE_ENDIAN);
+    this.view.setUint16(at + REP.SvcProtocol, IPPROTO.tcp, LITTLE_ENDIAN);
+    this.view.setUint16(at + REP.SvcSched, scheduler, LITTLE_ENDIAN);
+    return this;
+  }
+  destination(service: number, last: number, weight: number, conns: bigint): this {
+    const at = this.next(KIND.destination, service + 1);
+    this.view.setUint16(at + REP.Af, AF_INET, LITTLE_ENDIAN);
+    [10, 1, 0, last].forEach((b, k) => this.view.setUint8(at + REP.Addr + k, b));
+    this.view.setUint16(at + REP.Port, 8080, LITTLE_ENDIAN);
+    this.view.setUint32(at + REP.DestFwd, FORWARD.masq, LITTLE_ENDIAN);
+    this.view.setUint32(at + REP.DestWeight, weight, LITTLE_ENDIAN);
+    this.view.setBigUint64(at + REP.Stats, conns, LITTLE_ENDIAN);
+    return this;
+  }
+  /** Records [from, to) as their own buffer, as a chunk is. */
+  slice(from: number, to = this.n): ArrayBuffer {
+    return this.view.buffer.slice(from * REP.size, to * REP.size);
+  }
+  private next(kind: number, request: number): number {
+    const at = this.n++ * REP.size;
+    this.view.setUint8(at + REP.Kind, kind);
+    this.view.setUint8(at + REP.HasStats, 1);
+    this.view.setUint32(at + REP.Request, request, LITTLE_ENDIAN);
+    return at;
+  }
+}
+
+const table = new Replies(6)
+  .service([10, 0, 0, 1], 80, 1) // scheduler: string 1
+  .service(2, 443, 1) // address: string 2
+  .destination(0, 2, 1, 0n)
+  .destination(0, 3, 5, 1n << 40n)
+  .destination(1, 4, 2, 7n)
+  .destination(1, 5, 0, 0n);
+const strings = ['rr', 'fd00::1'];
+
+t.test('a dump read in chunks, strings arriving with the chunk that first names them, is the dump read whole', async (t) => {
+  const whole = new DumpReader(true).finish({ failures: [], records: table.slice(0), strings });
+  t.equal(whole.length, 2);
+  t.match(whole[0], { protocol: 'tcp', address: '10.0.0.1', port: 80, family: 'inet', scheduler: 'rr' });
+  t.match(whole[1], { address: 'fd00::1', port: 443, family: 'inet6', scheduler: 'rr' });
+  t.same(whole[0].destinations.map((d) => [d.address, d.weight, d.stats.conns]), [['10.1.0.2', 1, 0n], ['10.1.0.3', 5, 1n << 40n]]);
+  t.same(whole[1].destinations.map((d) => d.address), ['10.1.0.4', '10.1.0.5']);
+
+  const r = new DumpReader(true);
+  r.add(table.slice(0, 1), ['rr']);
+  r.add(table.slice(1, 3), ['fd00::1']);
+  r.add(table.slice(3, 5), []);
+  t.same(r.finish({ failures: [], records: table.slice(5), strings: [] }), whole);
+
+  const rules = new DumpReader(false).finish({ failures: [], records: table.slice(0), strings });
+  t.notOk('stats' in rules[0] || 'stats' in rules[0].destinations[0], 'stats: false leaves the counters out');
+});
+
+t.test('a service gone between the two steps is left out; any other failure, or a chunk that cannot be read, throws at the end', async (t) => {
+  const failure = (index: number, code: string, errno: number) => ({ index, errno, code, message: '', text: code });
+  const gone = new DumpReader(true);
+  gone.add(table.slice(0, 3), strings);
+  const left = gone.finish({ failures: [failure(1, 'ESRCH', 3)], records: table.slice(3), strings: [] });
+  t.same(left.map((s) => s.port), [443]);
+
+  const refused = new DumpReader(true);
+  await t.rejects(async () => refused.finish({ failures: [failure(0, 'EPERM', 1)], records: new ArrayBuffer(0), strings: [] }), { code: 'EPERM' });
+
+  // A destination of a service no chunk brought: the reader keeps the error for the end, never throwing into the addon.
+  const broken = new DumpReader(true);
+  t.doesNotThrow(() => broken.add(table.slice(2, 3), strings));
+  t.throws(() => broken.finish({ failures: [], records: new ArrayBuffer(0), strings: [] }), TypeError);
+});
