@@ -3,7 +3,8 @@
  * The stale UDP conntrack cleanup at scale, side by side, on the host
  * kernel (conntrack over netlink needs no IPVS):
  *
- *   node bench/stale-conntrack.mjs [--services 10000] [--per-service 10] [--changed-every 10] [--runs 3] [--out FILE]
+ *   node bench/stale-conntrack.mjs [--services 10000] [--per-service 10] [--changed-every 10] [--runs 3]
+ *     [--tool-sample 100] [--out FILE]
  *
  * A table of UDP services (ClusterIP:53, two serving endpoints each); every
  * --changed-every'th service lost a third endpoint, and a third of its
@@ -29,7 +30,7 @@
  *    both scaled to all (each process reads the same whole table).
  *
  * Writes the figures as JSON (--out, default bench/results/stale-conntrack.json);
- * bench/stale-conntrack-report.mjs turns them into BENCHMARKS.md's table.
+ * bench/group-stale-conntrack.mjs turns them into BENCHMARKS.md's table.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
