@@ -25,8 +25,8 @@
  * (not kept here), and lines that are not ipset commands (their diff.sh,
  * iptables and traffic checks), are counted apart.
  */
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,8 @@ import { Ipset } from '../../lib/ipset/index.js';
 import { fieldsOf } from '../support/ipset-tool.js';
 import { createNetns, deleteNetns, type Netns } from '../support/netns.js';
 import { execute, parse, saveText, words, type Outcome, type Parsed } from './ipset-cli.js';
+import { libraryOnPath, shell } from './netns-shell.js';
+import { normalSave, sameSave } from './save-compare.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURE = path.join(here, '../fixtures/ipset-upstream/cases.json');
@@ -84,101 +86,6 @@ function extract(dir: string): void {
 }
 
 // --- run ---
-
-/**
- * `ipset save` normalised: initval masked (each namespace's seed is
- * random), and with it the hash size a set grew to (growth depends on the
- * seed) unless `sizes`; each set's elements sorted (a list:set's order kept).
- */
-function normalSave(text: string, sizes: boolean): string[] {
-  const creates: string[] = [];
-  const adds = new Map<string, string[]>();
-  const lists = new Set<string>();
-  for (const l of text.split('\n')) {
-    if (l.startsWith('create ')) {
-      const c = l.replace(/ initval 0x\w+/, '');
-      creates.push(sizes ? c : c.replace(/ hashsize \d+/, ' hashsize ~'));
-      if (/^create \S+ list:set/.test(l)) lists.add(l.split(' ')[1]);
-    } else if (l.startsWith('add ')) {
-      const set = l.split(' ')[1];
-      adds.set(set, [...(adds.get(set) ?? []), l]);
-    }
-  }
-  const out = creates.sort();
-  for (const [set, a] of [...adds].sort(([x], [y]) => (x < y ? -1 : 1))) out.push(...(lists.has(set) ? a : a.sort()));
-  return out;
-}
-
-/** An element whose remaining timeout is 1 to `slack` seconds (0 is "never"). */
-function aboutToExpire(line: string, slack: number): boolean {
-  const m = / timeout (\d+)/.exec(line);
-  return m !== null && Number(m[1]) >= 1 && Number(m[1]) <= slack;
-}
-
-/**
- * Equal, remaining timeouts within `slack` seconds. The two namespaces act
- * a moment apart, so an element about to expire may already be gone in one
- * of them: such an element, present on one side only, is left out.
- */
-function sameSave(a: string[], b: string[], slack = 3): string | undefined {
-  const key = (l: string) => l.replace(/ timeout \d+/, ' timeout ~');
-  const keysA = new Set(a.map(key));
-  const keysB = new Set(b.map(key));
-  a = a.filter((l) => keysB.has(key(l)) || !aboutToExpire(l, slack));
-  b = b.filter((l) => keysA.has(key(l)) || !aboutToExpire(l, slack));
-  if (a.length !== b.length) {
-    const onlyA = a.filter((l) => !keysB.has(key(l)));
-    const onlyB = b.filter((l) => !keysA.has(key(l)));
-    return `${a.length} lines against ${b.length}: the tool's only [${onlyA.slice(0, 3).join('; ')}], the library's only [${onlyB.slice(0, 3).join('; ')}]`;
-  }
-  for (let i = 0; i < a.length; i++) {
-    if (key(a[i]) !== key(b[i])) return `${a[i]} / ${b[i]}`;
-    const x = / timeout (\d+)/.exec(a[i]);
-    const y = / timeout (\d+)/.exec(b[i]);
-    if (x && y && Math.abs(Number(x[1]) - Number(y[1])) > slack) return `timeouts: ${a[i]} / ${b[i]}`;
-  }
-  return undefined;
-}
-
-/**
- * A shell command in a namespace. With `started`, the command is the tool's
- * side of a comparison: bash says on stderr when it is about to exec it, and
- * `started` is called then (or at the end, whichever comes first), so the
- * library can act at the same moment rather than while `ip netns exec` and
- * bash start up (seconds on a loaded machine, enough for an element's
- * timeout to run out on one side only).
- */
-async function shell(ns: Netns, cwd: string, cmd: string, input?: string, started?: () => void, path?: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const line = started ? `echo >&2; exec ${cmd}` : cmd;
-    const env = path ? { ...process.env, PATH: `${path}:${process.env.PATH ?? ''}` } : process.env;
-    const child = spawn('ip', ['netns', 'exec', ns.name, 'bash', '-c', line], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.once('data', () => started?.());
-    child.stderr.resume();
-    child.on('close', (code) => {
-      started?.();
-      resolve({ code: code ?? 1, stdout });
-    });
-    child.stdin.on('error', () => undefined); // a command that reads no input closes it early
-    child.stdin.end(input ?? '');
-  });
-}
-
-/**
- * A folder whose `ipset` is ipset-lib-cli.ts: the library as a program, for
- * their lines that call ipset inside a shell construct.
- */
-function libraryOnPath(dir: string): string {
-  const bin = path.join(dir, 'bin');
-  mkdirSync(bin, { recursive: true });
-  const loader = path.join(here, '../../node_modules/@tapjs/typescript/dist/esm/import.mjs');
-  // Transpiled without type checks: a loop starts it dozens of times, and a type check per start takes seconds.
-  const start = `TS_NODE_TRANSPILE_ONLY=1 exec '${process.execPath}' --import='${loader}' '${path.join(here, 'ipset-lib-cli.ts')}' "$@"`;
-  writeFileSync(path.join(bin, 'ipset'), `#!/bin/sh\n${start}\n`, { mode: 0o755 });
-  return bin;
-}
 
 const MUTATING = new Set(['create', 'add', 'del', 'destroy', 'flush', 'rename', 'swap', 'restore']);
 /** Their generator scripts, which this repository does not keep. */
