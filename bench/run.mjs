@@ -47,11 +47,12 @@ import ipvs from './group-ipvs.mjs';
 import ipvsadmCost from './group-ipvsadm-cost.mjs';
 import nft from './group-nft.mjs';
 import scaling from './group-scaling.mjs';
+import staleConntrack from './group-stale-conntrack.mjs';
 import { targetBook } from './report-format.mjs';
 import { SANDBOXES } from './sandboxes.mjs';
 
 /** The groups, in BENCHMARKS.md's order. A new group: its file, one line here, its sizes in SIZES. */
-const GROUPS = [ipvs, ipvsadmCost, ipset, controller, scaling, nft];
+const GROUPS = [ipvs, ipvsadmCost, ipset, controller, scaling, staleConntrack, nft];
 
 /**
  * Sizes per group. In a sandbox group, one entry per kernel: the cluster sizes
@@ -65,6 +66,7 @@ const SIZES = {
       qemu: { sizes: [1_000, 10_000, 50_000], headline: 10_000, runs: 3, dumps: 3, sandboxMem: '4G', timeoutS: 14_400 },
     },
     ipset: { entries: 100_000, runs: 3 },
+    'stale-conntrack': { services: 10_000, runs: 3 },
     controller: {
       uml: { sizes: [1_000, 10_000, 50_000], headline: 10_000, runs: 3, changes: 200, ladderChanges: 40, manifestChanges: 2, syncPeriod: '30s', sandboxMem: '6G', timeoutS: 10_800 },
       // JavaScript runs ~33x slower under QEMU's emulation: the proxy at fewer sizes and runs there.
@@ -78,6 +80,7 @@ const SIZES = {
       qemu: { sizes: [100], headline: 100, runs: 1, dumps: 2, sandboxMem: '1G', timeoutS: 600 },
     },
     ipset: { entries: 10_000, runs: 3 },
+    'stale-conntrack': { services: 200, runs: 1 },
     // The small size's resync period is short so the memory figure (taken after the first resync) does not wait 30 s per run.
     controller: { uml: { sizes: [200], headline: 200, runs: 1, changes: 40, ladderChanges: 0, manifestChanges: 2, syncPeriod: '5s', sandboxMem: '1G', timeoutS: 900 } },
   },

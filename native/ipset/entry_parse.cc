@@ -55,8 +55,8 @@ bool ParseIpPart(std::string_view s, const SetType& type, uint8_t family, const 
   if (slash != std::string_view::npos) {
     unsigned c = 0;
     const unsigned host = HostCidr(family);
-    // Only hash:net,iface matches every address with /0 (the kernel
-    // refuses it elsewhere).
+    // hash:net,iface and hash:net,port,net take /0, matching every address
+    // (the kernel refuses it elsewhere, hash:net,net included).
     const unsigned low = type.zero_prefix ? 0 : 1;
     if (!ParseDecimal(s.substr(slash + 1), &c))
       return Fail(why, field, "has a prefix length that is not a number: " + Quote(s));

@@ -41,7 +41,7 @@ constexpr SetType kTypes[] = {
     {"hash:net,net", Kind::kHash, 2, {Part::kNet, Part::kNet2}, true, false, 4,
      {0, 0, 1, 2, 3, 4, 4, N, 0, N}},
     {"hash:net,port,net", Kind::kHash, 3, {Part::kNet, Part::kProtoPort, Part::kNet2}, true, false, 3,
-     {0, 0, 1, 2, 3, N, N, N, 0, N}},
+     {0, 0, 1, 2, 3, N, N, N, 0, N}, 0, true},
     {"bitmap:ip", Kind::kBitmap, 1, {Part::kIp}, false, false, 3,
      {1, 2, N, 3, N, 0, N, N, N, N}},
     {"bitmap:ip,mac", Kind::kBitmap, 2, {Part::kIp, Part::kMac}, false, false, 3,

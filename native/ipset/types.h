@@ -75,7 +75,7 @@ struct SetType {
   uint8_t since[kOptionCount];
   // Parts that may be left out at the end (bitmap:ip,mac's MAC).
   uint8_t optional_parts = 0;
-  // Networks may have prefix length 0 (hash:net,iface).
+  // Networks may have prefix length 0 (hash:net,iface, hash:net,port,net).
   bool zero_prefix = false;
 
   bool Takes(Option o) const { return since[static_cast<size_t>(o)] != kNever; }

@@ -191,6 +191,8 @@ suite_ipset() {
 	kcase add-net-net "hash:net,net" "ipset create s hash:net,net" ipset add s 10.0.0.0/24,10.1.0.0/16 nomatch
 	kcase add-net-net-range "hash:net,net" "ipset create s hash:net,net" ipset add s 10.2.0.0-10.2.1.12,10.3.0.0/30
 	kcase add-net-port-net "hash:net,port,net" "ipset create s hash:net,port,net" ipset add s 10.0.0.0/24,udp:53,10.1.0.0/16
+	kcase add-net-port-net-zero "hash:net,port,net" "ipset create s hash:net,port,net" ipset add s 0.0.0.0/0,udp:53,10.1.0.0/16
+	kcase add-net-port-net6-zero "hash:net,port,net family inet6" "ipset create s hash:net,port,net family inet6" ipset add s fd00::/64,tcp:80,::/0
 	kcase add-ip-mark "hash:ip,mark" "ipset create s hash:ip,mark" ipset add s 10.0.0.1,0x12
 	kcase add-mac "hash:mac" "ipset create s hash:mac" ipset add s 00:11:22:aa:bb:cc
 	kcase add-ip-mac "hash:ip,mac" "ipset create s hash:ip,mac family inet6" ipset add s fd00::1,00:11:22:aa:bb:cc

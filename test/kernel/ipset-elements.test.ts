@@ -7,7 +7,7 @@
 import t from 'tap';
 
 import { Ipset, type AddOptions, type Entry } from '../../lib/ipset/index.js';
-import { sameLines, toolEntries } from '../support/ipset-tool.js';
+import { sameTimedLines, timed, toolEntries, type Span } from '../support/ipset-tool.js';
 import { freshNetns } from '../support/netns.js';
 
 const saved = toolEntries;
@@ -30,7 +30,7 @@ const adds: Array<[Entry, AddOptions | undefined, string]> = [
   ],
   ['10.0.3.0/24', { timeout: 0 }, '10.0.3.0/24 timeout 0'],
   ['10.0.4.0/24', { skbmark: 5, packets: 9007199254740991 }, '10.0.4.0/24 skbmark 0x5 packets 9007199254740991'],
-  [{ ip: '10.0.5.0', cidr: 24, nomatch: true, comment: 'both' }, { timeout: 7 }, '10.0.5.0/24 timeout 7 nomatch comment both'],
+  [{ ip: '10.0.5.0', cidr: 24, nomatch: true, comment: 'both' }, { timeout: 70 }, '10.0.5.0/24 timeout 70 nomatch comment both'],
 ];
 
 t.test('add() with options: ipset save prints what it prints for the same ipset add', async (t) => {
@@ -39,25 +39,34 @@ t.test('add() with options: ipset save prints what it prints for the same ipset 
   const create = 'hash:net timeout 600 counters comment skbinfo';
   await ipset.create('s', 'hash:net', { timeout: 600, counters: true, comment: true, skbinfo: true });
   await tools.exec('ipset', ['create', 's', ...create.split(' ')]);
+  // Each side's adds timed: a remaining timeout is judged by when its own
+  // element went in and when it was read, not against the other side's.
+  const ourAdds: Span[] = [];
+  const toolAdds: Span[] = [];
   for (const [entry, options, tool] of adds) {
-    await ipset.add('s', entry, options);
-    await tools.exec('ipset', ['restore'], `add s ${tool}\n`);
+    ourAdds.push((await timed(() => ipset.add('s', entry, options)))[1]);
+    toolAdds.push((await timed(() => tools.exec('ipset', ['restore'], `add s ${tool}\n`)))[1]);
   }
-  const ours = await saved(ns, 's');
-  sameLines(t, ours, await saved(tools, 's'), 'the same lines as the tool wrote');
-  sameLines(t, ours, [
+  const [ours, ourRead] = await timed(() => saved(ns, 's'));
+  const [theirs, toolRead] = await timed(() => saved(tools, 's'));
+  // In the order of `adds` (which is the sorted order).
+  const wanted = [
     '10.0.0.0/24 timeout 100 packets 5 bytes 500 comment "web tier"',
     '10.0.1.0/24 timeout 600 nomatch packets 0 bytes 0',
     '10.0.2.0/24 timeout 50 packets 1 bytes 2 comment "obj" skbmark 0x10/0xff skbprio 1:2 skbqueue 3',
     '10.0.3.0/24 timeout 0 packets 0 bytes 0',
     '10.0.4.0/24 timeout 600 packets 9007199254740991 bytes 0 skbmark 0x5',
-    '10.0.5.0/24 timeout 7 nomatch packets 0 bytes 0 comment "both"',
-  ], 'as expected');
-  sameLines(t, (await ipset.list('s')).entries.sort(), ours, 'list() returns the same lines');
+    '10.0.5.0/24 timeout 70 nomatch packets 0 bytes 0 comment "both"',
+  ];
+  sameTimedLines(t, theirs, wanted, toolAdds, toolRead, 'the tool wrote');
+  sameTimedLines(t, ours, wanted, ourAdds, ourRead, 'the library wrote the same lines as the tool');
+  const [listed, listRead] = await timed(async () => (await ipset.list('s')).entries.sort());
+  sameTimedLines(t, listed, wanted, ourAdds, listRead, 'list() returns the same lines');
 
   // exist: an element already there is updated in place, options and all.
-  await ipset.add('s', '10.0.0.0/24', { exist: true, timeout: 300, comment: 'changed', packets: 1, bytes: 1 });
-  sameLines(t, (await saved(ns, 's')).filter((l) => l.startsWith('10.0.0.0/24')), ['10.0.0.0/24 timeout 300 packets 1 bytes 1 comment "changed"'], 'exist replaced the options');
+  const [, replaced] = await timed(() => ipset.add('s', '10.0.0.0/24', { exist: true, timeout: 300, comment: 'changed', packets: 1, bytes: 1 }));
+  const [after, afterRead] = await timed(() => saved(ns, 's'));
+  sameTimedLines(t, after.filter((l) => l.startsWith('10.0.0.0/24')), ['10.0.0.0/24 timeout 300 packets 1 bytes 1 comment "changed"'], replaced, afterRead, 'exist replaced the options');
   await t.rejects(ipset.add('s', '10.0.0.0/24', { comment: 'again' }), { code: 'IPSET_ERR_EXIST' }, 'without exist: refused');
   // nomatch elements: test() says they do not match, as the tool's test does.
   t.equal(await ipset.test('s', '10.0.1.5'), false, 'an address in a nomatch net does not match');
@@ -69,7 +78,7 @@ t.test('rename and swap by the ipset tool: the library reads the result and keep
   const { ns, ipset } = await setup(t);
   await ipset.create('a', 'hash:ip', { timeout: 100 });
   await ipset.create('b', 'hash:ip');
-  await ipset.addMany('a', ['10.0.0.1', '10.0.0.2']);
+  const [, addedToA] = await timed(() => ipset.addMany('a', ['10.0.0.1', '10.0.0.2']));
   await ipset.addMany('b', ['10.9.9.9']); // the handle now knows both sets
 
   await ns.exec('ipset', ['rename', 'a', 'c']);
@@ -84,19 +93,25 @@ t.test('rename and swap by the ipset tool: the library reads the result and keep
   t.same((await ipset.list('c')).entries, ['10.9.9.9'], 'c has what b had');
   t.match(await ipset.header('b'), { timeout: 100 });
   t.equal((await ipset.header('c')).timeout, undefined);
-  sameLines(t, (await ipset.list('b')).entries.sort(), await saved(ns, 'b'), 'list() = ipset save after the swap');
+  const withTimeout = ['10.0.0.1 timeout 100', '10.0.0.2 timeout 100'];
+  const [listed, listRead] = await timed(async () => (await ipset.list('b')).entries.sort());
+  sameTimedLines(t, listed, withTimeout, addedToA, listRead, 'list() after the swap');
+  const [savedB, saveRead] = await timed(() => saved(ns, 'b'));
+  sameTimedLines(t, savedB, withTimeout, addedToA, saveRead, 'ipset save after the swap');
 
   // The handle remembered b without timeout support: an element with a
   // timeout is first refused by our own check (saying why, sending
   // nothing), then the set is looked up afresh.
   const before = ipset.counters().messagesSent;
-  await t.rejects(ipset.add('b', '10.0.0.3', { timeout: 5 }), {
+  await t.rejects(ipset.add('b', '10.0.0.3', { timeout: 50 }), {
     name: 'TypeError',
     message: /timeout .*\(as set b was when this handle last looked: hash:ip inet; if it has been re-created since, call again: it is looked up afresh\)$/,
   });
   t.equal(ipset.counters().messagesSent, before, 'nothing was sent');
-  await ipset.add('b', '10.0.0.3', { timeout: 5 });
-  t.match(await saved(ns, 'b'), [/^10\.0\.0\.1 timeout \d+$/, /^10\.0\.0\.2 timeout \d+$/, /^10\.0\.0\.3 timeout [45]$/]);
+  const [, added] = await timed(() => ipset.add('b', '10.0.0.3', { timeout: 50 }));
+  const [b, read] = await timed(() => saved(ns, 'b'));
+  t.match(b, [/^10\.0\.0\.1 timeout \d+$/, /^10\.0\.0\.2 timeout \d+$/, /^10\.0\.0\.3 timeout \d+$/]);
+  sameTimedLines(t, b.slice(2), ['10.0.0.3 timeout 50'], added, read, 'the element the handle added once it looked again');
   // Re-created by the tool with another type under a known name.
   await ipset.addMany('c', ['10.1.1.1']); // the handle now knows c as hash:ip
   await ns.exec('ipset', ['destroy', 'c']);

@@ -57,6 +57,53 @@ export function sameLines(t: Asserts, ours: string[], theirs: string[], what: st
   });
 }
 
+/** When an operation ran, by this process's monotonic clock, in milliseconds. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
+/** Runs `op` and says when it ran. */
+export async function timed<T>(op: () => Promise<T>): Promise<[T, Span]> {
+  const from = performance.now();
+  const value = await op();
+  return [value, { from, to: performance.now() }];
+}
+
+/**
+ * The remaining timeout the kernel can report for an element given
+ * `timeout` seconds during `added` and read during `read`: it counts down
+ * from the add in jiffies and reports whole seconds rounded down, never 0
+ * for an element that has one. The bounds come from the times measured,
+ * so a loaded machine widens them by exactly the delay it caused, and a
+ * wrong timeout still falls outside them. `tick` covers a jiffy's rounding
+ * each way (HZ 100 at the coarsest).
+ */
+export function remainingBounds(timeout: number, added: Span, read: Span, tick = 20): [number, number] {
+  const left = (elapsedMs: number) => Math.max(1, Math.floor(timeout - elapsedMs / 1000));
+  return [left(read.to - added.from + tick), left(Math.max(0, read.from - added.to - tick))];
+}
+
+/**
+ * Element lines as `wanted` with their remaining timeouts aside, and each
+ * remaining timeout within remainingBounds() of the wanted line's timeout
+ * (0, "for ever", must stay 0). `added` is when each wanted line's element
+ * was added (one span for all, or one per line, in `wanted`'s order).
+ */
+export function sameTimedLines(t: Asserts & { ok(v: unknown, message: string): unknown }, found: string[], wanted: string[], added: Span | Span[], read: Span, what: string): void {
+  const key = (l: string) => l.replace(/ timeout \d+/, ' timeout ~');
+  t.same(found.map(key), wanted.map(key), what);
+  found.forEach((l, i) => {
+    const got = / timeout (\d+)/.exec(l);
+    const want = / timeout (\d+)/.exec(wanted[i] ?? '');
+    if (!got || !want) return;
+    const timeout = Number(want[1]);
+    const [low, high] = timeout === 0 ? [0, 0] : remainingBounds(timeout, Array.isArray(added) ? added[i] : added, read);
+    const left = Number(got[1]);
+    t.ok(left >= low && left <= high, `${what}: ${l}: ${left} s left of ${timeout}, ${low}..${high} by the times measured`);
+  });
+}
+
 /** A create line ("hash:ip family inet hashsize 1024 ...") as the header fields it stands for. */
 export function fieldsOf(line: string): Partial<SetHeader> {
   const [type, ...words] = line.split(' ');

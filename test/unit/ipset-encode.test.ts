@@ -137,6 +137,9 @@ const cases: Record<string, object> = {
     ['add', 'add-net-net', 'hash:net,net', '10.0.0.0/24,10.1.0.0/16 nomatch'],
     ['add', 'add-net-net-range', 'hash:net,net', '10.2.0.0-10.2.1.12,10.3.0.0/30'],
     ['add', 'add-net-port-net', 'hash:net,port,net', '10.0.0.0/24,udp:53,10.1.0.0/16'],
+    // /0 in either network, as the kernel's hash:net,port,net and the tool take it (hash:net,net refuses it).
+    ['add', 'add-net-port-net-zero', 'hash:net,port,net', '0.0.0.0/0,udp:53,10.1.0.0/16'],
+    ['add', 'add-net-port-net6-zero', 'hash:net,port,net', 'fd00::/64,tcp:80,::/0', 'inet6'],
     ['del', 'del-list-set-before', 'list:set', 'a before b'],
     ['test', 'test-list-set-after', 'list:set', 'a after b'],
     ['test', 'test-net-nomatch', 'hash:net', '10.1.0.0/16 nomatch'],
