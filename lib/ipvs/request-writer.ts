@@ -63,6 +63,10 @@ export class RequestWriter {
   private u32: Uint32Array;
   private n = 0;
   private at = 0; // offset of the record being written
+  // Bytes from here on may hold an earlier batch's records (a spare buffer
+  // is zeroed only as far as the records expected; an op may write more
+  // than one, as listDestinations does).
+  private zeroedTo: number;
   private readonly stringList: string[] = [];
   private readonly stringIds = new Map<string, number>();
   // The service identity written last, for the ops that name the same
@@ -77,8 +81,10 @@ export class RequestWriter {
     if (spare && spare.length >= need) {
       this.bytes = spare;
       spare.fill(0, 0, need); // it holds an earlier batch; a fresh buffer is zeroed already
+      this.zeroedTo = need;
     } else {
       this.bytes = new Uint8Array(need);
+      this.zeroedTo = need;
     }
     this.u16 = new Uint16Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length >> 1);
     this.u32 = new Uint32Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length >> 2);
@@ -108,6 +114,10 @@ export class RequestWriter {
   begin(cmd: number, flags = 0): number {
     if ((this.n + 1) * SIZE > this.bytes.length) this.grow();
     const at = this.n * SIZE;
+    if (at >= this.zeroedTo) {
+      this.bytes.fill(0, at, at + SIZE);
+      this.zeroedTo = at + SIZE;
+    }
     this.at = at;
     this.bytes[at + REQ_CMD] = cmd;
     this.bytes[at + REQ_FLAGS] = flags;

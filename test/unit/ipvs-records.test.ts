@@ -40,6 +40,23 @@ t.test('a service object named by several ops is written as if each op had its o
   }
 });
 
+t.test('a batch written into the buffer of an earlier one: records past the ops counted are as in a fresh buffer', async (t) => {
+  // listDestinations writes two records (GET_SERVICE, then the GET_DEST dump), so a batch can fill more
+  // records than it has ops; the earlier batch left service specifications (a scheduler name each) there.
+  const earlier = new RequestWriter(4);
+  writeBatch(earlier, Array.from({ length: 4 }, (_, i) => ({ op: 'addService', service: { protocol: 'tcp', address: `10.0.0.${i + 1}`, port: 80, scheduler: 'rr' } })) as BatchOp[]);
+  const key = { protocol: 'tcp', address: '10.0.0.1', port: 80, scheduler: 'rr' } as const;
+  const ops = [
+    { op: 'updateDestination', service: key, destination: { address: '10.0.0.9', port: 8080, weight: 0 } },
+    { op: 'listDestinations', service: key },
+  ] as BatchOp[];
+  const reused = new RequestWriter(ops.length, earlier.buffer());
+  writeBatch(reused, ops);
+  t.equal(reused.count, 3, 'three records for two ops');
+  t.same(reused.records(), records(ops), 'the same bytes as a fresh buffer');
+  t.same(reused.strings(), [], 'and no string named');
+});
+
 t.test('a refused op after a shared service object still names its field', async (t) => {
   const key = { protocol: 'tcp', address: '10.0.0.1', port: 80 } as const;
   const ops = [
