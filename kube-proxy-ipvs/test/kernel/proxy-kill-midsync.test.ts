@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { Ipvs } from 'ipvs-netlink';
+import { Ipset, Ipvs } from 'ipvs-netlink';
 import { kubeIpsets, kubeIpvs0Addresses } from '../support/controller-kernel.js';
 import { keepAliveClient, netlinkOps, NODE_YAML, proxyNode, serviceYaml, sliceYaml, startProxy, writeManifest } from '../support/proxy-env.js';
 import { kernelMatchesPlan, planIpvsadm, runPlan } from '../support/proxy-plan.js';
@@ -45,6 +45,12 @@ async function anyExists(ipvs: Ipvs, probes: Parameters<Ipvs['getService']>[0][]
   return false;
 }
 
+/** Whether any of these ClusterIP entries is in KUBE-CLUSTER-IP yet (the set exists from the proxy's start). */
+async function anyInClusterIpSet(ipset: Ipset, entries: string[]): Promise<boolean> {
+  for (const entry of entries) if (await ipset.test('KUBE-CLUSTER-IP', entry)) return true;
+  return false;
+}
+
 function bigManifest(n: number): string {
   const docs: string[] = [];
   for (let i = 1; i <= n; i++) {
@@ -68,17 +74,21 @@ t.test('SIGKILL in the middle of a large sync; the restarted proxy converges to 
   const before = await ask();
   t.match(before, { body: /^web-\d/ }, 'an established connection through the unchanged ClusterIP');
 
-  // The large edit. The planner adds the sets' entries, then every virtual and real server, then
-  // binds the addresses. A kill can only land between two system calls: the kernel carries out each
-  // sendmsg whole (here one holds all the IPVS additions). Polling the kernel while the proxy runs is
-  // a race the proxy can win: on one CPU the poller may not be scheduled again before the whole sync
-  // is over (CI saw that). So the proxy runs in short slices and is frozen (SIGSTOP) between them;
-  // each look sees the kernel exactly as the proxy left it, and the first look that finds a new
-  // virtual server is where the kill lands: at the latest right after the IPVS additions, before the
-  // addresses are bound.
+  // The large edit. The planner adds the sets' entries (one request per set), then every virtual
+  // and real server, then binds the addresses. A kill can only land between two system calls: the
+  // kernel carries out each sendmsg whole (here one holds all the IPVS additions). Polling the kernel
+  // while the proxy runs is a race the proxy can win: on one CPU the poller may not be scheduled
+  // again before the whole sync is over (CI saw that). So the proxy runs in short slices and is
+  // frozen (SIGSTOP) between them; each look sees the kernel exactly as the proxy left it, and the
+  // first look that finds any of the edit programmed, a set entry or a virtual server, is where the
+  // kill lands. Looking for virtual servers alone was not enough: a slice (the sandbox's timer ticks
+  // make it longer than asked) could hold the IPVS additions and the address binds both.
   const ipvs = await Ipvs.open({ netns: env.node.path });
   t.teardown(() => ipvs.close());
+  const ipset = await Ipset.open({ netns: env.node.path });
+  t.teardown(() => ipset.close());
   const probes = [1, 2, 3, 5, 8].map((i) => ({ protocol: 'tcp' as const, address: `10.97.0.${i}`, port: 80 }));
+  const entries = probes.map((p) => `${p.address},tcp:80`);
   const pid = first.child.pid!;
   writeManifest(env, 'bulk.yaml', bigManifest(N));
   const started = Date.now();
@@ -87,7 +97,7 @@ t.test('SIGKILL in the middle of a large sync; the restarted proxy converges to 
     await sleep(SLICE_MS);
     process.kill(pid, 'SIGSTOP');
     await untilStopped(pid);
-    if (await anyExists(ipvs, probes)) break;
+    if ((await anyInClusterIpSet(ipset, entries)) || (await anyExists(ipvs, probes))) break;
     process.kill(pid, 'SIGCONT');
   }
   first.child.kill('SIGKILL');
