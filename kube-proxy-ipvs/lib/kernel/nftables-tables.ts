@@ -78,7 +78,11 @@ export async function readNftTables(nft: NftablesClient, families: readonly Addr
     for (const [name, m] of nftSetMembers(family)) {
       const set = byNftName.get(m.nftName);
       if (!set) continue;
-      const entries = set.elements.flatMap((e) => entryOfKey(m.base, e.key) ?? []);
+      const entries: string[] = [];
+      for (const e of set.elements) {
+        const entry = entryOfKey(m.base, e.key);
+        if (entry !== undefined) entries.push(entry);
+      }
       ipsets.push({ name, type: 'hash:ip', entries });
     }
   }
