@@ -92,7 +92,7 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
       { type: 'getsetelem', family: ref.family, attrs: { table: ref.table, set: ref.name }, dump: true },
     ], set);
     const { shape } = this.remember(sets[0]);
-    return elementsFromRaw(shape, elems.flatMap((m) => (m.attrs.elements as RawAttrs[] | undefined) ?? []));
+    return elementsFromRaw(shape, elementLists(elems));
   }
 
   /**
@@ -128,7 +128,7 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
           chains: chains.filter((m) => inTable(m, 'table')).map((m) => chainFromRaw(m.family, m.attrs)),
           sets: setMsgs.map((m, i): SetWithElements => {
             const { set, shape } = this.remember(m);
-            return { ...set, elements: elementsFromRaw(shape, second[i].flatMap((x) => (x.attrs.elements as RawAttrs[] | undefined) ?? [])) };
+            return { ...set, elements: elementsFromRaw(shape, elementLists(second[i])) };
           }),
           rules: rules.filter((m) => inTable(m, 'table')).map((m) => ruleFromRaw(m.family, m.attrs)),
         };
@@ -227,6 +227,11 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
       });
     });
   }
+}
+
+/** The element lists of getsetelem replies (a reply without elements has none). */
+function elementLists(replies: RawReply[]): Uint8Array[] {
+  return replies.flatMap((m) => (m.attrs.elements === undefined ? [] : [m.attrs.elements as Uint8Array]));
 }
 
 function dump(type: string, family: number, attrs: RawAttrs = {}): Request {

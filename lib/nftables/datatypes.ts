@@ -10,6 +10,7 @@
  */
 import ipaddr from 'ipaddr.js';
 
+import { dottedQuadValue, ipv4Text } from '../util/address.js';
 import { outOfRange, wrongType, wrongValue } from '../util/check.js';
 import { l4protos } from './names.js';
 
@@ -82,72 +83,92 @@ export function pad4(n: number): number {
 
 /** One value of type `t` as the kernel compares it (network order where nft uses it). */
 export function valueBytes(t: DataType, v: unknown, field: string): Buffer {
+  const b = Buffer.alloc(TYPES[t].len);
+  writeValue(t, v, field, -1, b, 0);
+  return b;
+}
+
+/**
+ * Writes one value of type `t` into `out` at `at` (its typeInfo().len
+ * bytes). A refused value names `field`, or `field[part]` when `part` is 0
+ * or more: the path is built only for a value that is refused, as a set of
+ * 100,000 elements writes this many values.
+ */
+export function writeValue(t: DataType, v: unknown, field: string, part: number, out: Buffer, at: number): void {
   switch (t) {
-    case 'ipv4_addr':
-      if (typeof v !== 'string') throw wrongType(field, 'an IPv4 address string', v);
-      if (!ipaddr.IPv4.isValidFourPartDecimal(v)) throw wrongValue(field, 'an IPv4 address', v);
-      return Buffer.from(ipaddr.IPv4.parse(v).toByteArray());
-    case 'ipv6_addr':
-      if (typeof v !== 'string') throw wrongType(field, 'an IPv6 address string', v);
-      if (!v.includes(':') || v.includes('%') || !ipaddr.IPv6.isValid(v)) throw wrongValue(field, 'an IPv6 address', v);
-      return Buffer.from(ipaddr.IPv6.parse(v).toByteArray());
-    case 'ether_addr': {
-      if (typeof v !== 'string') throw wrongType(field, 'an Ethernet address string', v);
-      if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(v)) throw wrongValue(field, 'an Ethernet address (aa:bb:cc:dd:ee:ff)', v);
-      return Buffer.from(v.split(':').map((x) => parseInt(x, 16)));
+    case 'ipv4_addr': {
+      const n = typeof v === 'string' ? dottedQuadValue(v) : -1;
+      if (n < 0) throw typeof v === 'string' ? wrongValue(at_(field, part), 'an IPv4 address', v) : wrongType(at_(field, part), 'an IPv4 address string', v);
+      out.writeUInt32BE(n, at);
+      return;
     }
+    case 'ipv6_addr':
+      if (typeof v !== 'string') throw wrongType(at_(field, part), 'an IPv6 address string', v);
+      if (!v.includes(':') || v.includes('%') || !ipaddr.IPv6.isValid(v)) throw wrongValue(at_(field, part), 'an IPv6 address', v);
+      out.set(ipaddr.IPv6.parse(v).toByteArray(), at);
+      return;
+    case 'ether_addr':
+      if (typeof v !== 'string') throw wrongType(at_(field, part), 'an Ethernet address string', v);
+      if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(v)) throw wrongValue(at_(field, part), 'an Ethernet address (aa:bb:cc:dd:ee:ff)', v);
+      v.split(':').forEach((x, i) => (out[at + i] = parseInt(x, 16)));
+      return;
     case 'inet_proto': {
       const n = typeof v === 'string' ? l4protos.byName[v as keyof typeof l4protos.byName] : v;
-      if (typeof v === 'string' && n === undefined) throw wrongValue(field, `a protocol (${l4protos.names.join(', ')}) or its number`, v);
-      return Buffer.from([uint(n, field, 0xff)]);
+      if (typeof v === 'string' && n === undefined) throw wrongValue(at_(field, part), `a protocol (${l4protos.names.join(', ')}) or its number`, v);
+      out[at] = uint(n, field, part, 0xff);
+      return;
     }
-    case 'inet_service': {
-      const b = Buffer.alloc(2);
-      b.writeUInt16BE(uint(v, field, 0xffff));
-      return b;
-    }
-    case 'mark': {
-      const b = Buffer.alloc(4);
-      b.writeUInt32LE(uint(v, field, 0xffffffff)); // nft keeps marks in host order
-      return b;
-    }
+    case 'inet_service':
+      out.writeUInt16BE(uint(v, field, part, 0xffff), at);
+      return;
+    case 'mark':
+      out.writeUInt32LE(uint(v, field, part, 0xffffffff), at); // nft keeps marks in host order
+      return;
     case 'ifname': {
-      if (typeof v !== 'string') throw wrongType(field, 'an interface name', v);
+      if (typeof v !== 'string') throw wrongType(at_(field, part), 'an interface name', v);
       const s = Buffer.from(v);
-      if (s.length === 0 || s.length > 15 || s.includes(0)) throw outOfRange(field, 'an interface name of 1 to 15 bytes', v);
-      const b = Buffer.alloc(16);
-      s.copy(b);
-      return b;
+      if (s.length === 0 || s.length > 15 || s.includes(0)) throw outOfRange(at_(field, part), 'an interface name of 1 to 15 bytes', v);
+      out.fill(0, at, at + 16);
+      s.copy(out, at);
+      return;
     }
   }
 }
 
 /** A value of type `t` back from the kernel's bytes, as valueBytes() takes it. */
 export function valueOf(t: DataType, b: Buffer): string | number {
+  return valueAt(t, b, 0);
+}
+
+/** A value of type `t` back from the bytes at `at`. */
+export function valueAt(t: DataType, b: Buffer, at: number): string | number {
   switch (t) {
     case 'ipv4_addr':
-      return ipaddr.fromByteArray([...b.subarray(0, 4)]).toString();
+      return ipv4Text(b, at);
     case 'ipv6_addr':
-      return (ipaddr.fromByteArray([...b.subarray(0, 16)]) as ipaddr.IPv6).toRFC5952String();
+      return (ipaddr.fromByteArray([...b.subarray(at, at + 16)]) as ipaddr.IPv6).toRFC5952String();
     case 'ether_addr':
-      return [...b.subarray(0, 6)].map((x) => x.toString(16).padStart(2, '0')).join(':');
-    case 'inet_proto': {
-      const name = l4protos.name(b[0]);
-      return name;
-    }
+      return [...b.subarray(at, at + 6)].map((x) => x.toString(16).padStart(2, '0')).join(':');
+    case 'inet_proto':
+      return l4protos.name(b[at]);
     case 'inet_service':
-      return b.readUInt16BE(0);
+      return b.readUInt16BE(at);
     case 'mark':
-      return b.readUInt32LE(0);
+      return b.readUInt32LE(at);
     case 'ifname': {
-      const end = b.indexOf(0);
-      return b.subarray(0, end < 0 ? 16 : end).toString();
+      const end = b.indexOf(0, at);
+      return b.toString('utf8', at, end < 0 || end > at + 16 ? at + 16 : end);
     }
   }
 }
 
-function uint(v: unknown, field: string, max: number): number {
-  if (typeof v !== 'number') throw wrongType(field, `an integer from 0 to ${max}`, v);
-  if (!Number.isInteger(v) || v < 0 || v > max) throw outOfRange(field, `an integer from 0 to ${max}`, v);
+/** A refused value's path. */
+function at_(field: string, part: number): string {
+  return part < 0 ? field : `${field}[${part}]`;
+}
+
+function uint(v: unknown, field: string, part: number, max: number): number {
+  if (typeof v !== 'number') throw wrongType(at_(field, part), `an integer from 0 to ${max}`, v);
+  if (!Number.isInteger(v) || v < 0 || v > max) throw outOfRange(at_(field, part), `an integer from 0 to ${max}`, v);
   return v;
 }

@@ -1,21 +1,28 @@
 /**
- * Set elements to the kernel's form and back. Keys of interval sets are
- * kept as the kernel keeps them: a concatenation as a first and last key
- * (NFTA_SET_ELEM_KEY_END), a single type as a start element and an end
- * element one past the last value (NFT_SET_ELEM_INTERVAL_END), read back
- * merged into prefixes and ranges.
+ * Set elements to the kernel's form and back: checked and written as the
+ * bytes of their element list (element-codec.ts), read from the lists a
+ * dump returns. Keys of interval sets are kept as the kernel keeps them: a
+ * concatenation as a first and last key (NFTA_SET_ELEM_KEY_END), a single
+ * type as a start element and an end element one past the last value
+ * (NFT_SET_ELEM_INTERVAL_END), read back merged into prefixes and ranges.
  */
-import { integer, knownFields, object, outOfRange, string, wrongType } from '../util/check.js';
-import { type DataType, typeInfo } from './datatypes.js';
+import { integer, knownFields, object, outOfRange, prefixField, string, wrongType } from '../util/check.js';
+import { type DataType, keyLayout } from './datatypes.js';
+import { type ElementView, ElementWriter, readElements } from './element-codec.js';
 import { bytes, named } from './expressions/fields.js';
-import { type KeyBytes, dataBytes, keyBytes, keyOf, predecessor, successor } from './keys.js';
-import { K, type RawAttrs } from './native.js';
+import { type KeyBytes, dataBytes, keyBytes, keyOf, keyReader, predecessor, successor, writeKey } from './keys.js';
+import { K } from './native.js';
 import { NAME_MAX_BYTES, verdicts } from './names.js';
 import type { SetShape } from './objects.js';
 import type { Element, OtherType, Verdict } from './types.js';
 import { UDATA, commentOf, stringRecord } from './udata.js';
 
 const elementFields = new Set(['key', 'value', 'timeout', 'expires', 'comment', 'counter']);
+
+/** The bytes a key or value of these types takes, or of a type this library does not know. */
+function lengthOf(types: DataType[] | OtherType): number {
+  return Array.isArray(types) ? keyLayout(types).len : types.len;
+}
 
 function keyOfElement(shape: SetShape, key: unknown, field: string): KeyBytes {
   if (!Array.isArray(shape.key)) {
@@ -25,107 +32,178 @@ function keyOfElement(shape: SetShape, key: unknown, field: string): KeyBytes {
   return keyBytes(shape.key, key, shape.interval, field);
 }
 
-function valueToRaw(shape: SetShape, v: unknown, field: string): RawAttrs | Buffer {
-  if (shape.value === 'verdict') {
-    const o = object(v, field);
-    knownFields(o, new Set(['verdict', 'chain']), field);
-    const code = named(verdicts, o.verdict, `${field}.verdict`);
-    const needsChain = code === K.NFT_JUMP || code === K.NFT_GOTO;
-    if (!needsChain) return { code };
-    const chain = string(o.chain, field, 'chain');
-    if (chain === '' || Buffer.byteLength(chain) > NAME_MAX_BYTES) throw outOfRange(`${field}.chain`, `a chain name of 1 to ${NAME_MAX_BYTES} bytes`, chain);
-    return { code, chain };
-  }
-  const types = shape.value as DataType[] | OtherType;
-  return Array.isArray(types) ? dataBytes(types, v, field) : bytes(v, field, types.len);
+/** A plain key (no ranges), written in place. */
+function writePlainKey(w: ElementWriter, shape: SetShape, keyLen: number, key: unknown): void {
+  const at = w.value(K.NFTA_SET_ELEM_KEY, keyLen);
+  if (Array.isArray(shape.key)) writeKey(shape.key, key, '.key', w.buf, at);
+  else w.buf.set(bytes(key, '.key', shape.key.len), at);
 }
 
-/** The raw elements for adding (`add`) or deleting these elements. */
-export function elementsToRaw(shape: SetShape, elements: readonly Element[], field: string, add: boolean): RawAttrs[] {
+function writeValue(w: ElementWriter, shape: SetShape, v: unknown): void {
+  if (shape.value === 'verdict') {
+    const o = object(v, '.value');
+    knownFields(o, new Set(['verdict', 'chain']), '.value');
+    const code = named(verdicts, o.verdict, '.value.verdict');
+    if (code !== K.NFT_JUMP && code !== K.NFT_GOTO) return w.verdict(K.NFTA_SET_ELEM_DATA, code);
+    const chain = string(o.chain, '.value', 'chain');
+    if (chain === '' || Buffer.byteLength(chain) > NAME_MAX_BYTES) throw outOfRange('.value.chain', `a chain name of 1 to ${NAME_MAX_BYTES} bytes`, chain);
+    return w.verdict(K.NFTA_SET_ELEM_DATA, code, chain);
+  }
+  const types = shape.value as DataType[] | OtherType;
+  const at = w.value(K.NFTA_SET_ELEM_DATA, lengthOf(types));
+  w.buf.set(Array.isArray(types) ? dataBytes(types, v, '.value') : bytes(v, '.value', types.len), at);
+}
+
+/**
+ * One element's attributes, in nft's order (timeout, key, key end, data,
+ * userdata; writeEnd() writes an interval's end). Fields are named from
+ * the element ('.key[0]'): the caller roots them.
+ */
+function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Element, add: boolean, key: KeyBytes | undefined): void {
+  knownFields(object(e, ''), elementFields, '');
+  w.begin();
+  if (add && e.timeout !== undefined) w.u64(K.NFTA_SET_ELEM_TIMEOUT, integer(e.timeout, '.timeout', 1, Number.MAX_SAFE_INTEGER));
+  if (key) {
+    w.buf.set(key.first, w.value(K.NFTA_SET_ELEM_KEY, keyLen));
+    if (shape.interval && !isRbtree(shape)) w.buf.set(key.last, w.value(K.NFTA_SET_ELEM_KEY_END, keyLen));
+  } else {
+    writePlainKey(w, shape, keyLen, e.key);
+  }
+  if (shape.value !== undefined) {
+    if (add) {
+      if (e.value === undefined) throw wrongType('.value', "the map's value", undefined);
+      writeValue(w, shape, e.value);
+    }
+  } else if (e.value !== undefined) {
+    throw wrongType('.value', 'absent: the set is not a map', e.value);
+  }
+  if (add && e.comment !== undefined) {
+    const c = string(e.comment, '', 'comment');
+    if (Buffer.byteLength(c) > 127) throw outOfRange('.comment', 'at most 127 bytes', c);
+    w.bytes(K.NFTA_SET_ELEM_USERDATA, stringRecord(UDATA.COMMENT, c));
+  }
+  w.end();
+}
+
+const isRbtree = (shape: SetShape) => shape.interval && Array.isArray(shape.key) && shape.key.length === 1;
+
+/** The element list for adding (`add`) or deleting these elements: their items' bytes (element-codec.ts). */
+export function elementsToRaw(shape: SetShape, elements: readonly Element[], field: string, add: boolean): Buffer {
   if (!Array.isArray(elements)) throw wrongType(field, 'an array of elements', elements);
-  const rbtree = shape.interval && Array.isArray(shape.key) && shape.key.length === 1;
-  const out: Array<{ raw: RawAttrs; first: Buffer }> = [];
-  elements.forEach((e, i) => {
-    const at = `${field}[${i}]`;
-    knownFields(object(e, at), elementFields, at);
-    const k = keyOfElement(shape, e.key, `${at}.key`);
-    const raw: RawAttrs = {};
-    if (add && e.timeout !== undefined) raw.timeout = integer(e.timeout, `${at}.timeout`, 1, Number.MAX_SAFE_INTEGER);
-    raw.key = k.first;
-    if (shape.interval && !rbtree) raw.keyEnd = k.last;
-    if (shape.value !== undefined) {
-      if (add) {
-        if (e.value === undefined) throw wrongType(`${at}.value`, "the map's value", undefined);
-        raw.data = valueToRaw(shape, e.value, `${at}.value`);
+  const keyLen = lengthOf(shape.key);
+  const w = new ElementWriter(elements.length * (16 + keyLen));
+  if (!shape.interval) {
+    for (let i = 0; i < elements.length; i++) {
+      try {
+        writeElement(w, shape, keyLen, elements[i], add, undefined);
+      } catch (err) {
+        throw prefixField(err, `${field}[${i}]`);
       }
-    } else if (e.value !== undefined) {
-      throw wrongType(`${at}.value`, 'absent: the set is not a map', e.value);
     }
-    if (add && e.comment !== undefined) {
-      const c = string(e.comment, at, 'comment');
-      if (Buffer.byteLength(c) > 127) throw outOfRange(`${at}.comment`, 'at most 127 bytes', c);
-      raw.userdata = stringRecord(UDATA.COMMENT, c);
-    }
-    out.push({ raw, first: k.first });
-    if (rbtree) {
-      // The interval's end: one past its last value, unless that is the top.
-      const end = successor(k.last);
-      if (end) out.push({ raw: { flags: K.NFT_SET_ELEM_INTERVAL_END, key: end }, first: end });
-    }
-  });
-  if (!rbtree) return out.map((x) => x.raw);
-  // In key order, as nft sends them. (nft also adds an end at zero below
-  // the lowest interval on a first fill; the kernel's lookup needs none.)
-  out.sort((a, b) => Buffer.compare(a.first, b.first) || ((a.raw.flags as number | undefined) ?? 0) - ((b.raw.flags as number | undefined) ?? 0));
-  return out.map((x) => x.raw);
-}
-
-function valueFromRaw(shape: SetShape, d: unknown): Element['value'] {
-  if (shape.value === 'verdict') {
-    const v = d as RawAttrs;
-    const out: Verdict = { verdict: verdicts.name(v.code as number) };
-    if (v.chain !== undefined) out.chain = v.chain as string;
-    return out;
+    return w.take();
   }
-  const types = shape.value as DataType[] | OtherType;
-  return Array.isArray(types) ? keyOf(types, d as Buffer) : Buffer.from(d as Uint8Array);
+  const rooted = (i: number, write: () => void) => {
+    try {
+      write();
+    } catch (err) {
+      throw prefixField(err, `${field}[${i}]`);
+    }
+  };
+  // Interval sets: each key as its first and last bytes.
+  const keys = elements.map((e, i) => {
+    let k: KeyBytes | undefined;
+    rooted(i, () => (k = keyOfElement(shape, object(e, '').key, '.key')));
+    return k!;
+  });
+  if (!isRbtree(shape)) {
+    elements.forEach((e, i) => rooted(i, () => writeElement(w, shape, keyLen, e, add, keys[i])));
+    return w.take();
+  }
+  // A single type: a start element, and an end element one past the
+  // interval's last value (unless that is the top), all in key order, as
+  // nft sends them. (nft also adds an end at zero below the lowest interval
+  // on a first fill; the kernel's lookup needs none.)
+  const parts: Array<{ first: Buffer; end: boolean; write: () => void }> = [];
+  elements.forEach((e, i) => {
+    parts.push({ first: keys[i].first, end: false, write: () => rooted(i, () => writeElement(w, shape, keyLen, e, add, keys[i])) });
+    const end = successor(keys[i].last);
+    if (end) parts.push({ first: end, end: true, write: () => writeEnd(w, end) });
+  });
+  parts.sort((a, b) => Buffer.compare(a.first, b.first) || Number(a.end) - Number(b.end));
+  for (const p of parts) p.write();
+  return w.take();
 }
 
-function fromOne(shape: SetShape, r: RawAttrs, first: Buffer, last: Buffer): Element {
-  const e: Element = { key: Array.isArray(shape.key) ? keyOf(shape.key, first, last) : Buffer.from(first) };
-  if (r.data !== undefined && shape.value !== undefined) e.value = valueFromRaw(shape, r.data);
-  if (r.timeout !== undefined) e.timeout = r.timeout as number;
-  if (r.expiration !== undefined) e.expires = r.expiration as number;
-  const c = commentOf(r.userdata as Uint8Array | undefined);
+function writeEnd(w: ElementWriter, key: Buffer): void {
+  w.begin();
+  w.u32(K.NFTA_SET_ELEM_FLAGS, K.NFT_SET_ELEM_INTERVAL_END);
+  w.buf.set(key, w.value(K.NFTA_SET_ELEM_KEY, key.length));
+  w.end();
+}
+
+/** How a map's values read back: typed by `shape.value`, or as bytes when the length is not the type's. */
+function valueReader(shape: SetShape): (v: ElementView) => Element['value'] {
+  if (shape.value === undefined) return () => undefined;
+  if (shape.value === 'verdict') {
+    return (v) => {
+      if (!v.verdict) return undefined;
+      const out: Verdict = { verdict: verdicts.name(v.verdict.code) };
+      if (v.verdict.chain !== undefined) out.chain = v.verdict.chain;
+      return out;
+    };
+  }
+  const types = shape.value;
+  const len = lengthOf(types);
+  const typed = Array.isArray(types) ? keyReader(types) : undefined;
+  return (v) => (v.data < 0 ? undefined : typed && v.dataLen === len ? typed(v.b, v.data) : bytesAt(v.b, v.data, v.dataLen));
+}
+
+/** An element read, its key given (computed from `v`'s bytes by the caller). */
+function elementOf(v: ElementView, key: Element['key'], valueOf: (v: ElementView) => Element['value']): Element {
+  const e: Element = { key };
+  const value = valueOf(v);
+  if (value !== undefined) e.value = value;
+  if (v.timeout !== undefined) e.timeout = v.timeout;
+  if (v.expiration !== undefined) e.expires = v.expiration;
+  const c = v.userdata && commentOf(v.userdata);
   if (c !== undefined) e.comment = c;
-  const exprs = [r.expr, ...((r.expressions as RawAttrs[] | undefined) ?? [])].filter(Boolean) as RawAttrs[];
-  const counter = exprs.find((x) => x.type === 'counter');
-  if (counter) e.counter = { packets: (counter.packets as bigint | undefined) ?? 0n, bytes: (counter.bytes as bigint | undefined) ?? 0n };
+  if (v.counter) e.counter = v.counter;
   return e;
 }
 
-/** Elements as the kernel listed them, back in the form elementsToRaw() takes. */
-export function elementsFromRaw(shape: SetShape, raws: readonly RawAttrs[]): Element[] {
-  const rbtree = shape.interval && Array.isArray(shape.key) && shape.key.length === 1;
-  if (!rbtree) {
-    return raws.map((r) => {
-      const first = Buffer.from(r.key as Uint8Array);
-      return fromOne(shape, r, first, r.keyEnd ? Buffer.from(r.keyEnd as Uint8Array) : first);
-    });
+const bytesAt = (b: Buffer, at: number, len: number) => Buffer.from(b.subarray(at, at + len));
+
+/** Elements as the kernel listed them (element lists, one per reply), back in the form elementsToRaw() takes. */
+export function elementsFromRaw(shape: SetShape, lists: readonly Uint8Array[]): Element[] {
+  const out: Element[] = [];
+  const keyLen = lengthOf(shape.key);
+  const types = Array.isArray(shape.key) ? shape.key : undefined;
+  const valueOf = valueReader(shape);
+  if (!isRbtree(shape)) {
+    const plainKey = types && keyReader(types);
+    for (const list of lists) {
+      readElements(list, (v) => {
+        let key: Element['key'];
+        if (!types || !plainKey || v.keyLen !== keyLen || (v.keyEnd >= 0 && v.keyEndLen !== keyLen)) key = bytesAt(v.b, v.key, v.keyLen);
+        else if (v.keyEnd < 0) key = plainKey(v.b, v.key);
+        else key = keyOf(types, v.b.subarray(v.key, v.key + keyLen), v.b.subarray(v.keyEnd, v.keyEnd + keyLen));
+        out.push(elementOf(v, key, valueOf));
+      });
+    }
+    return out;
   }
   // Start and end elements, in key order: each start runs to the next end.
-  const sorted = [...raws].sort((a, b) => Buffer.compare(a.key as Uint8Array, b.key as Uint8Array));
-  const out: Element[] = [];
-  const len = typeInfo((shape.key as DataType[])[0]).len;
-  for (let i = 0; i < sorted.length; i++) {
-    const r = sorted[i];
-    if (((r.flags as number | undefined) ?? 0) & K.NFT_SET_ELEM_INTERVAL_END) continue;
-    const first = Buffer.from(r.key as Uint8Array);
-    const next = sorted[i + 1];
-    const last = next && ((next.flags as number | undefined) ?? 0) & K.NFT_SET_ELEM_INTERVAL_END
-      ? predecessor(Buffer.from(next.key as Uint8Array))
-      : Buffer.alloc(len, 0xff);
-    out.push(fromOne(shape, r, first, last));
+  const all: ElementView[] = [];
+  for (const list of lists) readElements(list, (v) => all.push({ ...v }));
+  const keyOfView = (v: ElementView) => v.b.subarray(v.key, v.key + v.keyLen);
+  all.sort((a, b) => Buffer.compare(keyOfView(a), keyOfView(b)));
+  for (let i = 0; i < all.length; i++) {
+    const v = all[i];
+    if (v.flags & K.NFT_SET_ELEM_INTERVAL_END) continue;
+    const first = keyOfView(v);
+    const next = all[i + 1];
+    const last = next && next.flags & K.NFT_SET_ELEM_INTERVAL_END ? predecessor(keyOfView(next)) : Buffer.alloc(keyLen, 0xff);
+    out.push(elementOf(v, v.keyLen === keyLen ? keyOf(types!, first, last) : Buffer.from(first), valueOf));
   }
   return out;
 }

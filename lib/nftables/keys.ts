@@ -5,7 +5,7 @@
  * only; each is kept as a first and last value.
  */
 import { wrongType, wrongValue } from '../util/check.js';
-import { type DataType, pad4, typeInfo, valueBytes, valueOf } from './datatypes.js';
+import { type DataType, pad4, typeInfo, valueAt, valueBytes, valueOf, writeValue } from './datatypes.js';
 
 /** One part of a key: a value, or in an interval set a prefix (`'10.0.0.0/8'`) or range (`'1000-2000'`). */
 export type KeyPart = string | number;
@@ -77,6 +77,39 @@ export function keyBytes(types: readonly DataType[], key: unknown, interval: boo
     last.push(p.last, pad);
   });
   return { first: Buffer.concat(first), last: Buffer.concat(last) };
+}
+
+/**
+ * Writes a plain key (no range or prefix) of a set of `types` into `out` at
+ * `at`: each part at its register's offset, the padding left as it is (the
+ * caller gives zeroed room). The same bytes as keyBytes(..., false, ...).first.
+ */
+export function writeKey(types: readonly DataType[], key: unknown, field: string, out: Buffer, at: number): void {
+  if (types.length === 1) {
+    if (Array.isArray(key)) throw wrongType(field, `a ${types[0]} value`, key);
+    writeValue(types[0], key, field, -1, out, at);
+    return;
+  }
+  if (!Array.isArray(key) || key.length !== types.length)
+    throw wrongType(field, `an array of ${types.length} values (${types.join(' . ')})`, key);
+  for (let i = 0; i < types.length; i++) {
+    writeValue(types[i], key[i], field, i, out, at);
+    at += pad4(typeInfo(types[i]).len);
+  }
+}
+
+/** A reader of plain keys of `types` (keyOf() with first and last equal, without copies): each part at its register's offset. */
+export function keyReader(types: readonly DataType[]): (b: Buffer, at: number) => Key {
+  if (types.length === 1) {
+    const [t] = types;
+    return (b, at) => valueAt(t, b, at);
+  }
+  const offsets = types.map((_, i) => types.slice(0, i).reduce((n, t) => n + pad4(typeInfo(t).len), 0));
+  return (b, at) => {
+    const out: KeyPart[] = new Array(types.length);
+    for (let i = 0; i < types.length; i++) out[i] = valueAt(types[i], b, at + offsets[i]);
+    return out;
+  };
 }
 
 /** A value's bytes as a map value (no ranges). */

@@ -64,6 +64,7 @@ void FindIn(const uint8_t* msg, size_t from, size_t to, const Schema* s, Finder&
         FindInExpr(msg, at + NLA_HDRLEN, end, f, here);
         return;
       case Kind::kList:
+      case Kind::kItems:
       case Kind::kExprList: {
         nl::AttrReader items(a.data, a.len);
         nl::Attr item;

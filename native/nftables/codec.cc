@@ -60,13 +60,20 @@ void EncodeField(nl::AttrWriter& w, const Field& f, const Value& v) {
     case Kind::kList:
     case Kind::kExprList: {
       const size_t at = w.Begin(f.attr);
-      uint16_t n = 0;
       for (const Value& item : v.items) {
-        const size_t elem = w.Begin(f.numbered ? ++n : static_cast<uint16_t>(NFTA_LIST_ELEM));
+        const size_t elem = w.Begin(NFTA_LIST_ELEM);
         if (f.kind == Kind::kList) EncodeAttrs(w, *f.schema, item);
         else EncodeExpr(w, item);
         w.End(elem);
       }
+      w.End(at);
+      break;
+    }
+    case Kind::kItems: {
+      const size_t at = w.Begin(f.attr);
+      const auto* data = reinterpret_cast<const uint8_t*>(v.str.data());
+      const std::vector<nl::Attr> items = ItemsOf(data, v.str.size());
+      AppendItems(w, items, 0, items.size(), 1);
       w.End(at);
       break;
     }
@@ -176,13 +183,27 @@ bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error
       return DecodeExpr(a.data, a.len, v, error, path);
     case Kind::kData:
       return DecodeData(a.data, a.len, v, error, path);
+    case Kind::kItems: {
+      if (!ItemsOk(a.data, a.len, error)) {
+        error = path + error;
+        return false;
+      }
+      // Kept numbered 1, 2, ..., as they are sent: one form, whoever wrote them.
+      nl::Bytes items;
+      nl::AttrWriter w(items);
+      const std::vector<nl::Attr> list = ItemsOf(a.data, a.len);
+      AppendItems(w, list, 0, list.size(), 1);
+      v.type = Value::Type::kBytes;
+      v.str.assign(items.begin(), items.end());
+      return true;
+    }
     case Kind::kList:
     case Kind::kExprList: {
       v.type = Value::Type::kList;
       nl::AttrReader r(a.data, a.len);
       nl::Attr item;
       while (r.Next(item)) {
-        Value x;  // any item type: nft numbers set elements
+        Value x;  // any item type
         const std::string at = path + "[" + std::to_string(v.items.size()) + "]";
         const bool ok = f.kind == Kind::kList ? DecodeAttrs(item.data, item.len, *f.schema, x, error, at)
                                               : DecodeExpr(item.data, item.len, x, error, at);
@@ -200,6 +221,40 @@ bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error
 }
 
 }  // namespace
+
+bool ItemsOk(const uint8_t* data, size_t len, std::string& error) {
+  nl::AttrReader r(data, len);
+  nl::Attr item;
+  size_t i = 0;
+  for (; r.Next(item); i++) {
+    nl::AttrReader attrs(item.data, item.len);
+    nl::Attr a;
+    while (attrs.Next(a)) {
+    }
+    if (!attrs.ok()) {
+      error = "[" + std::to_string(i) + "]: " + attrs.error();
+      return false;
+    }
+  }
+  if (!r.ok()) {
+    error = "[" + std::to_string(i) + "]: " + r.error();
+    return false;
+  }
+  return true;
+}
+
+std::vector<nl::Attr> ItemsOf(const uint8_t* data, size_t len) {
+  std::vector<nl::Attr> out;
+  nl::AttrReader r(data, len);
+  nl::Attr item;
+  while (r.Next(item)) out.push_back(item);
+  return out;
+}
+
+void AppendItems(nl::AttrWriter& w, const std::vector<nl::Attr>& items, size_t from, size_t to, uint16_t first) {
+  for (size_t i = from; i < to; i++)
+    w.Raw(static_cast<uint16_t>((first + (i - from)) | NLA_F_NESTED), items[i].data, items[i].len);
+}
 
 void EncodeAttrs(nl::AttrWriter& w, const Schema& s, const Value& v) {
   // In the schema's order, which is the order nft sends them in.

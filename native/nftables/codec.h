@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../netlink/attribute.h"
 #include "value.h"
@@ -19,6 +20,22 @@ void EncodeAttrs(nl::AttrWriter& w, const Schema& s, const Value& v);
 // input, with `error` saying what and where.
 bool DecodeAttrs(const uint8_t* data, size_t len, const Schema& s, Value& out, std::string& error,
                  const std::string& path = "");
+
+// Set elements cross to and from JavaScript as bytes (Kind::kItems): the
+// items of their list nest, each an element's attributes, which the
+// TypeScript layer writes and reads itself (lib/nftables/element-codec.ts).
+// A set of 100,000 elements is that many small nests; made into objects
+// and converted one by one at the boundary, they cost several times what
+// the kernel spends on them. Here they are only checked and numbered.
+//
+// Whether `data` is a list of items, each holding well-formed attributes;
+// `error` says what is wrong where (`[3]: attribute length 90 out of bounds`).
+bool ItemsOk(const uint8_t* data, size_t len, std::string& error);
+// Appends items (checked with ItemsOk) to `w`, each nested and numbered from
+// `first`, as nft numbers set elements (the kernel reads any item type).
+void AppendItems(nl::AttrWriter& w, const std::vector<nl::Attr>& items, size_t from, size_t to, uint16_t first);
+// The items of `data` (checked with ItemsOk), in order.
+std::vector<nl::Attr> ItemsOf(const uint8_t* data, size_t len);
 
 // One nf_tables message.
 struct Message {

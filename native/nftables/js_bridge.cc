@@ -61,6 +61,14 @@ Value FieldFromJs(const Napi::Value& v, const Field& f, const std::string& path)
       out.type = Value::Type::kBytes;
       out.str = BytesFromJs(v, path);
       return out;
+    case Kind::kItems: {
+      out.type = Value::Type::kBytes;
+      out.str = BytesFromJs(v, path);
+      std::string error;
+      if (!ItemsOk(reinterpret_cast<const uint8_t*>(out.str.data()), out.str.size(), error))
+        throw Napi::TypeError::New(v.Env(), path + " must be list items of netlink attributes: " + path + error);
+      return out;
+    }
     case Kind::kFlag:
       if (!v.IsBoolean() || !v.As<Napi::Boolean>().Value()) TypeErr(v.Env(), path, "true");
       out.type = Value::Type::kFlag;

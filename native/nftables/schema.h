@@ -33,6 +33,7 @@ enum class Kind : uint8_t {
   kExprList,  // a nest of NFTA_LIST_ELEM expressions
   kData,      // struct nft_data: NFTA_DATA_VALUE bytes or an NFTA_DATA_VERDICT
   kFlag,      // an attribute without payload, present or not
+  kItems,     // a nest of list items kept as their bytes (ItemsOk, AppendItems in codec.h)
 };
 
 struct Schema;
@@ -41,10 +42,7 @@ struct Field {
   const char* name;
   uint16_t attr;
   Kind kind;
-  const Schema* schema = nullptr;  // kNest, kList
-  // kList: items are numbered 1, 2, ... rather than all NFTA_LIST_ELEM (as
-  // nft numbers set elements; the kernel reads either).
-  bool numbered = false;
+  const Schema* schema = nullptr;  // kNest, kList; kItems: what an item holds (to name a refused part)
 };
 
 struct Schema {

@@ -114,7 +114,7 @@ const Schema kElements{"elements", NFTA_SET_ELEM_LIST_MAX, {
   {"table", NFTA_SET_ELEM_LIST_TABLE, Kind::kString},
   {"set", NFTA_SET_ELEM_LIST_SET, Kind::kString},
   {"setId", NFTA_SET_ELEM_LIST_SET_ID, Kind::kBe32},
-  {"elements", NFTA_SET_ELEM_LIST_ELEMENTS, Kind::kList, &kElement, true},
+  {"elements", NFTA_SET_ELEM_LIST_ELEMENTS, Kind::kItems, &kElement},
 }};
 
 const Schema kGen{"gen", NFTA_GEN_MAX, {

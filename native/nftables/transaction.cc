@@ -10,9 +10,8 @@ namespace nft {
 
 namespace {
 
-// The most one message's element list may take: its nest's length is 16
-// bits, and what the next element adds must still fit.
-constexpr size_t kMaxElementBytes = 60000;
+// The most an element list's nest may hold: its length is 16 bits.
+constexpr size_t kMaxNestBytes = 0xffff;
 
 }  // namespace
 
@@ -28,21 +27,24 @@ Transaction::Transaction(const std::vector<Request>& changes, bool with_genid, u
 
 void Transaction::Add(const Request& r, size_t change) {
   const Value* elements = r.attrs.Get("elements");
-  if (r.type->object != Object::kElements || !elements || elements->items.size() < 2) {
+  std::vector<nl::Attr> items;
+  if (r.type->object == Object::kElements && elements)
+    items = ItemsOf(reinterpret_cast<const uint8_t*>(elements->str.data()), elements->str.size());
+  if (items.size() < 2) {
     msgs_.emplace_back();
     EncodeMessage(msgs_.back(), *r.type, r.family, r.flags, r.attrs);
     origins_.push_back({change, -1});
     return;
   }
   const Schema& schema = *ObjectSchema(Object::kElements);
-  const Schema& element = *schema.ByName("elements")->schema;
   Value head = r.attrs;
   for (auto it = head.fields.begin(); it != head.fields.end(); ++it)
     if (it->first->attr == NFTA_SET_ELEM_LIST_ELEMENTS) {
       head.fields.erase(it);
       break;
     }
-  const size_t n = elements->items.size();
+  // As many elements per message as the nest holds.
+  const size_t n = items.size();
   size_t i = 0;
   while (i < n) {
     nl::Bytes m;
@@ -55,16 +57,13 @@ void Transaction::Add(const Request& r, size_t change) {
     EncodeAttrs(w, schema, head);
     const size_t nest = w.Begin(NFTA_SET_ELEM_LIST_ELEMENTS);
     const size_t first = i;
+    size_t bytes = NLA_HDRLEN;
     for (; i < n; i++) {
-      const size_t before = m.size();
-      const size_t item = w.Begin(static_cast<uint16_t>(i - first + 1));  // numbered, as nft does
-      EncodeAttrs(w, element, elements->items[i]);
-      w.End(item);
-      if (m.size() - nest > kMaxElementBytes && i > first) {
-        m.resize(before);
-        break;
-      }
+      const size_t item = NLA_ALIGN(NLA_HDRLEN + items[i].len);
+      if (bytes + item > kMaxNestBytes && i > first) break;
+      bytes += item;
     }
+    AppendItems(w, items, first, i, 1);
     w.End(nest);
     b.Close();
     msgs_.push_back(std::move(m));

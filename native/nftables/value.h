@@ -18,7 +18,7 @@ struct Value {
     kNone,
     kNumber,  // every integer kind; signed kinds hold the value sign-extended
     kString,
-    kBytes,   // kBytes fields, and a kData's NFTA_DATA_VALUE
+    kBytes,   // kBytes and kItems fields, and a kData's NFTA_DATA_VALUE
     kObject,  // a nest, an expression, or a kData's verdict (schema = VerdictSchema())
     kList,    // kList / kExprList items
     kFlag,    // a kFlag attribute that is present

@@ -52,10 +52,8 @@ export function elementKey(base: string, entry: string): Key {
 export function entryOfKey(base: string, key: Key | Uint8Array): string | undefined {
   if (key instanceof Uint8Array) return undefined;
   if (!Array.isArray(key)) return String(key);
-  const part = (i: number) => String(key[i]);
-  if (base === OUT_DROP_SET) return key[0] === key[1] ? [part(0), ',', part(2), ':', part(3)].join('') : undefined;
-  const head = [part(0), ',', part(1), ':', part(2)];
-  if (key.length === 3) return head.join('');
+  if (base === OUT_DROP_SET) return key[0] === key[1] ? [key[0], ',', key[2], ':', key[3]].join('') : undefined;
+  if (key.length === 3) return [key[0], ',', key[1], ':', key[2]].join('');
   // ipset prints a host-length network without its prefix.
-  return [...head, ',', part(3).replace(/\/(32|128)$/, '')].join('');
+  return [key[0], ',', key[1], ':', key[2], ',', String(key[3]).replace(/\/(32|128)$/, '')].join('');
 }

@@ -70,15 +70,21 @@ export async function readNftTables(nft: NftablesClient, families: readonly Addr
   const ipsets: KernelSnapshot['ipsets'] = [];
   const nftables = new Map<AddressFamily, string>();
   for (const family of families) {
-    const present = await nft.listTables({ family: nftFamily(family), table: NFT_TABLE });
-    if (present.length === 0) continue;
-    const rs = await nft.ruleset({ family: nftFamily(family), table: NFT_TABLE });
+    const rs = await nft.ruleset({ family: nftFamily(family), table: NFT_TABLE }).catch((err: unknown) => {
+      if ((err as { code?: string }).code === 'ENOENT') return undefined; // no table of ours in this family
+      throw err;
+    });
+    if (!rs || rs.tables.length === 0) continue;
     nftables.set(family, tableFingerprint({ table: rs.tables[0], sets: rs.sets, chains: rs.chains, rules: rs.rules }));
     const byNftName = new Map(rs.sets.map((s) => [s.name, s]));
     for (const [name, m] of nftSetMembers(family)) {
       const set = byNftName.get(m.nftName);
       if (!set) continue;
-      const entries = set.elements.flatMap((e) => entryOfKey(m.base, e.key) ?? []);
+      const entries: string[] = [];
+      for (const e of set.elements) {
+        const entry = entryOfKey(m.base, e.key);
+        if (entry !== undefined) entries.push(entry);
+      }
       ipsets.push({ name, type: 'hash:ip', entries });
     }
   }

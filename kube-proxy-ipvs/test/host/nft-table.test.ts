@@ -164,6 +164,8 @@ t.test('cleanup removes our tables and nothing else', async (t) => {
   await ns.exec('nft', ['add', 'table', 'inet', 'kube-proxy-ipvs']);
   await deleteNftTables(p.nft);
   t.same((await p.nft.listTables()).map((x) => `${x.family} ${x.name}`).sort(), ['inet kube-proxy-ipvs', 'ip someone-else']);
+  const read = await readNftTables(p.nft, ['inet', 'inet6']);
+  t.same({ ipsets: read.ipsets, nftables: [...read.nftables] }, { ipsets: [], nftables: [] }, 'read back: no table of ours, no entries (an inet table of that name is not ours)');
 });
 
 t.test('the families served, as nftables (not iptables) works for them', async (t) => {

@@ -4,10 +4,8 @@
  * kube-ipvs0 and KUBE-* chains, and keeps what others made (a virtual
  * server inside --ipvs-exclude-cidrs, a foreign ipset, foreign chains).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import t from 'tap';
-import { cleanEnv, MAIN, NODE_YAML, type ProxyNode, proxyNode, serviceYaml, sliceYaml, startProxy, writeManifest } from '../support/proxy-env.js';
+import { NODE_YAML, type ProxyNode, proxyNode, runCleanup, serviceYaml, sliceYaml, startProxy, writeManifest } from '../support/proxy-env.js';
 
 /** iptables when it works here, else the legacy tools (the sandbox kernel has no nf_tables). */
 async function iptablesTool(env: ProxyNode): Promise<string> {
@@ -29,17 +27,6 @@ async function snapshot(env: ProxyNode) {
     links: (await env.node.exec('ip', ['-o', 'link', 'show'])).split('\n').filter(Boolean).map((l) => l.split(':')[1].trim().split('@')[0]).sort(),
     iptables: await iptables(),
   };
-}
-
-async function runCleanup(env: ProxyNode, args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--cleanup', '--netns', env.node.path, ...args], {
-    stdio: ['ignore', 'inherit', 'pipe'],
-    env: cleanEnv(),
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stderr };
 }
 
 t.test('--cleanup restores the kernel as it was before the proxy', async (t) => {

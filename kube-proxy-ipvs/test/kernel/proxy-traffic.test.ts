@@ -9,7 +9,7 @@
  * node-local endpoint, which sees the client's own address: no SNAT).
  */
 import t from 'tap';
-import { NODE_YAML, proxyNode, serviceYaml, sliceYaml, startProxy, until, writeManifest } from '../support/proxy-env.js';
+import { externalServiceYaml, NODE_YAML, proxyNode, serviceHealth, serviceYaml, sliceYaml, startProxy, until, writeManifest } from '../support/proxy-env.js';
 
 t.test('ClusterIP and NodePort reach the backends; scaling and deletion are followed', async (t) => {
   const env = await proxyNode(t);
@@ -57,19 +57,6 @@ t.test('ClusterIP and NodePort reach the backends; scaling and deletion are foll
 
 const CLIENT_IP = '192.168.56.100';
 
-function externalServiceYaml(o: { name: string; clusterIP: string; nodePort: number; lbIP?: string; externalIP?: string; local?: boolean; healthCheckNodePort?: number }): string {
-  return `apiVersion: v1
-kind: Service
-metadata: {name: ${o.name}, namespace: e2e}
-spec:
-  type: ${o.lbIP ? 'LoadBalancer' : 'NodePort'}
-  clusterIP: ${o.clusterIP}
-  clusterIPs: [${o.clusterIP}]
-  externalTrafficPolicy: ${o.local ? 'Local' : 'Cluster'}
-${o.healthCheckNodePort ? `  healthCheckNodePort: ${o.healthCheckNodePort}\n` : ''}${o.externalIP ? `  externalIPs: [${o.externalIP}]\n` : ''}  ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080, nodePort: ${o.nodePort}}]
-${o.lbIP ? `status: {loadBalancer: {ingress: [{ip: ${o.lbIP}}]}}\n` : ''}`;
-}
-
 t.test('LoadBalancer VIP, externalIP, and externalTrafficPolicy: Local (node-local endpoints, client address kept)', async (t) => {
   const env = await proxyNode(t);
   // The outside client reaches the LB and external IPs through the node, as a router would send them.
@@ -108,11 +95,7 @@ t.test('LoadBalancer VIP, externalIP, and externalTrafficPolicy: Local (node-loc
     t.same([...new Set(answers)], [`local-1 10.244.1.12 from ${CLIENT_IP}`], `${what}, ETP=Local: only the node-local endpoint, which sees the client's real address`);
   }
   // The load balancer's health check: the node's health-check node port, on its address, in its namespace.
-  const healthCheck = async () => {
-    const r = await env.client.tryExec('curl', ['-sS', '-m', '2', '-w', '\\n%{http_code}', 'http://192.168.56.10:32001/']);
-    const [body, code] = r.stdout.trim().split(/\n(?=\d+$)/);
-    return { code: Number(code), localEndpoints: r.code === 0 ? (JSON.parse(body) as { localEndpoints: number }).localEndpoints : undefined };
-  };
+  const healthCheck = () => serviceHealth(env.client, 'http://192.168.56.10:32001/');
   await until('the health check node port', async () => (await healthCheck()).code === 200);
   t.same(await healthCheck(), { code: 200, localEndpoints: 1 }, 'health-check node port on the node address answers 200 with one local endpoint');
   const internal = await env.getMany(env.node, 'http://10.96.0.30/', 6);

@@ -133,9 +133,12 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 
 let portBase = 20000 + (process.pid % 1000) * 20;
 
-/** Starts the binary and waits until its first sync completed (healthz lastUpdated set, sync count ≥ 1). */
-/** `waitMs`: how long the first sync may take (a proxy without its Node object first waits 30 s for it, as kube-proxy). */
-export async function startProxy(t: TapLike, env: ProxyNode, args: string[], waitMs = 60_000): Promise<RunningProxy> {
+/**
+ * Starts the binary on `env.node` and waits until its first sync completed (sync count ≥ 1).
+ * `waitMs`: how long the first sync may take (a proxy without its Node object first waits 30 s
+ * for it, as kube-proxy; under QEMU's emulation node itself starts in tens of seconds).
+ */
+export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args: string[], waitMs = 60_000): Promise<RunningProxy> {
   const hz = `127.0.0.1:${portBase++}`;
   const mx = `127.0.0.1:${portBase++}`;
   // tap injects its process-info loader (NODE_OPTIONS) into every child it sees spawned, which makes
@@ -185,10 +188,10 @@ export async function metricValue(p: RunningProxy, name: string): Promise<number
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 
-/** kubeproxy_netlink_operations_total by "family result" (ipvs/ipset/rtnl, ok/error), from /metrics. */
-export async function netlinkOps(p: RunningProxy): Promise<Record<string, number | undefined>> {
+/** kubeproxy_netlink_operations_total by "family result" (ipvs/ipset/rtnl, or those given; ok/error), from /metrics. */
+export async function netlinkOps(p: RunningProxy, families = ['ipvs', 'ipset', 'rtnl']): Promise<Record<string, number | undefined>> {
   const out: Record<string, number | undefined> = {};
-  for (const family of ['ipvs', 'ipset', 'rtnl']) {
+  for (const family of families) {
     for (const result of ['ok', 'error']) out[`${family} ${result}`] = await metricValue(p, `kubeproxy_netlink_operations_total{family="${family}",result="${result}"}`);
   }
   return out;
@@ -199,7 +202,7 @@ export async function syncCount(p: RunningProxy): Promise<number> {
 }
 
 /** Writes a manifest file (YAML text) into the env's folder. */
-export function writeManifest(env: ProxyNode, name: string, text: string): void {
+export function writeManifest(env: Pick<ProxyNode, 'dir'>, name: string, text: string): void {
   writeFileSync(join(env.dir, name), text);
 }
 
@@ -209,6 +212,13 @@ export async function until(what: string, fn: () => Promise<boolean> | boolean, 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(100);
   }
+}
+
+/** What a health-check node port answers `ns` at `url`: the HTTP status, and the local endpoints it counts. */
+export async function serviceHealth(ns: Netns, url: string): Promise<{ code: number; localEndpoints: number | undefined }> {
+  const r = await ns.tryExec('curl', ['-sS', '-m', '2', '-w', '\\n%{http_code}', url]);
+  const [body, code] = r.stdout.trim().split(/\n(?=\d+$)/);
+  return { code: Number(code), localEndpoints: r.code === 0 ? (JSON.parse(body) as { localEndpoints: number }).localEndpoints : undefined };
 }
 
 /** A client in the node namespace holding one keep-alive connection to vip:80; each ask() is one request on it. */
@@ -245,14 +255,32 @@ export function keepAliveClient(t: TapLike, env: ProxyNode, vip: string): () => 
   };
 }
 
-/** YAML for the node object, a ClusterIP+NodePort Service and its slice. */
-export const NODE_YAML = `apiVersion: v1
+/** Runs `kube-proxy-ipvs --cleanup` on `env.node` with `args`; resolves with its exit code and stderr. */
+export async function runCleanup(env: Pick<ProxyNode, 'node'>, args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--cleanup', '--netns', env.node.path, ...args], {
+    stdio: ['ignore', 'inherit', 'pipe'],
+    env: cleanEnv(),
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stderr };
+}
+
+/** YAML for the node object named node-a with this InternalIP. */
+export function nodeYaml(address: string): string {
+  return `apiVersion: v1
 kind: Node
 metadata: {name: node-a}
-status: {addresses: [{type: InternalIP, address: 192.168.56.10}]}
+status: {addresses: [{type: InternalIP, address: ${address}}]}
 `;
+}
 
-export function serviceYaml(name: string, clusterIP: string, nodePort?: number): string {
+/** The node object of proxyNode()'s layout. */
+export const NODE_YAML = nodeYaml('192.168.56.10');
+
+/** A ClusterIP Service (NodePort with `nodePort`) of one TCP port, `port` → `targetPort`. */
+export function serviceYaml(name: string, clusterIP: string, nodePort?: number, port = 80, targetPort = 8080): string {
   return `apiVersion: v1
 kind: Service
 metadata: {name: ${name}, namespace: e2e}
@@ -260,16 +288,31 @@ spec:
   type: ${nodePort ? 'NodePort' : 'ClusterIP'}
   clusterIP: ${clusterIP}
   clusterIPs: [${clusterIP}]
-  ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080${nodePort ? `, nodePort: ${nodePort}` : ''}}]
+  ports: [{name: http, protocol: TCP, port: ${port}, targetPort: ${targetPort}${nodePort ? `, nodePort: ${nodePort}` : ''}}]
 `;
 }
 
-export function sliceYaml(service: string, endpoints: Array<{ ip: string; node?: string }>): string {
+/** A NodePort Service, or a LoadBalancer one with `lbIP` (its ingress in the status), with the external parts given. */
+export function externalServiceYaml(o: { name: string; clusterIP: string; nodePort: number; lbIP?: string; externalIP?: string; local?: boolean; healthCheckNodePort?: number }): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: ${o.name}, namespace: e2e}
+spec:
+  type: ${o.lbIP ? 'LoadBalancer' : 'NodePort'}
+  clusterIP: ${o.clusterIP}
+  clusterIPs: [${o.clusterIP}]
+  externalTrafficPolicy: ${o.local ? 'Local' : 'Cluster'}
+${o.healthCheckNodePort ? `  healthCheckNodePort: ${o.healthCheckNodePort}\n` : ''}${o.externalIP ? `  externalIPs: [${o.externalIP}]\n` : ''}  ports: [{name: http, protocol: TCP, port: 80, targetPort: 8080, nodePort: ${o.nodePort}}]
+${o.lbIP ? `status: {loadBalancer: {ingress: [{ip: ${o.lbIP}}]}}\n` : ''}`;
+}
+
+/** The EndpointSlice of `service`: ready endpoints (on node-a unless said), serving `port`. */
+export function sliceYaml(service: string, endpoints: Array<{ ip: string; node?: string }>, port = 8080): string {
   return `apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata: {name: ${service}-1, namespace: e2e, labels: {kubernetes.io/service-name: ${service}}}
 addressType: IPv4
-ports: [{name: http, protocol: TCP, port: 8080}]
+ports: [{name: http, protocol: TCP, port: ${port}}]
 endpoints:
 ${endpoints.length ? endpoints.map((e) => `  - {addresses: [${e.ip}], conditions: {ready: true}, nodeName: ${e.node ?? 'node-a'}}`).join('\n') : '  []'}
 `;
