@@ -194,7 +194,7 @@ async function coldStart(args, label) {
 function afterCollection(c) {
   if (!c) return ', no collection (not bulk work)';
   const mib = (b) => (b / 2 ** 20).toFixed(1);
-  return `, after the collection (${c.ms.toFixed(0)} ms${c.compacted ? ', compacting' : ''}) ${mib(c.heapUsed)} of ${mib(c.heapTotal)}, RSS then ${mib(c.rss)}`;
+  return `, after the collection (${c.ms.toFixed(0)} ms) ${mib(c.heapUsed)} of ${mib(c.heapTotal)}, RSS then ${mib(c.rss)}`;
 }
 
 /** After the first periodic resync: the resident set, settled for a second. */
@@ -223,7 +223,7 @@ async function memoryAfterResync(p) {
     // V8's view at the end of the resync (no forced GC): live + not yet collected.
     heap: { used: e.heapUsed, total: e.heapTotal, external: e.external, arrayBuffers: e.arrayBuffers },
     // Right after the collection: what the live objects need.
-    afterCollection: gc && { rss: gc.rss, heapUsed: gc.heapUsed, heapTotal: gc.heapTotal, external: gc.external, ms: msBetween(gcBegin.t, gc.t), compacted: gc.compacted },
+    afterCollection: gc && { rss: gc.rss, heapUsed: gc.heapUsed, heapTotal: gc.heapTotal, external: gc.external, ms: msBetween(gcBegin.t, gc.t) },
     resyncMs: msBetween(begin.t, e.t),
     resyncPlanned: e.planned,
     resyncNetlink: e.netlink,

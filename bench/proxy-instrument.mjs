@@ -103,7 +103,7 @@ if (Number.isInteger(fd) && fd > 2) {
   Proxy.prototype.collectAfterBulk = function (...args) {
     emit('gc-begin');
     const c = collect.apply(this, args);
-    emit('gc-end', { compacted: c?.compacted });
+    emit('gc-end');
     return c;
   };
   // reload() is synchronous: the whole load and diff of the manifests.

@@ -18,7 +18,7 @@ import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
 import { nodeContext } from '../desired/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
-import { BULK_MESSAGES, type Collection, collectGarbage, messagesOf } from './heap.js';
+import { BULK_MESSAGES, collectGarbage, messagesOf } from './heap.js';
 import { HealthServer } from './health-server.js';
 import { IP_FAMILY, ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
@@ -48,7 +48,7 @@ export interface ProxyDeps {
   /** Default: process metrics (CPU, memory) too. */
   defaultMetrics?: boolean;
   /** Called after a sync or resync that was bulk work (heap.ts); default: a full garbage collection. */
-  collectGarbage?: () => Collection | void;
+  collectGarbage?: () => void;
   /** Families, conntrack sysctls, OOM score; default: the real host (host-setup.ts). */
   host?: HostSetup;
   /** How long to wait for the Node object; default kube-proxy's 30 s. */
@@ -365,16 +365,15 @@ export class Proxy {
   }
 
   /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit. */
-  private collectAfterBulk(kind: RunOutcome['kind']): Collection | undefined {
-    const heapBefore = process.memoryUsage().heapTotal;
+  private collectAfterBulk(kind: RunOutcome['kind']): void {
+    const heapBefore = process.memoryUsage().heapUsed;
     const t0 = performance.now();
-    const c = (this.deps.collectGarbage ?? collectGarbage)();
+    (this.deps.collectGarbage ?? collectGarbage)();
     const mib = (b: number) => Math.round(b / 2 ** 17) / 8;
     this.log.debug(
-      { kind, gcMs: Math.round((performance.now() - t0) * 10) / 10, compacted: c?.compacted, heapMiBBefore: mib(heapBefore), heapMiBAfter: mib(process.memoryUsage().heapTotal) },
+      { kind, gcMs: Math.round((performance.now() - t0) * 10) / 10, heapUsedMiBBefore: mib(heapBefore), heapUsedMiBAfter: mib(process.memoryUsage().heapUsed) },
       'garbage collected after bulk work',
     );
-    return c ?? undefined;
   }
 }
 
