@@ -1,0 +1,132 @@
+/**
+ * The proxy's life cycle with a fake controller: start-up failures that
+ * explain themselves, the CAP_NET_ADMIN preflight, a Node object's changes,
+ * and the garbage collection after bulk work.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import t from 'tap';
+import { NetlinkError } from 'ipvs-netlink';
+import { defaultOptions } from '../../lib/proxy/options.js';
+import { checkPrivileges } from '../../lib/proxy/preflight.js';
+import { Proxy } from '../../lib/proxy/proxy.js';
+import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
+import { fakeFactory } from '../support/fake-controller.js';
+import { fakeHost } from '../support/fake-host.js';
+import { logger, manifestsDir, options, started, until } from '../support/started-proxy.js';
+
+t.test('a Node change (addresses, zone label) reaches the controller; other nodes do not', async (t) => {
+  const { dir, controller } = await started(t);
+  controller.calls.length = 0;
+  const nodeYaml = (addresses: string[], zone: string, name = 'node-a') => `apiVersion: v1
+kind: Node
+metadata: {name: ${name}, labels: {topology.kubernetes.io/zone: ${zone}}}
+status: {addresses: [${addresses.map((a) => `{type: InternalIP, address: ${a}}`).join(', ')}]}
+`;
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-a'));
+  await until('setNode', () => controller.calls.some((c) => c.startsWith('setNode')));
+  t.same(controller.calls.filter((c) => c.startsWith('setNode')), ['setNode 192.168.56.10,192.168.56.11'], 'a new address');
+  await until('the sync after it', () => controller.calls.at(-1) === 'sync');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b'));
+  await until('setNode for the label', () => controller.calls.some((c) => c.startsWith('setNode')));
+  t.same(controller.node?.labels, { 'topology.kubernetes.io/zone': 'zone-b' }, 'a zone label change (topology hints) reaches it too');
+  controller.calls.length = 0;
+  writeFileSync(join(dir, 'other-node.yaml'), nodeYaml(['192.168.56.99'], 'zone-c', 'node-b'));
+  writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b') + '# touched\n');
+  await sleep(300);
+  t.same(controller.calls.filter((c) => c.startsWith('setNode')), [], 'another node\'s object, or no real change, is not a node change');
+});
+
+t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
+  const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${capEff}\n`;
+  t.doesNotThrow(() => checkPrivileges({}, status('000001ffffffffff')), 'root: all capabilities');
+  t.doesNotThrow(() => checkPrivileges({}, status('0000000000001000')), 'CAP_NET_ADMIN (bit 12) alone is enough');
+  t.throws(() => checkPrivileges({}, status('000001ffffffefff')), /needs CAP_NET_ADMIN .* NET_ADMIN and NET_RAW/, 'everything but bit 12: refused');
+  t.doesNotThrow(() => checkPrivileges({}, 'no CapEff line'), 'unreadable: let the kernel answer');
+  t.throws(() => checkPrivileges({ netns: '/run/netns/does-not-exist' }, status('000001ffffffffff')), /--netns \/run\/netns\/does-not-exist: no such network namespace/);
+});
+
+t.test('start-up failures explain themselves', async (t) => {
+  const dir = manifestsDir();
+  const noIpvs = new NetlinkError({ errno: 93, code: 'EPROTONOSUPPORT', operation: 'Ipvs.open', text: 'Protocol not supported', hint: 'this kernel has no IPVS' });
+  const proxy = new Proxy(options(dir), {
+    source: new ManifestsSource({ path: dir, logger }),
+    controllerFactory: fakeFactory((c) => (c.failStart = noIpvs)),
+    logger,
+    defaultMetrics: false,
+    host: fakeHost(),
+  });
+  await t.rejects(proxy.start(), /IPVS is not available: .*modprobe ip_vs/);
+  await proxy.stop();
+  const p3 = new Proxy(options(dir, { hostnameOverride: 'node-z', bindAddress: '10.0.0.5' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
+  await p3.start();
+  t.pass('--bind-address gives the node address without a Node object');
+  await p3.stop();
+  const first = new Proxy(options(dir, { healthzBindAddress: '127.0.0.1:0' }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
+  const a = await first.start();
+  const clash = new Proxy(options(dir, { healthzBindAddress: a.healthz!, bindAddressHardFail: true }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
+  await t.rejects(clash.start(), /--healthz-bind-address 127.0.0.1:\d+: cannot listen: .* is already in use/, '--bind-address-hard-fail: fatal');
+  await clash.stop();
+  const lines: Array<Record<string, unknown>> = [];
+  const capture = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const retrying = new Proxy(options(dir, { healthzBindAddress: a.healthz! }), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger: capture, defaultMetrics: false, host: fakeHost() });
+  const b = await retrying.start();
+  t.equal(b.healthz, undefined, 'without it: the proxy runs on');
+  t.match(lines.find((l) => l.msg === 'Healthz server failed'), { level: 50, err: /already in use/ }, "upstream's log line");
+  await first.stop();
+  await until('the retry (every 5 s) binds once the port is free', async () => (await fetch(`http://${a.healthz}/livez`).catch(() => undefined))?.status === 200, 8000);
+  t.pass('retried until it could listen');
+  await retrying.stop();
+});
+
+t.test('a full garbage collection after bulk work (a cold start, a big resync), never after a small sync', async (t) => {
+  let collections = 0;
+  const dir = manifestsDir();
+  const factory = fakeFactory((c) => {
+    c.ipvsMessages = 30_000; // the first sync of a big cluster
+  });
+  const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
+  const o = options(dir, { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 3_600_000 } });
+  const proxy = new Proxy(o, { source, controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost(), collectGarbage: () => {
+      collections++;
+    },
+  });
+  t.teardown(() => proxy.stop());
+  await proxy.start();
+  await proxy.waitForSync(5000);
+  await until('the collection after the first sync', () => collections === 1);
+  const controller = factory.last!;
+  controller.ipvsMessages = 2; // an incremental sync
+  const syncs = controller.syncs.incremental;
+  writeFileSync(join(dir, 'extra.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra, namespace: demo}\nspec: {clusterIP: 10.96.100.99, ports: [{port: 80}]}\n');
+  await until('the incremental sync', () => controller.syncs.incremental > syncs);
+  await sleep(50);
+  t.equal(collections, 1, 'no collection after a sync of a few messages');
+  controller.failSyncs = 1;
+  controller.ipvsMessages = 30_000;
+  writeFileSync(join(dir, 'extra2.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra2, namespace: demo}\nspec: {clusterIP: 10.96.100.98, ports: [{port: 80}]}\n');
+  // The failed sync is retried as a resync (after 1 s), which moves 60,000 messages.
+  await until('the resync after the failure', () => controller.syncs.resync > 0, 8000);
+  await until('the collection after the resync', () => collections === 2);
+  t.pass('collected once after the bulk resync, not after the failed sync');
+});
+
+t.test('collectGarbage() runs a full collection without --expose-gc', async (t) => {
+  const { collectGarbage } = await import('../../lib/proxy/heap.js');
+  t.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined', 'tap runs without --expose-gc');
+  const oldUsed = () => getHeapSpaceStatistics().find((x) => x.space_name === 'old_space')!.space_used_size;
+  // Garbage in old space (held while it was made, it outlived the young generation's collections):
+  // only a full collection frees it.
+  let garbage: unknown[] | undefined = Array.from({ length: 600_000 }, (_, i) => ({ i, s: `item ${i}` }));
+  const before = oldUsed();
+  t.equal(garbage.length, 600_000);
+  garbage = undefined;
+  collectGarbage();
+  const after = oldUsed();
+  t.ok(before - after > 10 * 2 ** 20, `old space's garbage freed: ${((before - after) / 2 ** 20).toFixed(1)} MiB (more than 10 MiB)`);
+  t.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined', 'nothing added to the global scope');
+});
