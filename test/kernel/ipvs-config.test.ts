@@ -90,27 +90,37 @@ t.test('sync daemons: start, list and stop, both ways', async (t) => {
 /**
  * Waits for `pending`; if it is still pending after `ms`, asks the kernel
  * for its blocked tasks' stacks (sysrq w) and prints what it logged as a
- * comment, then goes on waiting. What the kernel waits on, when a request
- * takes minutes, is in no reply and in no error.
+ * comment, then goes on waiting; if it then fails, that text fails with it
+ * (CI's screen shows failures, not comments). What the kernel waits on,
+ * when a request takes minutes, is in no reply and in no error.
  */
 async function withBlockedTasksAfter<T>(t: Tap.Test, ms: number, pending: Promise<T>): Promise<T> {
+  let blocked: Promise<string> | undefined;
   const timer = setTimeout(() => {
-    void (async () => {
-      try {
-        const before = (await run('dmesg')).stdout.split('\n').length;
-        writeFileSync('/proc/sysrq-trigger', 'w');
-        await sleep(500);
-        const lines = (await run('dmesg')).stdout.split('\n').slice(before - 1);
-        t.comment(`still no answer after ${ms} ms; the kernel's blocked tasks:\n${lines.join('\n')}`);
-      } catch (e) {
-        t.comment(`still no answer after ${ms} ms; the kernel's blocked tasks could not be read: ${String(e)}`);
-      }
-    })();
+    blocked = blockedTasks().then((text) => {
+      t.comment(`still no answer after ${ms} ms; the kernel's blocked tasks:\n${text}`);
+      return text;
+    });
   }, ms);
   try {
     return await pending;
+  } catch (e) {
+    if (blocked) t.fail(`no answer after ${ms} ms: the kernel's blocked tasks then`, { diagnostic: true, blockedTasks: await blocked });
+    throw e;
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** The kernel's report of its blocked tasks (sysrq w), from its log. */
+async function blockedTasks(): Promise<string> {
+  try {
+    const before = (await run('dmesg')).stdout.split('\n').length;
+    writeFileSync('/proc/sysrq-trigger', 'w');
+    await sleep(500);
+    return (await run('dmesg')).stdout.split('\n').slice(before - 1).join('\n');
+  } catch (e) {
+    return `could not be read: ${String(e)}`;
   }
 }
 
