@@ -43,16 +43,13 @@ t.test('timeouts: library ↔ ipvsadm', async (t) => {
 
 t.test('sync daemons: start, list and stop, both ways', async (t) => {
   // Stopping a sync daemon answers only once the kernel has stopped its
-  // thread (kthread_stop) and released its multicast socket (leaving the
-  // group takes the RTNL lock, which the dismantling of the earlier tests'
-  // network namespaces also takes: the likely wait; not proven). In the
-  // user-mode-linux sandbox on a loaded machine that answer took over 5 s
-  // now and then, and once over 60 s; on an idle machine 8 runs in a row
-  // passed (27-34 s for the whole file). The handle waits up to 4 minutes:
-  // a kernel that never answers still fails the test. Once (241 s, the
-  // last file of a 20-minute boot) it never answered at all; a stop still
-  // waiting after 30 s now prints the kernel's blocked tasks, for the
-  // next time.
+  // thread (kthread_stop) and released its socket. In the user-mode-linux
+  // sandbox on a loaded machine that answer takes seconds now and then, and
+  // in a few CI runs, late in a long boot, it never came: where the kernel
+  // waits is not known (a master's socket joins no group, so the RTNL lock
+  // is not the obvious answer). The handle waits up to 4 minutes, so a
+  // kernel that never answers fails the test; a stop still unanswered after
+  // 30 s records the kernel's blocked tasks, which the failure then shows.
   const env = await ipvsEnv(t, { timeoutMs: 240_000 });
   const shown = async () => (await env.ipvsadm('-L', '--daemon')).split('\n').filter(Boolean).sort();
   t.strictSame(await env.ipvs.listDaemons(), [], 'none at first');
