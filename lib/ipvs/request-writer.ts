@@ -81,11 +81,10 @@ export class RequestWriter {
     if (spare && spare.length >= need) {
       this.bytes = spare;
       spare.fill(0, 0, need); // it holds an earlier batch; a fresh buffer is zeroed already
-      this.zeroedTo = need;
     } else {
       this.bytes = new Uint8Array(need);
-      this.zeroedTo = need;
     }
+    this.zeroedTo = need;
     this.u16 = new Uint16Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length >> 1);
     this.u32 = new Uint32Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length >> 2);
   }
