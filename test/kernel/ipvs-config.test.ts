@@ -45,11 +45,12 @@ t.test('sync daemons: start, list and stop, both ways', async (t) => {
   // Stopping a sync daemon answers only once the kernel has stopped its
   // thread (kthread_stop) and released its socket. In the user-mode-linux
   // sandbox on a loaded machine that answer takes seconds now and then, and
-  // in a few CI runs, late in a long boot, it never came: where the kernel
-  // waits is not known (a master's socket joins no group, so the RTNL lock
-  // is not the obvious answer). The handle waits up to 4 minutes, so a
-  // kernel that never answers fails the test; a stop still unanswered after
-  // 30 s records the kernel's blocked tasks, which the failure then shows.
+  // in a few CI runs, late in a long boot, it never came while the kernel
+  // showed no blocked task at all: the answer is more likely lost on the
+  // library's side than never given (not yet found). The handle waits up
+  // to 4 minutes, so an answer that never comes fails the test; a stop
+  // still unanswered after 30 s records the kernel's blocked tasks, which
+  // the failure then shows.
   const env = await ipvsEnv(t, { timeoutMs: 240_000 });
   const shown = async () => (await env.ipvsadm('-L', '--daemon')).split('\n').filter(Boolean).sort();
   t.strictSame(await env.ipvs.listDaemons(), [], 'none at first');
