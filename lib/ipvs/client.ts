@@ -279,11 +279,10 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
     await this.each(w, 'startDaemon', cfg);
   }
 
-  /** Stops the sync daemon in that state. */
+  /** Stops the sync daemon in that state (see writeStopDaemon for what is sent). */
   async stopDaemon(state: DaemonState): Promise<void> {
     const w = new RequestWriter();
-    w.begin(CMD.DEL_DAEMON);
-    w.daemonStop(state);
+    writeStopDaemon(w, state);
     await this.each(w, 'stopDaemon', state);
   }
 
@@ -291,6 +290,20 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   async listDaemons(): Promise<Daemon[]> {
     return (await this.simple(CMD.GET_DAEMON, 'listDaemons', FLAG.dump)).daemons;
   }
+}
+
+/**
+ * The requests that stop a sync daemon: DEL_DAEMON, then GET_INFO in the
+ * same sendmsg. The kernel answers nothing at all to a stop that finds the
+ * daemon's thread not yet run (kthread_stop returns EINTR, and netlink sends
+ * no ack for EINTR), though the daemon is gone; a stop right after a start
+ * meets that. GET_INFO is always answered, and its answer settles the stop
+ * before it: an error would have come first, so none means stopped.
+ */
+export function writeStopDaemon(w: RequestWriter, state: unknown): void {
+  w.begin(CMD.DEL_DAEMON);
+  w.daemonStop(state);
+  w.begin(CMD.GET_INFO);
 }
 
 /** The identity part of a service (what getService and the destination methods take), from a key, a spec or a Service read back. */
