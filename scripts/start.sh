@@ -27,6 +27,10 @@ done
 case "$DURATION" in '' | *[!0-9]*) echo "start.sh: --demo-duration must be a whole number of seconds" >&2; exit 2 ;; esac
 
 bash scripts/sandbox/ensure-deps.sh
+# A Node.js that meets the packages' engines, for the build and the demo's
+# guest: Node.js 24 from the registry when this machine's is older.
+. scripts/node-runtime.sh
+node_runtime_use
 [ -f build/Release/ipvs_netlink.node ] || npx --no-install node-gyp rebuild
 # Always compile (the library, then the proxy): a stale dist/ would run yesterday's proxy.
 npx --no-install tsc -p tsconfig.json

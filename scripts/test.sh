@@ -135,6 +135,13 @@ if ! bash scripts/sandbox/ensure-deps.sh uml qemu; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+# Every step, the sandbox guests' too, on a Node.js that meets the
+# packages' engines: Node.js 24 from the registry when this machine's is older.
+. scripts/node-runtime.sh
+if ! node_runtime_use; then
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 
 step "build"
 if ! { [ -f build/Release/ipvs_netlink.node ] || npx --no-install node-gyp rebuild -j max; } || ! npx --no-install tsc -p tsconfig.json || ! npx --no-install tsc -p kube-proxy-ipvs/tsconfig.json; then
