@@ -5,7 +5,7 @@
  *     bench/controller.mjs --services N [--runs R] [--changes C] [--manifest-changes M] --out FILE
  *
  * (the TypeScript loader is for the test API server, kube-proxy-ipvs/test/support/fake-apiserver.ts;
- * bench/run.mjs uses scripts/qemu/ts-transpiled.mjs, the project's TypeScript transpiled on the host,
+ * bench/run.mjs uses scripts/sandbox/ts-transpiled.mjs in QEMU, the project's TypeScript transpiled on the host,
  * which spares the QEMU guest ts-node's minutes).
  *
  * 4. Cold start: the kube-proxy-ipvs binary started with --manifests DIR

@@ -19,10 +19,10 @@ export const fileOf = (ctx, sandbox) => path.join(ctx.results, `controller-${san
  * The TypeScript loader for the test API server (kube-proxy-ipvs/test/support/fake-apiserver.ts): in QEMU the
  * project's TypeScript transpiled on the host (ts-node would spend minutes there), in UML ts-node as the tests use it.
  */
-const LOADER = { uml: './node_modules/@tapjs/typescript/dist/esm/import.mjs', qemu: './scripts/qemu/ts-transpiled.mjs' };
+const LOADER = { uml: './node_modules/@tapjs/typescript/dist/esm/import.mjs', qemu: './scripts/sandbox/ts-transpiled.mjs' };
 
 function runSandbox(ctx, sandbox, cfg) {
-  if (sandbox === 'qemu') ctx.run(process.execPath, ['scripts/qemu/ts-transpile.mjs']);
+  if (sandbox === 'qemu') ctx.run(process.execPath, ['scripts/sandbox/ts-transpile.mjs']);
   const out = runLadder(ctx, 'controller', sandbox, cfg, (n, headline, outFile) => [
     process.execPath, `--import=${LOADER[sandbox]}`, 'bench/controller.mjs', '--services', String(n),
     '--runs', String(headline ? cfg.runs : 1), '--changes', String(headline ? cfg.changes : cfg.ladderChanges),
