@@ -127,6 +127,14 @@ kernel_tests() { # PREFIX [no-leak]
 		echo "$f"
 	done
 }
+# The library's unit test files, minus those that read the resident set
+# (*-rss.test.ts): under ASan it says nothing, for the same reason.
+unit_tests() {
+	local f
+	for f in test/unit/*.test.ts; do
+		[[ $f == *-rss.test.ts ]] || echo "$f"
+	done
+}
 host_has_ipvs() { [ -e /proc/net/ip_vs ] || { modprobe -q ip_vs 2>/dev/null && [ -e /proc/net/ip_vs ]; }; }
 
 status=0
@@ -134,7 +142,7 @@ for what in "${@:-unit}"; do
 	case "$what" in
 	# The library's unit tests: they drive the addon. The proxy's run against
 	# fakes of the kernel and reach no native code worth the sanitizers' time.
-	unit) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" test/unit) ;;
+	unit) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" $(unit_tests)) ;;
 	host-ipset)
 		build asan
 		cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests ipset- no-leak))

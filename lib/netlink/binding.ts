@@ -123,6 +123,8 @@ export interface NativeAddon {
   ipsetDescribeError(errno: number, cmd: number, type?: string): { code: string; message: string };
   /** Tests: bytes malloc has handed out and not taken back (glibc mallinfo2). */
   mallocInUse(): number;
+  /** malloc_trim(0): the C heap's free pages back to the kernel; true when any were. */
+  trimMalloc(): boolean;
   [key: string]: unknown;
 }
 

@@ -19,6 +19,15 @@ Napi::Value MallocInUse(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(m.uordblks + m.hblkhd));
 }
 
+// Hands the C heap's free pages back to the kernel, in every arena:
+// glibc keeps what was freed inside an arena (the per-thread ones, where
+// the worker threads' request and reply buffers live, above all) until the
+// top of that arena is free, so after one big batch a process can hold tens
+// of megabytes it no longer uses. Returns whether anything was released.
+Napi::Value TrimMalloc(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), malloc_trim(0) != 0);
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ipvs::IpvsHandle::Init(env, exports);
   rtnl::RtnlHandle::Init(env, exports);
@@ -26,6 +35,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   conntrack::ConntrackHandle::Init(env, exports);
   nft::NftablesHandle::Init(env, exports);
   exports.Set("mallocInUse", Napi::Function::New(env, MallocInUse));
+  exports.Set("trimMalloc", Napi::Function::New(env, TrimMalloc));
   return exports;
 }
 

@@ -26,15 +26,29 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { trimNativeHeap } from 'ipvs-netlink';
 
 /** Sent plus received netlink messages from which a run counts as bulk work (a resync of ~1,500 services). */
 export const BULK_MESSAGES = 20_000;
 
 let gc: (() => void) | undefined;
 
-/** Runs a full, synchronous garbage collection. */
+/**
+ * How long after a collection the C heap is trimmed: the buffers it found
+ * dead are freed a little after it returns (on Node.js 20 on a later turn
+ * of the event loop, measured; on 24 at once).
+ */
+export const TRIM_DELAY_MS = 1000;
+
+/**
+ * Runs a full, synchronous garbage collection, and a moment later gives the
+ * C heap's free pages back to the kernel (ipvs-netlink's trimNativeHeap):
+ * the addon's worker threads leave a big batch's freed buffers resident in
+ * their malloc arenas (about 20 MiB after a resync of 10,000 services).
+ */
 export function collectGarbage(): void {
   collector()();
+  setTimeout(trimNativeHeap, TRIM_DELAY_MS).unref();
 }
 
 function collector(): () => void {
