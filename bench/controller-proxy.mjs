@@ -14,6 +14,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
 export const MAIN = path.join(root, 'kube-proxy-ipvs/dist/lib/cli/main.js');
 const INSTRUMENT = path.join(here, 'proxy-instrument.mjs');
+/** The node flags the binary's first line gives (`#!/usr/bin/env -S node FLAGS`): it runs here as it runs installed. */
+const BINARY_NODE_FLAGS = (/^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(MAIN, 'utf8').split('\n', 1)[0])?.[1] ?? '').split(' ').filter(Boolean);
 
 let nextPort = 30000 + (process.pid % 500) * 4;
 
@@ -42,7 +44,7 @@ export class ProxyProcess {
     this.startedAt = now();
     this.child = spawn(
       process.execPath,
-      [...nodeFlags, '--import', INSTRUMENT, MAIN, '--netns', netns, '--hostname-override', node, '--healthz-bind-address', healthz, '--metrics-bind-address', this.metricsAddress, ...args],
+      [...BINARY_NODE_FLAGS, ...nodeFlags, '--import', INSTRUMENT, MAIN, '--netns', netns, '--hostname-override', node, '--healthz-bind-address', healthz, '--metrics-bind-address', this.metricsAddress, ...args],
       { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env },
     );
     this.pid = this.child.pid;

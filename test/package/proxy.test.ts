@@ -29,5 +29,11 @@ for (const name of ['node22', 'node24'] as const) {
     t.equal(raw.status, 0, raw.stderr);
     t.match(raw.stdout, `ImplementationVersion:"${version}"`, '--version=raw: this package\'s version');
     t.match(raw.stdout, `NodeVersion:"v${name.slice(4)}.`, 'and the Node.js it runs on');
+    // Run as a program, as the image and npm's bin link run it: its first
+    // line (env -S, with node's heap flags) finds node on PATH.
+    const PATH = `${path.dirname(node!)}:${process.env.PATH ?? ''}`;
+    const direct = spawnSync(bin, ['--version'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PATH } });
+    t.equal(direct.status, 0, direct.stderr);
+    t.match(direct.stdout, /^Kubernetes v1\.\d+\.\d+\n$/, 'the bin itself, through its first line');
   });
 }

@@ -72,5 +72,5 @@ t.test('kube-proxy-ipvs: the proxy\'s compiled JavaScript, and no library inside
   const pkg = JSON.parse(read(file, 'package.json'));
   t.equal(pkg.dependencies['ipvs-netlink'], `^${JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')).version}`, 'depends on the library by version');
   t.match(pkg.bin, { 'kube-proxy-ipvs': './dist/lib/cli/main.js' });
-  t.match(read(file, 'dist/lib/cli/main.js'), /^#!\/usr\/bin\/env node\n/, 'the binary starts with its interpreter line');
+  t.match(read(file, 'dist/lib/cli/main.js'), /^#!\/usr\/bin\/env -S node --max-semi-space-size=2\n/, 'the binary starts with its interpreter line (node and its heap flag)');
 });
