@@ -228,6 +228,7 @@ bool ParseElement(std::string_view text, const SetType& type, uint8_t family, En
         name = text.substr(0, c1);
         ref = text.substr(c2 + 1);
         e.before = where == "before";
+        if (name.empty()) return Fail(why, "name", "is empty: the member's name comes before ," + std::string(where));
         if (ref.empty()) return Fail(why, std::string(where), "needs a set name after it");
       }
     }

@@ -141,6 +141,7 @@ t.test('list:set members placed the tool\'s older way, NAME,before|after,REF', a
   t.equal(bytes('a,after,b'), bytes('a after b'));
   t.equal(native.ipsetCanonical('list:set', 'inet', 'a,b'), 'a,b', 'other commas belong to the name');
   t.throws(() => native.ipsetCanonical('list:set', 'inet', 'a,before,'), { name: 'TypeError', message: /before needs a set name/ });
+  t.throws(() => native.ipsetCanonical('list:set', 'inet', ',before,b'), { name: 'TypeError', message: /name is empty/ }, 'no member name before ,before (the fuzzer found it accepted, then written as nothing)');
   t.throws(() => native.ipsetCanonical('list:set', 'inet', 'a,before,b after c'), { name: 'TypeError', message: /cannot follow another before or after/ });
   t.throws(() => native.ipsetCanonical('list:set', 'inet', 'c\r after b'), { name: 'TypeError', message: /control characters/ }, 'a CR would not survive a line of restore text');
   t.throws(() => native.ipsetCanonical('list:set', 'inet', 'c after b\tx'), { name: 'TypeError', message: /after must be a set name/ });
