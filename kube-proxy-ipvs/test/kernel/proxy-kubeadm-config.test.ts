@@ -27,7 +27,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { cleanEnv, keepAliveClient, MAIN, NODE_YAML, proxyNode, serviceYaml, sliceYaml, until, writeManifest, type ProxyNode } from '../support/proxy-env.js';
+import { BINARY, cleanEnv, keepAliveClient, NODE_YAML, proxyNode, serviceYaml, sliceYaml, until, writeManifest, type ProxyNode } from '../support/proxy-env.js';
 import { kubeIpvs0Up, loadUpstreamState, nodeViews, UPSTREAM, upstreamResync } from '../support/upstream-state.js';
 
 const KUBEADM = new URL('../fixtures/config/kubeadm-ipvs-config.conf', import.meta.url).pathname;
@@ -50,7 +50,7 @@ interface KubeadmProxy {
 
 /** As kubeadm's DaemonSet runs kube-proxy: the ConfigMap's folder holding config.conf, --config and --hostname-override. */
 async function startAsKubeadm(t: Test, env: ProxyNode, config: string): Promise<KubeadmProxy> {
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, `--config=${config}`, '--hostname-override=node-a', '--manifests', env.dir, '--netns', env.node.path], {
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', ...BINARY, `--config=${config}`, '--hostname-override=node-a', '--manifests', env.dir, '--netns', env.node.path], {
     stdio: ['ignore', 'inherit', 'pipe'],
     env: cleanEnv(),
   });

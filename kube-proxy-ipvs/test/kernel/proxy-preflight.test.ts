@@ -11,14 +11,14 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { cleanEnv, MAIN, NODE_YAML, proxyNode, serviceYaml, writeManifest } from '../support/proxy-env.js';
+import { BINARY, cleanEnv, NODE_YAML, proxyNode, serviceYaml, writeManifest } from '../support/proxy-env.js';
 
 const run = promisify(execFile);
 const modprobe = (args: string[]) => run('modprobe', process.env.IPVS_NETLINK_KERNEL === 'sandbox' ? ['-d', '/run/sandbox-modroot', ...args] : args);
 
 /** Runs the binary to completion (it must not keep running): exit code and stderr. */
 async function runBinary(prefix: string[], args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$@"', 'sh', ...prefix, process.execPath, MAIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv() });
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$@"', 'sh', ...prefix, ...BINARY, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv() });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);

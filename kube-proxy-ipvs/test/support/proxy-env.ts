@@ -12,7 +12,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,21 @@ interface TapLike {
 }
 
 export const MAIN = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
+
+/**
+ * The binary as an operator's `kube-proxy-ipvs` runs it: this node, the
+ * flags of the binary's interpreter line (its young-generation size, which
+ * the proxy's memory depends on), the script. Tests spawn this rather than
+ * the script under a bare node, which would measure another heap.
+ */
+export const BINARY: readonly string[] = [process.execPath, ...interpreterFlags(MAIN), MAIN];
+
+function interpreterFlags(script: string): string[] {
+  const first = readFileSync(script, 'utf8').split('\n', 1)[0];
+  const m = /^#!\/usr\/bin\/env -S node((?: --[\w-]+(?:=\S+)?)*)$/.exec(first);
+  if (m === null) throw new Error(`${script}: the first line is not "#!/usr/bin/env -S node [--flag...]": ${first}`);
+  return m[1].split(' ').filter(Boolean);
+}
 
 export interface ProxyNode {
   node: Netns;
@@ -148,7 +163,7 @@ export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args:
   // serves them on the pod-side addresses 10.244.x.1, which is not what
   // `plan` describes for the node's one declared address, 192.168.56.10. Tests may pass their own.
   const nodePorts = args.includes('--nodeport-addresses') ? [] : ['--nodeport-addresses', '192.168.56.0/24'];
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', '--logging-format=json', ...nodePorts, ...args], {
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', ...BINARY, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', '--logging-format=json', ...nodePorts, ...args], {
     stdio: ['ignore', 'inherit', 'pipe'],
     env: cleanEnv(),
   });
@@ -257,7 +272,7 @@ export function keepAliveClient(t: TapLike, env: ProxyNode, vip: string): () => 
 
 /** Runs `kube-proxy-ipvs --cleanup` on `env.node` with `args`; resolves with its exit code and stderr. */
 export async function runCleanup(env: Pick<ProxyNode, 'node'>, args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, '--cleanup', '--netns', env.node.path, ...args], {
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', ...BINARY, '--cleanup', '--netns', env.node.path, ...args], {
     stdio: ['ignore', 'inherit', 'pipe'],
     env: cleanEnv(),
   });

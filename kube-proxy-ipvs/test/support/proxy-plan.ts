@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { PlanOutput } from '../../lib/plan/plan-json.js';
 import { expectedJumps, iptablesOfPayload, ipvsadmSave, ipvsadmServiceLine, kubeIpsets, kubeIptables, kubeIpvs0Addresses } from './controller-kernel.js';
 import type { Netns } from '../../../test/support/netns.js';
-import { cleanEnv, MAIN } from './proxy-env.js';
+import { BINARY, cleanEnv } from './proxy-env.js';
 
 interface TapLike {
   teardown(fn: () => unknown): void;
@@ -24,7 +24,7 @@ interface TapLike {
 
 /** Runs `kube-proxy-ipvs plan --manifests DIR --hostname-override node-a ...` and parses its JSON. */
 export async function runPlan(dir: string, args: string[] = []): Promise<PlanOutput> {
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', process.execPath, MAIN, 'plan', '--manifests', dir, '--hostname-override', 'node-a', ...args], {
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', ...BINARY, 'plan', '--manifests', dir, '--hostname-override', 'node-a', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: cleanEnv(),
   });
