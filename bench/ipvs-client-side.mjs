@@ -12,7 +12,15 @@
  * floors is the client's work, here (run inside the sandbox) and on a real
  * kernel's page-fault costs (run on the host).
  *
- *   node --expose-gc bench/ipvs-client-side.mjs --services N [--replies FILE] [--dumps 3] [--profile PREFIX]
+ *   node --expose-gc bench/ipvs-client-side.mjs --services N [--replies FILE] [--dumps 3] [--profile PREFIX] [--addresses built|parsed]
+ *
+ * --addresses: how the ops' address strings are made. `built` (default):
+ * by template literals, as bench/ipvs-rules.mjs spells them; V8 keeps the
+ * longer ones as concatenations until first read, and apply()'s first read
+ * of each makes V8 copy it into one piece. `parsed`: the same text as
+ * JSON.parse returns it (one piece already), as the proxy's addresses come
+ * from the API server's JSON or the manifests' YAML. The ops' objects are
+ * shared as before either way.
  *
  * --profile: a V8 CPU profile of the first apply() and the first dump() with
  * counters alone (the inspector started and stopped around each call), written
@@ -32,6 +40,7 @@ const { values: a } = parseArgs({
     replies: { type: 'string' },
     dumps: { type: 'string', default: '3' },
     profile: { type: 'string' },
+    addresses: { type: 'string', default: 'built' },
   },
 });
 /** Runs fn under the CPU profiler when --profile is given; the profile goes to PREFIX-name.cpuprofile. */
@@ -78,6 +87,9 @@ const ipvs = new Ipvs(stub);
 
 const out = { services: Number(a.services) };
 const ops = applyOps(out.services);
+if (a.addresses === 'parsed') asParsed(ops);
+else if (a.addresses !== 'built') throw new Error(`--addresses must be built or parsed, not ${a.addresses}`);
+out.addresses = a.addresses;
 out.ops = ops.length;
 const cpu0 = process.cpuUsage();
 const f0 = minorFaults();
@@ -116,3 +128,17 @@ if (replies) {
   out.dumpedDestinations = destinations;
 }
 console.log(JSON.stringify(out));
+
+/** Every address string of the ops replaced by its JSON.parse copy; a shared object is rewritten once. */
+function asParsed(ops) {
+  const seen = new Set();
+  const flat = (o) => {
+    if (seen.has(o)) return;
+    seen.add(o);
+    o.address = JSON.parse(JSON.stringify(o.address));
+  };
+  for (const op of ops) {
+    flat(op.service);
+    if (op.destination) flat(op.destination);
+  }
+}

@@ -16,7 +16,7 @@
  * which this preload reports too), but not when a sync begins and ends to
  * better than a millisecond, nor the phases of a cold start.
  */
-import { writeSync } from 'node:fs';
+import { openSync, readFileSync, writeSync } from 'node:fs';
 
 const fd = Number(process.env.BENCH_PROXY_EVENTS_FD);
 if (Number.isInteger(fd) && fd > 2) {
@@ -41,8 +41,32 @@ if (Number.isInteger(fd) && fd > 2) {
       ...extra,
     };
     writeSync(fd, JSON.stringify(line) + '\n');
+    if (traceFd !== undefined) writeSync(traceFd, JSON.stringify({ ...line, runDelayNs: runDelayNs() }) + '\n');
   };
+  /** How long the main thread has waited, runnable, for a CPU (/proc/PID/schedstat's second field). */
+  const runDelayNs = () => Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]);
+  // Profiling aid (not used by the benchmark's figures): BENCH_PROXY_TRACE=PREFIX writes every event to PREFIX.PID
+  // too, with V8's garbage-collection pauses, the arrival of each object event and the main thread's wait for a CPU,
+  // to see where a slow change's time went.
+  const traceFd = process.env.BENCH_PROXY_TRACE ? openSync(`${process.env.BENCH_PROXY_TRACE}.${process.pid}`, 'w') : undefined;
   emit('loaded');
+  if (traceFd !== undefined) {
+    const { PerformanceObserver, performance } = await import('node:perf_hooks');
+    const KINDS = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental', 8: 'weak-callbacks', 16: 'minor-mark-sweep' };
+    new PerformanceObserver((list) => {
+      const nowNs = process.hrtime.bigint();
+      const nowMs = performance.now();
+      for (const e of list.getEntries()) {
+        const t = String(nowNs - BigInt(Math.round((nowMs - e.startTime) * 1e6)));
+        writeSync(traceFd, JSON.stringify({ ev: 'gc-pause', t, kind: KINDS[e.detail?.kind] ?? e.detail?.kind, ms: e.duration }) + '\n');
+      }
+    }).observe({ entryTypes: ['gc'] });
+    const onEvent = Proxy.prototype.onEvent;
+    Proxy.prototype.onEvent = function (e) {
+      writeSync(traceFd, JSON.stringify({ ev: 'object-event', t: String(process.hrtime.bigint()), kind: e.kind, type: e.type, runDelayNs: runDelayNs() }) + '\n');
+      return onEvent.call(this, e);
+    };
+  }
 
   // Profiling aid (not used by the benchmark's figures): SIGUSR2 writes a heap snapshot into BENCH_PROXY_HEAP_DIR.
   if (process.env.BENCH_PROXY_HEAP_DIR) {

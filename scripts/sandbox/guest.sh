@@ -33,13 +33,14 @@ guest_mount_plan() {
 }
 
 # The caller's variables the guest gets: CI, NODE_OPTIONS, DEBUG, TAP*,
-# IPVS_NETLINK_*, CHURN_*, written as exports to $RUN/env.sh.
+# IPVS_NETLINK_*, CHURN_*, BENCH_* (the benchmarks' profiling aids), written as
+# exports to $RUN/env.sh.
 guest_env_file() {
 	local name
 	: >"$RUN/env.sh"
 	while IFS= read -r name; do
 		case "$name" in
-		CI | NODE_OPTIONS | DEBUG | TAP* | IPVS_NETLINK_* | CHURN_*)
+		CI | NODE_OPTIONS | DEBUG | TAP* | IPVS_NETLINK_* | CHURN_* | BENCH_*)
 			printf 'export %s=%q\n' "$name" "${!name}" >>"$RUN/env.sh" ;;
 		esac
 	done < <(compgen -e)
