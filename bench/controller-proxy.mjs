@@ -9,13 +9,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BINARY_NODE_FLAGS, MAIN } from '../kube-proxy-ipvs/test/support/binary.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.dirname(here);
-export const MAIN = path.join(root, 'kube-proxy-ipvs/dist/lib/cli/main.js');
 const INSTRUMENT = path.join(here, 'proxy-instrument.mjs');
-/** The node flags the binary's first line gives (`#!/usr/bin/env -S node FLAGS`): it runs here as it runs installed. */
-const BINARY_NODE_FLAGS = (/^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(MAIN, 'utf8').split('\n', 1)[0])?.[1] ?? '').split(' ').filter(Boolean);
 
 let nextPort = 30000 + (process.pid % 500) * 4;
 

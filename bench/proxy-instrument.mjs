@@ -24,6 +24,12 @@ if (Number.isInteger(fd) && fd > 2) {
   const { ManifestsSource } = await import('../kube-proxy-ipvs/dist/lib/proxy/sources/manifests-source.js');
   const { Proxy } = await import('../kube-proxy-ipvs/dist/lib/proxy/proxy.js');
 
+  /** How long the main thread has waited, runnable, for a CPU (/proc/PID/schedstat's second field). */
+  const runDelayNs = () => Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]);
+  // Profiling aid (not used by the benchmark's figures): BENCH_PROXY_TRACE=PREFIX writes every event to PREFIX.PID
+  // too, with V8's garbage-collection pauses, the arrival of each object event and the main thread's wait for a CPU,
+  // to see where a slow change's time went.
+  const traceFd = process.env.BENCH_PROXY_TRACE ? openSync(`${process.env.BENCH_PROXY_TRACE}.${process.pid}`, 'w') : undefined;
   const emit = (ev, extra = {}) => {
     const cpu = process.cpuUsage();
     const mem = process.memoryUsage();
@@ -43,16 +49,10 @@ if (Number.isInteger(fd) && fd > 2) {
     writeSync(fd, JSON.stringify(line) + '\n');
     if (traceFd !== undefined) writeSync(traceFd, JSON.stringify({ ...line, runDelayNs: runDelayNs() }) + '\n');
   };
-  /** How long the main thread has waited, runnable, for a CPU (/proc/PID/schedstat's second field). */
-  const runDelayNs = () => Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]);
-  // Profiling aid (not used by the benchmark's figures): BENCH_PROXY_TRACE=PREFIX writes every event to PREFIX.PID
-  // too, with V8's garbage-collection pauses, the arrival of each object event and the main thread's wait for a CPU,
-  // to see where a slow change's time went.
-  const traceFd = process.env.BENCH_PROXY_TRACE ? openSync(`${process.env.BENCH_PROXY_TRACE}.${process.pid}`, 'w') : undefined;
   emit('loaded');
   if (traceFd !== undefined) {
-    const { PerformanceObserver, performance } = await import('node:perf_hooks');
-    const KINDS = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental', 8: 'weak-callbacks', 16: 'minor-mark-sweep' };
+    const { constants: C, PerformanceObserver, performance } = await import('node:perf_hooks');
+    const KINDS = { [C.NODE_PERFORMANCE_GC_MINOR]: 'minor', [C.NODE_PERFORMANCE_GC_MAJOR]: 'major', [C.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental', [C.NODE_PERFORMANCE_GC_WEAKCB]: 'weak-callbacks' };
     new PerformanceObserver((list) => {
       const nowNs = process.hrtime.bigint();
       const nowMs = performance.now();
@@ -62,6 +62,7 @@ if (Number.isInteger(fd) && fd > 2) {
       }
     }).observe({ entryTypes: ['gc'] });
     const onEvent = Proxy.prototype.onEvent;
+    if (typeof onEvent !== 'function') throw new Error('proxy-instrument: Proxy.onEvent is not a method any more; update bench/proxy-instrument.mjs');
     Proxy.prototype.onEvent = function (e) {
       writeSync(traceFd, JSON.stringify({ ev: 'object-event', t: String(process.hrtime.bigint()), kind: e.kind, type: e.type, runDelayNs: runDelayNs() }) + '\n');
       return onEvent.call(this, e);

@@ -12,33 +12,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Netns, freshNetns } from '../../../test/support/netns.js';
+import { BINARY_NODE_FLAGS, MAIN } from './binary.mjs';
 
 interface TapLike {
   teardown(fn: () => unknown): void;
 }
 
-export const MAIN = fileURLToPath(new URL('../../dist/lib/cli/main.js', import.meta.url));
-
-/**
- * The binary as an operator's `kube-proxy-ipvs` runs it: this node, the
- * flags of the binary's interpreter line (its young-generation size, which
- * the proxy's memory depends on), the script. Tests spawn this rather than
- * the script under a bare node, which would measure another heap.
- */
-export const BINARY: readonly string[] = [process.execPath, ...interpreterFlags(MAIN), MAIN];
-
-function interpreterFlags(script: string): string[] {
-  const first = readFileSync(script, 'utf8').split('\n', 1)[0];
-  const m = /^#!\/usr\/bin\/env -S node((?: --[\w-]+(?:=\S+)?)*)$/.exec(first);
-  if (m === null) throw new Error(`${script}: the first line is not "#!/usr/bin/env -S node [--flag...]": ${first}`);
-  return m[1].split(' ').filter(Boolean);
-}
+/** The binary as an operator's `kube-proxy-ipvs` runs it: this node, its first line's flags, the script. */
+export const BINARY: readonly string[] = [process.execPath, ...BINARY_NODE_FLAGS, MAIN];
 
 export interface ProxyNode {
   node: Netns;
