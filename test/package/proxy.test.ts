@@ -1,7 +1,9 @@
 /**
  * kube-proxy-ipvs installed from its tarball with the library's (no
  * compiler on PATH): the binary starts on Node.js 22 and 24 and answers
- * --version as kube-proxy does; it uses the library installed beside it.
+ * --version as kube-proxy does; it uses the library installed beside it;
+ * its API server modules load from the installed client-node without the
+ * generated API client (kube-proxy-ipvs/lib/proxy/sources/client-node-loader.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
@@ -35,5 +37,23 @@ for (const name of ['node22', 'node24'] as const) {
     const direct = spawnSync(bin, ['--version'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PATH } });
     t.equal(direct.status, 0, direct.stderr);
     t.match(direct.stdout, /^Kubernetes v1\.\d+\.\d+\n$/, 'the bin itself, through its first line');
+  });
+}
+
+for (const name of ['node22', 'node24'] as const) {
+  t.test(`${name}: the API server modules load, without client-node's generated API client`, async (t) => {
+    const [node] = runtime(name).command;
+    const loader = path.join(dir, 'node_modules/kube-proxy-ipvs/dist/lib/proxy/sources/client-node-loader.js');
+    const script = `
+      import module from 'node:module';
+      const loaded = [];
+      module.registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+      const m = await import(${JSON.stringify(loader)});
+      const [{ ApiServerSource }, { loadKubeConfig }] = await m.loadApiServerModules();
+      const kc = loadKubeConfig({ master: 'http://127.0.0.1:1' });
+      console.log(JSON.stringify({ slim: m.slimClientNode(), source: typeof ApiServerSource, server: kc.getCurrentCluster().server, generated: loaded.filter((u) => u.includes('/client-node/dist/gen/apis/')).length }));`;
+    const r = spawnSync(node!, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
+    t.equal(r.status, 0, r.stderr);
+    t.same(JSON.parse(r.stdout), { slim: true, source: 'function', server: 'http://127.0.0.1:1', generated: 0 });
   });
 }

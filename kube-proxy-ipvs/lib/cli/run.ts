@@ -59,8 +59,9 @@ function writeConfig(resolved: ResolvedOptions, path: string, log: Logger): void
 
 async function makeSource(o: ProxyOptions, log: Logger): Promise<Source> {
   if (o.manifests) return new ManifestsSource({ path: o.manifests, logger: log.child({ component: 'manifests' }) });
-  // Loaded only when needed: @kubernetes/client-node takes seconds to import on a small node.
-  const [{ ApiServerSource }, { loadKubeConfig }] = await Promise.all([import('../proxy/sources/apiserver-source.js'), import('../proxy/sources/kubeconfig.js')]);
+  // Loaded only when needed, and without client-node's generated API client (client-node-loader.ts).
+  const { loadApiServerModules } = await import('../proxy/sources/client-node-loader.js');
+  const [{ ApiServerSource }, { loadKubeConfig }] = await loadApiServerModules();
   return new ApiServerSource({ kubeconfig: loadKubeConfig(o), nodeName: o.hostnameOverride, logger: log.child({ component: 'apiserver' }) });
 }
 

@@ -1,7 +1,7 @@
 /**
  * A small Kubernetes API server for tests (node:http on 127.0.0.1) that
  * speaks the real list/watch protocol for services, endpointslices and
- * nodes, enough to drive @kubernetes/client-node's informers unchanged:
+ * nodes, enough to drive the proxy's informers (list, then watch) unchanged:
  *
  *  - list: a JSON List with metadata.resourceVersion (label selectors
  *    `key`, `!key`, `key=value`; field selector metadata.name=/namespace=);

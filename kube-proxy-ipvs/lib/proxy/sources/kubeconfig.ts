@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { parse, stringify } from 'yaml';
 
 export function loadKubeConfig(opts: { kubeconfig?: string; master?: string }): KubeConfig {

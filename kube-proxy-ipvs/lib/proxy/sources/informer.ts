@@ -1,0 +1,161 @@
+/**
+ * One resource's list and watch, as client-go's reflector keeps it: list,
+ * then watch from the list's resourceVersion; a watch the server closes is
+ * resumed from the last resourceVersion seen; a 410 Gone (or any ERROR
+ * event) clears it, and the next round relists and reports the differences,
+ * deletions included.
+ *
+ * It remembers each object's identity and resourceVersion, not the object:
+ * that is all it needs to tell an addition from an update and to find what a
+ * relist no longer has, and a cluster's worth of EndpointSlices kept whole
+ * would cost more than everything the proxy derives from them. Each object
+ * is handed to the handlers once and not kept.
+ *
+ * Other failures (a refused connection, a failed list, an HTTP error) stop
+ * it and go to `error`: the owner decides when to start it again.
+ */
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node/dist/types.js';
+import type { Watch } from '@kubernetes/client-node/dist/watch.js';
+
+export interface InformerHandlers {
+  add(object: KubernetesObject): void;
+  update(object: KubernetesObject): void;
+  /** From a watch: the object as the server last had it; found missing by a relist: its identity alone. */
+  delete(object: KubernetesObject): void;
+  error(err: unknown): void;
+}
+
+export interface InformerOptions {
+  /** The resource's collection, e.g. /api/v1/services. */
+  path: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  list(path: string, query: Record<string, string>): Promise<KubernetesListObject<KubernetesObject>>;
+  watch: Pick<Watch, 'watch'>;
+  handlers: InformerHandlers;
+}
+
+/** What is kept per object. */
+export interface Seen {
+  namespace?: string;
+  name: string;
+  resourceVersion?: string;
+}
+
+const keyOf = (m: { namespace?: string; name?: string }) => `${m.namespace ?? ''}/${m.name ?? ''}`;
+
+export class Informer {
+  private readonly seen = new Map<string, Seen>();
+  private resourceVersion = '';
+  private stopped = true;
+  private request?: AbortController;
+  /** Bumped by start() and stop(): callbacks of an earlier round are ignored. */
+  private round = 0;
+
+  constructor(private readonly options: InformerOptions) {}
+
+  /** Lists (unless a watch can resume) and watches. A failure goes to handlers.error, not here. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.request?.abort();
+    await this.next(++this.round);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.round++;
+    this.request?.abort();
+    this.request = undefined;
+  }
+
+  /** The resourceVersion a watch would resume from; empty when the next round lists. */
+  latestResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  /** What it keeps of each object it has seen: identity and resourceVersion, nothing else. */
+  identities(): Seen[] {
+    return [...this.seen.values()];
+  }
+
+  private async next(round: number): Promise<void> {
+    const { options } = this;
+    const query: Record<string, string> = {};
+    if (options.labelSelector !== undefined) query.labelSelector = options.labelSelector;
+    if (options.fieldSelector !== undefined) query.fieldSelector = options.fieldSelector;
+    try {
+      if (!this.resourceVersion) {
+        const list = await options.list(options.path, query);
+        if (round !== this.round) return;
+        this.relisted(list.items ?? []);
+        this.resourceVersion = list.metadata?.resourceVersion ?? '';
+      }
+      const request = await options.watch.watch(
+        options.path,
+        { ...query, resourceVersion: this.resourceVersion, allowWatchBookmarks: true },
+        (phase, object) => {
+          if (round === this.round) this.event(phase, object as KubernetesObject);
+        },
+        (err) => {
+          if (round === this.round) this.ended(round, err);
+        },
+      );
+      if (round === this.round) this.request = request;
+      else request.abort();
+    } catch (err) {
+      if (round === this.round) this.options.handlers.error(err);
+    }
+  }
+
+  private ended(round: number, err: unknown): void {
+    this.request = undefined;
+    if (err && (err as { statusCode?: number }).statusCode !== 410 && (err as { code?: number }).code !== 410) {
+      this.options.handlers.error(err);
+      return;
+    }
+    if (err) this.resourceVersion = '';
+    if (!this.stopped) void this.next(round);
+  }
+
+  private event(phase: string, object: KubernetesObject): void {
+    switch (phase) {
+      case 'ADDED':
+      case 'MODIFIED':
+        this.addOrUpdate(object);
+        break;
+      case 'DELETED': {
+        const key = keyOf(object.metadata ?? {});
+        if (this.seen.delete(key)) this.options.handlers.delete(object);
+        break;
+      }
+      case 'BOOKMARK':
+        break;
+      default:
+        // ERROR (410 Gone: the history is compacted): the watch ends; the next round relists.
+        this.resourceVersion = '';
+        return;
+    }
+    this.resourceVersion = object.metadata?.resourceVersion ?? '';
+  }
+
+  private addOrUpdate(object: KubernetesObject): void {
+    const m = object.metadata ?? {};
+    const key = keyOf(m);
+    const before = this.seen.get(key);
+    if (before !== undefined && before.resourceVersion !== undefined && before.resourceVersion === m.resourceVersion) return;
+    this.seen.set(key, { namespace: m.namespace, name: m.name ?? '', resourceVersion: m.resourceVersion });
+    if (before === undefined) this.options.handlers.add(object);
+    else this.options.handlers.update(object);
+  }
+
+  /** A full list: what it lacks was deleted meanwhile; the rest are additions or updates. */
+  private relisted(items: KubernetesObject[]): void {
+    const listed = new Set(items.map((o) => keyOf(o.metadata ?? {})));
+    for (const [key, s] of this.seen) {
+      if (listed.has(key)) continue;
+      this.seen.delete(key);
+      this.options.handlers.delete({ metadata: { namespace: s.namespace, name: s.name, resourceVersion: s.resourceVersion } });
+    }
+    for (const o of items) this.addOrUpdate(o);
+  }
+}
