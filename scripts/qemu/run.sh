@@ -19,7 +19,7 @@
 #   SANDBOX_KEEP=1   keep the per-run dir (.sandbox/qemu-run-XXXX) for debugging
 #   SANDBOX_QUIET=1  no progress lines on stderr
 #   QEMU_KERNEL_PACKAGE  which linux-image package to boot (boot-files.sh)
-# Passed into the guest: CI, NODE_OPTIONS, DEBUG, TAP*, IPVS_NETLINK_*, CHURN_*.
+# Passed into the guest: CI, NODE_OPTIONS, DEBUG, TAP*, IPVS_NETLINK_*, CHURN_*, BENCH_*.
 # Exit status: CMD's status; 124 if the guest timed out; 125 for sandbox
 # failures (no boot files, kernel crashed, no status written, ...).
 set -euo pipefail
