@@ -60,6 +60,8 @@ export class FakeApiServer {
   expireMode: 'event' | 'http' = 'event';
   /** Requests by kind: "list services", "watch nodes"... */
   readonly requests: string[] = [];
+  /** The query of every watch request, in order. */
+  readonly watchQueries: URLSearchParams[] = [];
   /** When set, every request is answered with this status (an unhealthy server). */
   failWith?: number;
   url = '';
@@ -177,6 +179,7 @@ export class FakeApiServer {
     const match = matcher(url.searchParams.get('labelSelector'), url.searchParams.get('fieldSelector'));
     if (url.searchParams.get('watch') === 'true') {
       this.requests.push(`watch ${resource}`);
+      this.watchQueries.push(url.searchParams);
       return this.watch(resource, Number(url.searchParams.get('resourceVersion') || '0'), match, res);
     }
     this.requests.push(`list ${resource}`);

@@ -114,6 +114,11 @@ t.test('initial lists, then creates, updates and deletes arrive as events', asyn
   const slice = h.view.get('EndpointSlice default/web-abc') as { endpoints: unknown[] };
   t.equal(slice.endpoints.length, 2, 'the update carries the new endpoints');
   t.equal(h.api.count('list services'), 1, 'listed once');
+  for (const q of h.api.watchQueries) {
+    t.equal(q.get('allowWatchBookmarks'), 'true', 'bookmarks asked for');
+    const timeout = Number(q.get('timeoutSeconds'));
+    t.ok(timeout >= 300 && timeout < 600, `the server ends the watch after 5-10 minutes (${timeout} s)`);
+  }
 });
 
 t.test('headless services and other proxies\' services are filtered by label', async (t) => {

@@ -92,7 +92,10 @@ export class Informer {
       }
       const request = await options.watch.watch(
         options.path,
-        { ...query, resourceVersion: this.resourceVersion, allowWatchBookmarks: true },
+        // As client-go's reflector: bookmarks keep the resourceVersion fresh, and the server ends each watch
+        // after 5-10 minutes (a random span, so informers do not reconnect in step), which also retires a
+        // connection that died without a word.
+        { ...query, resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: Math.floor(300 * (1 + Math.random())) },
         (phase, object) => {
           if (round === this.round) this.event(phase, object as KubernetesObject);
         },
