@@ -63,6 +63,18 @@ function collector(): () => void {
   return gc;
 }
 
+/**
+ * The C heap's free pages back to the kernel, on their own: the proxy does
+ * this after every periodic resync that was not bulk work. Under steady
+ * churn, with no bulk work to end in collectGarbage(), the malloc arenas of
+ * the addon's and V8's worker threads otherwise keep what earlier syncs
+ * freed. Measured under the churn test at ten times its rate for 15
+ * minutes: the arenas grew from 2 to 13 MiB resident untrimmed, to 8 MiB
+ * trimmed every 15 s, and the process's growth over the steady phase
+ * halved (11.5 to 5.3 MiB fitted). A trim costs microseconds.
+ */
+export { trimNativeHeap };
+
 /** Netlink messages a run sent and received, over every socket. */
 export function messagesOf(netlink: Record<string, { messagesSent: number; messagesReceived: number }> | undefined): number {
   let n = 0;

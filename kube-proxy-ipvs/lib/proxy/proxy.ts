@@ -18,7 +18,7 @@ import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
 import { nodeContext } from '../desired/node-addresses.js';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
-import { BULK_MESSAGES, collectGarbage, messagesOf } from './heap.js';
+import { BULK_MESSAGES, collectGarbage, messagesOf, trimNativeHeap } from './heap.js';
 import { HealthServer } from './health-server.js';
 import { IP_FAMILY, ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
@@ -49,6 +49,8 @@ export interface ProxyDeps {
   defaultMetrics?: boolean;
   /** Called after a sync or resync that was bulk work (heap.ts); default: a full garbage collection. */
   collectGarbage?: () => void;
+  /** Called after every other periodic resync (heap.ts); default: ipvs-netlink's trimNativeHeap. */
+  trimNativeHeap?: () => void;
   /** Families, conntrack sysctls, OOM score; default: the real host (host-setup.ts). */
   host?: HostSetup;
   /** How long to wait for the Node object; default kube-proxy's 30 s. */
@@ -362,6 +364,8 @@ export class Proxy {
     } else this.log.debug(fields, 'synced');
     // A run that moved this many messages left garbage worth collecting now.
     if (messagesOf((r.result as SyncResult | undefined)?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
+    // Otherwise each periodic resync gives the C heap's free pages back (see heap.ts): a few microseconds.
+    else if (r.kind === 'resync') (this.deps.trimNativeHeap ?? trimNativeHeap)();
   }
 
   /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit. */

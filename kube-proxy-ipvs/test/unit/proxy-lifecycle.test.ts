@@ -115,6 +115,31 @@ t.test('a full garbage collection after bulk work (a cold start, a big resync), 
   t.pass('collected once after the bulk resync, not after the failed sync');
 });
 
+t.test('after each periodic resync that was not bulk work the C heap is trimmed; not after a sync', async (t) => {
+  let collections = 0;
+  /** The kind of run each trim followed (runs are serial: the controller's last one). */
+  const trimmedAfter: string[] = [];
+  const dir = manifestsDir();
+  const factory = fakeFactory((c) => {
+    c.ipvsMessages = 2; // a small cluster: no run is bulk work
+  });
+  const source = new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 });
+  const o = options(dir, { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 300 } });
+  const trimNativeHeap = () => trimmedAfter.push(factory.last!.lastSync!.kind);
+  const proxy = new Proxy(o, { source, controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost(), collectGarbage: () => collections++, trimNativeHeap });
+  t.teardown(() => proxy.stop());
+  await proxy.start();
+  await proxy.waitForSync(5000);
+  const controller = factory.last!;
+  await until('two periodic resyncs', () => trimmedAfter.length >= 2, 5000);
+  const syncs = controller.syncs.incremental;
+  writeFileSync(join(dir, 'extra.yaml'), 'apiVersion: v1\nkind: Service\nmetadata: {name: extra, namespace: demo}\nspec: {clusterIP: 10.96.100.99, ports: [{port: 80}]}\n');
+  await until('the incremental sync', () => controller.syncs.incremental > syncs);
+  await until('a resync after it', () => trimmedAfter.length >= 3, 5000);
+  t.same([...new Set(trimmedAfter)], ['resync'], `every trim followed a resync (${trimmedAfter.length} trims)`);
+  t.equal(collections, 0, 'no run called for a full collection');
+});
+
 t.test('collectGarbage() runs a full collection without --expose-gc', async (t) => {
   const { collectGarbage } = await import('../../lib/proxy/heap.js');
   t.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined', 'tap runs without --expose-gc');
