@@ -81,6 +81,7 @@ export function controllerFigures(r) {
         atFirstSync: mm((x) => x.rssAtFirstSync),
         peakAtFirstSync: mm((x) => x.maxRssAtFirstSync),
         afterChanges: api?.memoryAfterChanges,
+        apiSettled: api?.memorySettled,
       }
     : undefined;
   return { services: r.services, floor, cold, apiCold, changes, memory, kernel: m[m.length - 1].kernel, firstSyncNetlink: m[m.length - 1].firstSync.netlink, manifestChanges: m.flatMap((x) => x.manifestChanges ?? []) };

@@ -372,6 +372,10 @@ if (!a['skip-apiserver']) {
         ipvs.close();
       }
       run.memoryAfterChanges = p.memory();
+      // Settled as the manifests run's figure is: after an idle stretch as long as the one before its next resync.
+      await sleep(SYNC_PERIOD_MS - 2000);
+      run.memorySettled = { ...p.memory(), byMapping: p.residentByMapping() };
+      say(`  after the changes: RSS ${(run.memoryAfterChanges.rss / 2 ** 20).toFixed(1)} MiB; settled ${((SYNC_PERIOD_MS - 2000) / 1000).toFixed(0)} s later: RSS ${(run.memorySettled.rss / 2 ** 20).toFixed(1)} MiB, peak ${(run.memorySettled.peak / 2 ** 20).toFixed(1)} MiB; resident in ${Object.entries(run.memorySettled.byMapping).map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(1)}`).join(', ')} MiB`);
       if (a['heap-dir']) {
         const from = p.events.length;
         p.child.kill('SIGUSR2');
