@@ -57,8 +57,9 @@ export class Informer {
   /** Lists (unless a watch can resume) and watches. A failure goes to handlers.error, not here. */
   async start(): Promise<void> {
     this.stopped = false;
+    const round = ++this.round;
     this.request?.abort();
-    await this.next(++this.round);
+    await this.next(round);
   }
 
   stop(): void {
