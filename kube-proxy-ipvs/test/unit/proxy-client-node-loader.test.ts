@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import module from 'node:module';
 import t from 'tap';
 import { FakeApiServer } from '../support/fake-apiserver.js';
+import { cleanEnv } from '../support/proxy-env.js';
 
 const LOADER = new URL('../../dist/lib/proxy/sources/client-node-loader.js', import.meta.url).href;
 
@@ -38,9 +39,8 @@ t.test('the binary loads KubeConfig and Watch without the generated API client, 
   t.teardown(() => api.close());
   api.apply('services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080 }] } });
   // A child of its own: this test process has loaded client-node whole already (through tap's loader).
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'NODE_OPTIONS' && !k.startsWith('TAP') && !k.startsWith('_TAPJS')));
   // Asynchronously: the test API server answers from this process.
-  const child = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', CHILD, api.url], { encoding: 'utf8', env, timeout: 60_000 });
+  const child = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', CHILD, api.url], { encoding: 'utf8', env: cleanEnv(), timeout: 60_000 });
   const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { hooks: boolean; slim: boolean; generated: number; standIn: boolean; agent: string; events: string[] };
   t.same(r.events, ['add Service web'], 'listed through the loaded modules');
   t.equal(r.agent, 'Agent', "the kubeconfig's agent for http://");

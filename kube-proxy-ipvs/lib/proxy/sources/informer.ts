@@ -47,23 +47,20 @@ const keyOf = (m: { namespace?: string; name?: string }) => `${m.namespace ?? ''
 export class Informer {
   private readonly seen = new Map<string, Seen>();
   private resourceVersion = '';
-  private stopped = true;
   private request?: AbortController;
-  /** Bumped by start() and stop(): callbacks of an earlier round are ignored. */
+  /** Bumped by start() and stop(): callbacks of an earlier round (a stopped one too) are ignored. */
   private round = 0;
 
   constructor(private readonly options: InformerOptions) {}
 
   /** Lists (unless a watch can resume) and watches. A failure goes to handlers.error, not here. */
   async start(): Promise<void> {
-    this.stopped = false;
     const round = ++this.round;
     this.request?.abort();
     await this.next(round);
   }
 
   stop(): void {
-    this.stopped = true;
     this.round++;
     this.request?.abort();
     this.request = undefined;
@@ -118,7 +115,7 @@ export class Informer {
       return;
     }
     if (err) this.resourceVersion = '';
-    if (!this.stopped) void this.next(round);
+    void this.next(round);
   }
 
   private event(phase: string, object: KubernetesObject): void {
