@@ -27,7 +27,10 @@ function compareAddress(a: string, b: string): number {
   const v6b = b.includes(':');
   if (v6a !== v6b) return v6a ? 1 : -1;
   if (!v6a) return ipv4ToNumber(a) - ipv4ToNumber(b);
-  return expand6(a).localeCompare(expand6(b));
+  // Fixed-width lower-case hex: text order is numeric order.
+  const x = expand6(a);
+  const y = expand6(b);
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function expand6(a: string): string {

@@ -14,6 +14,8 @@ import { wrongValue } from './check.js';
 
 export type { AddressFamily };
 export { dottedQuadValue };
+/** Natural order ("10.0.0.2" before "10.0.0.10"), for lists of addresses, keys and names that people read. */
+export { naturalCompare } from './natural-order.js';
 
 /** A network: an address with its host bits cleared, and a prefix length. */
 export interface Cidr {
@@ -79,9 +81,3 @@ function networkAddress(address: string, prefix: number): string {
   return ip.kind() === 'ipv6' ? (ip as ipaddr.IPv6).toRFC5952String() : ip.toString();
 }
 
-const collator = new Intl.Collator('en', { numeric: true });
-
-/** Natural order ("10.0.0.2" before "10.0.0.10"), for lists of addresses, keys and names that people read. */
-export function naturalCompare(a: string, b: string): number {
-  return collator.compare(a, b);
-}

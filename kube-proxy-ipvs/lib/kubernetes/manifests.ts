@@ -27,6 +27,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { naturalCompare } from 'ipvs-netlink/address';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type { EndpointSlice, Node, Service } from './model.js';
 import { FieldError, validateEndpointSlice, validateNode, validateService } from './validate.js';
@@ -293,11 +294,11 @@ function digestOf(source: string): string {
   return createHash('sha1').update(source).digest('base64');
 }
 
-/** The manifest files of a path: itself when it is a file, else every *.yaml, *.yml and *.json below it, in name order. */
+/** The manifest files of a path: itself when it is a file, else every *.yaml, *.yml and *.json below it, in natural name order (10-x.yaml after 9-x.yaml). */
 export function manifestFiles(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
   return readdirSync(path, { withFileTypes: true })
-    .sort((a, b) => a.name.localeCompare(b.name))
+    .sort((a, b) => naturalCompare(a.name, b.name))
     .flatMap((e) => {
       const full = join(path, e.name);
       if (e.isDirectory()) return manifestFiles(full);
