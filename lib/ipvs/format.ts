@@ -27,7 +27,7 @@ function compareAddress(a: string, b: string): number {
   const v6b = b.includes(':');
   if (v6a !== v6b) return v6a ? 1 : -1;
   if (!v6a) return ipv4ToNumber(a) - ipv4ToNumber(b);
-  // Fixed-width lower-case hex: text order is numeric order.
+  // Fixed-width hex in one case: text order is numeric order.
   const x = expand6(a);
   const y = expand6(b);
   return x < y ? -1 : x > y ? 1 : 0;
@@ -38,7 +38,7 @@ function expand6(a: string): string {
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
   const mid = a.includes('::') ? Array(8 - h.length - t.length).fill('0') : [];
-  return [...h, ...mid, ...t].map((g) => g.padStart(4, '0')).join(':');
+  return [...h, ...mid, ...t].map((g) => g.toLowerCase().padStart(4, '0')).join(':');
 }
 
 const PROTO_ORDER = { tcp: 6, udp: 17, sctp: 132 } as const;

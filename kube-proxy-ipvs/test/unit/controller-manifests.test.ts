@@ -6,9 +6,12 @@
  * JSON is read by JSON.parse, and a document that did not change is not
  * parsed again.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
-import { parseManifestText, readDocuments, splitDocuments } from '../../lib/kubernetes/manifests.js';
+import { manifestFiles, parseManifestText, readDocuments, splitDocuments } from '../../lib/kubernetes/manifests.js';
 
 const svc = (name: string, port = 80) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec: {clusterIP: 10.96.0.1, ports: [{port: ${port}}]}\n`;
 
@@ -97,4 +100,15 @@ t.test('splitDocuments: markers only at the start of a line, followed by a space
   t.strictSame(splitDocuments('a: ---\n---x: 1\n'), ['a: ---\n---x: 1\n']);
   t.strictSame(splitDocuments('a: 1\n--- |\n  text\n'), ['a: 1\n', ' |\n  text\n']);
   t.equal(splitDocuments('%YAML 1.2\n---\na: 1\n'), undefined);
+});
+
+t.test('a folder is read in natural name order, folders included; other files are left out', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'manifests-order-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, '2-more'));
+  for (const f of ['10-b.yaml', '9-a.yml', 'Z.json', 'a.json', 'notes.txt', '2-more/1.yaml', '2-more/01-x.yaml']) writeFileSync(join(dir, f), svc('x'));
+  t.strictSame(
+    manifestFiles(dir).map((f) => relative(dir, f)),
+    ['2-more/01-x.yaml', '2-more/1.yaml', '9-a.yml', '10-b.yaml', 'a.json', 'Z.json'],
+  );
 });
