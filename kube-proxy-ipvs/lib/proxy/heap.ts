@@ -1,6 +1,7 @@
 /**
- * A full garbage collection after bulk work, so that the proxy's heap is
- * what it keeps, not what its last big job threw away.
+ * A full, memory-reducing garbage collection after bulk work, so that the
+ * proxy's resident set is what it keeps, not what its last big job threw
+ * away.
  *
  * Why: a cold start or a periodic resync of a big cluster makes tens of
  * megabytes of short-lived objects among the long-lived ones (a resync of
@@ -11,14 +12,18 @@
  * Made at the end of such a run, never after an incremental sync (a few
  * tenths of a second in the sandbox, after a resync of seconds).
  *
- * Only a plain collection: it leaves old space's pages in place where the
- * survivors are scattered over them, and that is left to V8. On Node.js 24
- * its memory reducer compacts old space and shrinks the young generation
- * itself once the process has been idle for some seconds; a compacting
- * collection forced here gave back nothing that reducer does not, while it
- * blocked the event loop for up to seconds and raised the resident peak by
- * the survivors' copy. On Node.js 22 a forced compaction left the resident
- * set higher, not lower (the evacuated pages stay mapped).
+ * A memory-reducing collection (V8's "last resort": what it runs when an
+ * allocation fails), not a plain one. A plain full collection frees the
+ * objects but leaves the emptied pages of V8's heap mapped and resident on
+ * Node.js 22 and 24; only a memory-reducing collection compacts what
+ * survives and unmaps the rest. V8 runs one by itself some seconds into an
+ * idle stretch, but not reliably: measured with 10,000 x 10 in the
+ * user-mode-linux sandbox, after a periodic resync the plain collection left
+ * 155.7-157.8 MiB resident until the next resync in three runs (V8's own
+ * reducer did not come), and 131-134 MiB when it came. This one takes it
+ * there at once, for a longer pause (hundreds of milliseconds there, where
+ * a page fault costs ~100 us, against ~140 ms for the plain one), paid once
+ * per bulk run.
  *
  * Node offers no collection on demand without `--expose-gc`; as jest's
  * leak detector does, the flag is set at run time and `gc` taken from a
@@ -31,7 +36,14 @@ import { trimNativeHeap } from 'ipvs-netlink';
 /** Sent plus received netlink messages from which a run counts as bulk work (a resync of ~1,500 services). */
 export const BULK_MESSAGES = 20_000;
 
-let gc: (() => void) | undefined;
+/** The options of V8's gc() extension. */
+interface GcOptions {
+  type?: 'major' | 'minor';
+  execution?: 'sync' | 'async';
+  flavor?: 'regular' | 'last-resort';
+}
+
+let gc: ((options?: GcOptions) => void) | undefined;
 
 /**
  * How long after a collection the C heap is trimmed: the buffers it found
@@ -41,23 +53,23 @@ let gc: (() => void) | undefined;
 export const TRIM_DELAY_MS = 1000;
 
 /**
- * Runs a full, synchronous garbage collection, and a moment later gives the
- * C heap's free pages back to the kernel (ipvs-netlink's trimNativeHeap):
+ * Runs a full, synchronous, memory-reducing garbage collection, and a
+ * moment later gives the C heap's free pages back to the kernel (ipvs-netlink's trimNativeHeap):
  * the addon's worker threads leave a big batch's freed buffers resident in
  * their malloc arenas (about 20 MiB after a resync of 10,000 services).
  */
 export function collectGarbage(): void {
-  collector()();
+  collector()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   setTimeout(trimNativeHeap, TRIM_DELAY_MS).unref();
 }
 
-function collector(): () => void {
+function collector(): (options?: GcOptions) => void {
   if (gc === undefined) {
-    const exposed = (globalThis as { gc?: () => void }).gc;
+    const exposed = (globalThis as { gc?: (options?: GcOptions) => void }).gc;
     if (typeof exposed === 'function') gc = exposed;
     else {
       setFlagsFromString('--expose-gc');
-      gc = runInNewContext('gc') as () => void;
+      gc = runInNewContext('gc') as (options?: GcOptions) => void;
     }
   }
   return gc;
