@@ -9,7 +9,7 @@
  * --size full (default): the IPVS and proxy benchmarks in both sandbox
  *   kernels (user-mode-linux and QEMU-TCG) at a ladder of cluster sizes
  *   (1,000, 10,000 and 50,000 services; the repeated runs at 10,000), ipset
- *   on the host; about two hours here; rewrites the generated part of
+ *   on the host; about 80 minutes here on a quiet machine; rewrites the generated part of
  *   BENCHMARKS.md (between the bench:begin/end markers; the notes around it
  *   are kept).
  * --size small: one small size per group, for CI (a few minutes); writes
