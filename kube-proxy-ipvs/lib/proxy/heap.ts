@@ -20,10 +20,10 @@
  * idle stretch, but not reliably: measured with 10,000 x 10 in the
  * user-mode-linux sandbox, after a periodic resync the plain collection left
  * 155.7-157.8 MiB resident until the next resync in three runs (V8's own
- * reducer did not come), and 131-134 MiB when it came. This one takes it
- * there at once, for a longer pause (hundreds of milliseconds there, where
- * a page fault costs ~100 us, against ~140 ms for the plain one), paid once
- * per bulk run.
+ * reducer did not come), and 131-134 MiB when it came; with this one,
+ * 130.4-131.9 MiB in three runs. Its pause is longer, 350-470 ms there
+ * after such a resync against 140-240 ms for the plain one (a page fault
+ * costs ~100 µs in that sandbox), paid once per bulk run.
  *
  * Node offers no collection on demand without `--expose-gc`; as jest's
  * leak detector does, the flag is set at run time and `gc` taken from a
@@ -54,9 +54,10 @@ export const TRIM_DELAY_MS = 1000;
 
 /**
  * Runs a full, synchronous, memory-reducing garbage collection, and a
- * moment later gives the C heap's free pages back to the kernel (ipvs-netlink's trimNativeHeap):
- * the addon's worker threads leave a big batch's freed buffers resident in
- * their malloc arenas (about 20 MiB after a resync of 10,000 services).
+ * moment later gives the C heap's free pages back to the kernel
+ * (ipvs-netlink's trimNativeHeap): the addon's worker threads leave a big
+ * batch's freed buffers resident in their malloc arenas (about 20 MiB
+ * after a resync of 10,000 services).
  */
 export function collectGarbage(): void {
   collector()({ type: 'major', execution: 'sync', flavor: 'last-resort' });
