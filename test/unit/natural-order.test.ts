@@ -5,18 +5,10 @@
  */
 import t from 'tap';
 import { naturalCompare } from '../../lib/util/natural-order.js';
+import { prng } from '../support/prng.js';
 
 const icu = new Intl.Collator('en', { numeric: true });
 const sign = (n: number) => Math.sign(n);
-
-/** A small deterministic generator, so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
 
 t.test('the orders people expect', (t) => {
   const sorted = (xs: string[]) => [...xs].sort(naturalCompare);
@@ -48,7 +40,7 @@ t.test('every pair of printable ASCII characters, and digit runs, as ICU orders 
 
 t.test('random ASCII strings: the same order as ICU wherever ICU tells them apart', (t) => {
   const alphabet = 'abcAB019.:-_/ ';
-  const next = random(0x5eed);
+  const next = prng(0x5eed);
   const word = () => {
     let s = '';
     const n = Math.floor(next() * 9);
@@ -69,7 +61,7 @@ t.test('random ASCII strings: the same order as ICU wherever ICU tells them apar
 });
 
 t.test('a total order: any input order sorts the same, each element after the ones before it', (t) => {
-  const next = random(42);
+  const next = prng(42);
   const items = Array.from({ length: 2000 }, () => {
     const pick = next();
     if (pick < 0.4) return `10.${Math.floor(next() * 3)}.${Math.floor(next() * 300)}.${Math.floor(next() * 12)}`;

@@ -25,6 +25,7 @@ import t from 'tap';
 import { ipvsadmSave } from '../support/controller-kernel.js';
 import { FakeApiServer } from '../support/fake-apiserver.js';
 import type { Netns } from '../../../test/support/netns.js';
+import { prng } from '../../../test/support/prng.js';
 import { proxyNode, startProxy, until } from '../support/proxy-env.js';
 import { kernelMatchesPlan, manifestsFolder, planIpvsadm, runPlan } from '../support/proxy-plan.js';
 
@@ -32,17 +33,6 @@ const SECONDS = Number(process.env.CHURN_SECONDS ?? 100);
 const SEED = Number(process.env.CHURN_SEED ?? Date.now() % 1_000_000);
 /** Mean time between two changes. */
 const CHANGE_EVERY_MS = 250;
-
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed with CHURN_SEED. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PODS_A = ['10.244.1.10', '10.244.1.11', '10.244.1.12', '10.244.1.13'];
 const PODS_B = ['10.244.2.10', '10.244.2.11', '10.244.2.12', '10.244.2.13'];
