@@ -2,9 +2,10 @@
  * Listening helpers shared by the healthz, metrics and service health-check
  * servers: bind errors become messages that name the flag to change.
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { listeningSocketIn } from './netns-listen.js';
+import { createServer } from './node-http.js';
 import { parseHostPort } from './options.js';
 
 /**

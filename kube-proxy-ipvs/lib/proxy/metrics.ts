@@ -7,7 +7,7 @@
  * (virtual servers, real servers, ipset entries), counters of netlink
  * operations and the sync kinds, which upstream has no equivalent for.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';

@@ -12,7 +12,10 @@
  * - kernel/ imports nothing from proxy/ or cli/; proxy/ nothing from cli/;
  * - nothing reaches into the library by path: only its public entry points
  *   'ipvs-netlink' and 'ipvs-netlink/address';
- * - every file is in one of the stages.
+ * - every file is in one of the stages;
+ * - node:http and prom-client are taken as values from one module each
+ *   (proxy/node-http.ts, proxy/prom-client-parts.ts), which load them
+ *   without what the proxy never runs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -86,6 +89,10 @@ function violations(path: string, text: string): string[] {
       if (PURE.includes(stage) && !typeOnly) say(`${stage}/ has no kernel behind it: only \`import type\` from 'ipvs-netlink' (values from 'ipvs-netlink/address')`);
     } else if (specifier.startsWith('ipvs-netlink/') && specifier !== 'ipvs-netlink/address') {
       say('not one of the library\'s entry points (\'ipvs-netlink\', \'ipvs-netlink/address\')');
+    } else if ((specifier === 'node:http' || specifier === 'http') && !typeOnly) {
+      say('an ES import of node:http loads undici, tls and http2 with it: take it from proxy/node-http.ts');
+    } else if (specifier === 'prom-client' && !typeOnly) {
+      say("prom-client's index loads its Pushgateway client (node:https, zlib): take its parts from proxy/prom-client-parts.ts");
     }
   }
   return out;
@@ -120,5 +127,9 @@ t.test('the check sees what it must refuse', (t) => {
   t.equal(violations(at('kernel/x.ts'), "import { Ipvs } from '../../../lib/ipvs/client.js';").length, 1, 'the library by relative path');
   t.equal(violations(at('cli/x.ts'), "import { Controller } from '../kernel/controller.js';\nimport { plan } from '../plan/planner.js';").length, 0, 'downstream may import upstream');
   t.same(violations(at('x.ts'), ''), ['x.ts: is in none of the stages (kubernetes, desired, plan, kernel, proxy, cli)']);
+  t.equal(violations(at('proxy/x.ts'), "import { createServer } from 'node:http';").length, 1, 'node:http by ES import');
+  t.equal(violations(at('proxy/x.ts'), "import type { Server } from 'node:http';\nimport { createServer } from './node-http.js';").length, 0, 'its types, and the CommonJS-loaded one');
+  t.equal(violations(at('proxy/x.ts'), "import { Counter } from 'prom-client';").length, 1, "prom-client's index");
+  t.equal(violations(at('proxy/x.ts'), "import type { Counter } from 'prom-client';").length, 0, "prom-client's types");
   t.end();
 });
