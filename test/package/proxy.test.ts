@@ -3,7 +3,8 @@
  * compiler on PATH): the binary starts on Node.js 22 and 24 and answers
  * --version as kube-proxy does; it uses the library installed beside it;
  * its API server modules load from the installed client-node without the
- * generated API client (kube-proxy-ipvs/lib/proxy/sources/client-node-loader.ts).
+ * generated API client or node-fetch, which makeApiClient still loads when
+ * called (kube-proxy-ipvs/lib/proxy/sources/client-node-loader.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
@@ -41,7 +42,7 @@ for (const name of ['node22', 'node24'] as const) {
 }
 
 for (const name of ['node22', 'node24'] as const) {
-  t.test(`${name}: the API server modules load, without client-node's generated API client`, async (t) => {
+  t.test(`${name}: the API server modules load, without client-node's generated API client or node-fetch`, async (t) => {
     const [node] = runtime(name).command;
     const loader = path.join(dir, 'node_modules/kube-proxy-ipvs/dist/lib/proxy/sources/client-node-loader.js');
     const script = `
@@ -51,9 +52,12 @@ for (const name of ['node22', 'node24'] as const) {
       const m = await import(${JSON.stringify(loader)});
       const [{ ApiServerSource }, { loadKubeConfig }] = await m.loadApiServerModules();
       const kc = loadKubeConfig({ master: 'http://127.0.0.1:1' });
-      console.log(JSON.stringify({ slim: m.slimClientNode(), source: typeof ApiServerSource, server: kc.getCurrentCluster().server, generated: loaded.filter((u) => u.includes('/client-node/dist/gen/apis/')).length }));`;
+      const before = { generated: loaded.filter((u) => u.includes('/client-node/dist/gen/apis/')).length, nodeFetch: loaded.some((u) => u.includes('/node-fetch/')), undici: process.moduleLoadList.includes('NativeModule internal/deps/undici/undici') };
+      // What KubeConfig takes from the generated client is loaded when first used.
+      const api = kc.makeApiClient(class { constructor(c) { this.url = c.baseServer.makeRequestContext('/api', 'GET').getUrl(); } });
+      console.log(JSON.stringify({ slim: m.slimClientNode(), source: typeof ApiServerSource, server: kc.getCurrentCluster().server, ...before, apiClientUrl: api.url }));`;
     const r = spawnSync(node!, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
     t.equal(r.status, 0, r.stderr);
-    t.same(JSON.parse(r.stdout), { slim: true, source: 'function', server: 'http://127.0.0.1:1', generated: 0 });
+    t.same(JSON.parse(r.stdout), { slim: true, source: 'function', server: 'http://127.0.0.1:1', generated: 0, nodeFetch: false, undici: false, apiClientUrl: 'http://127.0.0.1:1/api' });
   });
 }

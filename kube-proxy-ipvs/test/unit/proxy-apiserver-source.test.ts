@@ -1,7 +1,7 @@
 /**
  * The API server source against a fake API server that speaks the real
- * list/watch protocol, through its informers (our lists, client-node's
- * Watch and KubeConfig):
+ * list/watch protocol, through its informers (our lists and watches with
+ * client-node's KubeConfig):
  * object changes arrive as the right events, a dropped watch resumes
  * without loss, a 410 Gone relists and converges, an unreachable server
  * fails start-up with an explanation.

@@ -1,13 +1,14 @@
 /**
- * A list request to the API server (GET on a collection), with the
- * credentials, TLS settings and proxy agent client-node's KubeConfig gives
- * its own requests. The answer is the server's JSON as it is, the same
- * shape the watch stream's objects have.
+ * Requests to the API server (GETs of a collection: lists here, watches in
+ * api-watch.ts), with the credentials, TLS settings and proxy agent
+ * client-node's KubeConfig gives its own requests. A list's answer is the
+ * server's JSON as it is, the same shape the watch stream's objects have.
  */
-import http from 'node:http';
+import type * as Http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node/dist/types.js';
+import http from '../node-http.js';
 
 /** An HTTP answer other than 200: statusCode, and the server's Status message where it sent one. */
 export class ApiRequestError extends Error {
@@ -21,31 +22,51 @@ export class ApiRequestError extends Error {
 }
 
 export async function listObjects(kc: KubeConfig, path: string, query: Record<string, string>): Promise<KubernetesListObject<KubernetesObject>> {
-  const server = kc.getCurrentCluster()?.server;
-  if (!server) throw new Error('No currently active cluster');
-  const url = new URL(server + path);
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-  const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
-  await kc.applyToHTTPSOptions(options);
   const body = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = (url.protocol === 'http:' ? http : https).request(url, options, (res) => {
+    apiRequest(kc, path, query, undefined, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
+    }, reject).catch(reject);
   });
-  if (body.status !== 200) {
-    let message = http.STATUS_CODES[body.status] ?? `HTTP ${body.status}`;
-    try {
-      const status = JSON.parse(body.text) as { message?: unknown };
-      if (typeof status.message === 'string' && status.message) message = status.message;
-    } catch {
-      // Not a Status object: the status line says it.
-    }
-    throw new ApiRequestError(message, body.status);
-  }
+  if (body.status !== 200) throw statusError(body.status, body.text);
   return JSON.parse(body.text) as KubernetesListObject<KubernetesObject>;
+}
+
+/**
+ * Sends a GET of `path` with `query` to the current cluster, with the
+ * kubeconfig's credentials, TLS settings and agent: `answer` gets the
+ * response, `failed` the request's error (an abort through `signal` too).
+ * Rejects when there is no cluster or its credentials cannot be applied.
+ */
+export async function apiRequest(
+  kc: KubeConfig,
+  path: string,
+  query: Record<string, string>,
+  signal: AbortSignal | undefined,
+  answer: (res: Http.IncomingMessage) => void,
+  failed: (err: Error) => void,
+): Promise<void> {
+  const server = kc.getCurrentCluster()?.server;
+  if (!server) throw new Error('No currently active cluster');
+  const url = new URL(server + path);
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+  const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' }, signal };
+  await kc.applyToHTTPSOptions(options);
+  const req = (url.protocol === 'http:' ? http : https).request(url, options, answer);
+  req.on('error', failed);
+  req.end();
+}
+
+/** The error for an answer other than 200: the server's Status message where it sent one, else the status line's. */
+export function statusError(status: number, text: string): ApiRequestError {
+  let message = http.STATUS_CODES[status] ?? `HTTP ${status}`;
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown };
+    if (typeof parsed.message === 'string' && parsed.message) message = parsed.message;
+  } catch {
+    // Not a Status object: the status line says it.
+  }
+  return new ApiRequestError(message, status);
 }

@@ -3,8 +3,8 @@
  * an API server: for each, an Informer (informer.ts: list, then watch from
  * the list's resourceVersion; a 410 Gone relists and the differences,
  * deletions included, come as events), its lists through listObjects
- * (api-list.ts) and its watches through client-node's Watch, both with the
- * credentials of client-node's KubeConfig.
+ * (api-list.ts) and its watches through watchObjects (api-watch.ts), both
+ * with the credentials of client-node's KubeConfig.
  *
  * An informer stops on any other error (a refused connection, a 500, a
  * failed list). This module owns the restart policy: each informer is
@@ -19,9 +19,9 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
-import { Watch } from '@kubernetes/client-node/dist/watch.js';
 import type { Logger } from 'pino';
 import { listObjects } from './api-list.js';
+import { apiWatcher } from './api-watch.js';
 import { Informer } from './informer.js';
 import { ObjectGate } from './object-gate.js';
 import type { Source, SourceEvent, SourceHandlers } from './source.js';
@@ -97,7 +97,7 @@ export class ApiServerSource implements Source {
         w.listed = true;
         return result;
       },
-      watch: new Watch(kc),
+      watch: apiWatcher(kc),
       handlers: { add: emit('add'), update: emit('update'), delete: emit('delete'), error: (err) => this.failed(w, err) },
     });
     this.watched.push(w);

@@ -15,7 +15,14 @@
  * it and go to `error`: the owner decides when to start it again.
  */
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node/dist/types.js';
-import type { Watch } from '@kubernetes/client-node/dist/watch.js';
+
+/** One event of a watch: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) and object. */
+export type WatchEvent = (type: string, object: unknown) => void;
+
+/** Watches a collection (api-watch.ts); `done` is called once, with the error or null when the stream ended. */
+export interface Watcher {
+  watch(path: string, query: Record<string, string | number | boolean>, event: WatchEvent, done: (err: unknown) => void): Promise<AbortController>;
+}
 
 export interface InformerHandlers {
   add(object: KubernetesObject): void;
@@ -31,7 +38,7 @@ export interface InformerOptions {
   labelSelector?: string;
   fieldSelector?: string;
   list(path: string, query: Record<string, string>): Promise<KubernetesListObject<KubernetesObject>>;
-  watch: Pick<Watch, 'watch'>;
+  watch: Watcher;
   handlers: InformerHandlers;
 }
 
