@@ -42,14 +42,17 @@ t.test('events split across chunks, a line that is not JSON, the server ending t
     asked = new URL(req.url ?? '/', 'http://x').searchParams;
     res.writeHead(200, { 'Content-Type': 'application/json' });
     const stream = `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } })}\nnot json\n${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } })}\n${JSON.stringify({ type: 'DELETED', object: { metadata: { name: 'a' } } })}`;
-    // Cut inside the first event, at its end, and inside the last, which the end of the stream completes.
-    const cuts = [17, stream.indexOf('\n') + 1, stream.length - 5];
+    // Cut twice inside the first event (three chunks make it), right after it, and inside the last, which the end of the stream completes.
+    const cuts = [10, 30, stream.indexOf('\n') + 1, stream.length - 5];
+    // A pause after each piece, so that they arrive as separate chunks.
     let at = 0;
-    for (const cut of cuts) {
-      res.write(stream.slice(at, cut));
-      at = cut;
-    }
-    res.end(stream.slice(at));
+    const next = (i: number) => {
+      if (i === cuts.length) return res.end(stream.slice(at));
+      res.write(stream.slice(at, cuts[i]));
+      at = cuts[i];
+      setTimeout(() => next(i + 1), 20);
+    };
+    next(0);
   });
   const w = await watch(url, { resourceVersion: '4', allowWatchBookmarks: true, timeoutSeconds: 300 });
   t.equal(await w.ended, null, 'done with null: the server ended the stream');

@@ -48,11 +48,16 @@ export async function watchObjects(
         return;
       }
       res.socket.setKeepAlive(true, KEEPALIVE_MS);
+      // The text after the last newline, until the rest of its line comes (an object may span many chunks).
       let partial = '';
       res.on('data', (chunk: string) => {
-        const lines = (partial + chunk).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines) lineOf(line, event);
+        let from = 0;
+        for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', from)) {
+          lineOf(partial + chunk.slice(from, nl), event);
+          partial = '';
+          from = nl + 1;
+        }
+        partial += chunk.slice(from);
       });
       res.on('end', () => {
         lineOf(partial, event);
