@@ -82,7 +82,7 @@ export function controllerTables(results, { targetIn }) {
     crow('of which until the sync starts, median (ms)', 'toSyncStart');
     crow('of which the sync, median (ms)', 'sync');
     md.push('');
-    md.push('Until the sync starts: the watch event over HTTP, client-node\'s informer, the proxy handing the slice to the controller (which recomputes that one service) and the sync runner starting at once. The sync: planning the touched keys against the mirror and the netlink round trips; adding is one IPVS request (IPVS_CMD_NEW_DEST) in one sendmsg; removing a TCP endpoint sets it to weight 0 with a read of that virtual server\'s destinations behind it in the same sendmsg (graceful termination: IPVS_CMD_SET_DEST, then GET_SERVICE + GET_DEST dump for the connection counts, taken once nothing new can be scheduled to it), then deletes it at once because it has none (IPVS_CMD_DEL_DEST).');
+    md.push('Until the sync starts: the watch event over HTTP, the proxy\'s informer (its watch stream and parsing), the proxy handing the slice to the controller (which recomputes that one service) and the sync runner starting at once. The sync: planning the touched keys against the mirror and the netlink round trips; adding is one IPVS request (IPVS_CMD_NEW_DEST) in one sendmsg; removing a TCP endpoint sets it to weight 0 with a read of that virtual server\'s destinations behind it in the same sendmsg (graceful termination: IPVS_CMD_SET_DEST, then GET_SERVICE + GET_DEST dump for the connection counts, taken once nothing new can be scheduled to it), then deletes it at once because it has none (IPVS_CMD_DEL_DEST).');
     for (const sb of withChanges) {
       const mc = fig[sb].manifestChanges;
       if (!mc.length) continue;
