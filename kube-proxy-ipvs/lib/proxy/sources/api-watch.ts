@@ -11,7 +11,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { apiRequest, statusError } from './api-list.js';
-import type { WatchEvent, Watcher } from './informer.js';
+import type { WatchEventHandler, Watcher } from './informer.js';
 
 /** Keepalive probes on an idle watch connection, as client-node's Watch sets them. */
 const KEEPALIVE_MS = 30_000;
@@ -24,7 +24,7 @@ export async function watchObjects(
   kc: KubeConfig,
   path: string,
   query: Record<string, string | number | boolean>,
-  event: WatchEvent,
+  event: WatchEventHandler,
   done: (err: unknown) => void,
 ): Promise<AbortController> {
   const controller = new AbortController();
@@ -72,7 +72,7 @@ export async function watchObjects(
   return controller;
 }
 
-function lineOf(line: string, event: WatchEvent): void {
+function lineOf(line: string, event: WatchEventHandler): void {
   if (line.trim() === '') return;
   let parsed: { type?: unknown; object?: unknown };
   try {

@@ -16,12 +16,12 @@
  */
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node/dist/types.js';
 
-/** One event of a watch: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) and object. */
-export type WatchEvent = (type: string, object: unknown) => void;
+/** Gets each event of a watch: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) and object. */
+export type WatchEventHandler = (type: string, object: unknown) => void;
 
 /** Watches a collection (api-watch.ts); `done` is called once, with the error or null when the stream ended. */
 export interface Watcher {
-  watch(path: string, query: Record<string, string | number | boolean>, event: WatchEvent, done: (err: unknown) => void): Promise<AbortController>;
+  watch(path: string, query: Record<string, string | number | boolean>, event: WatchEventHandler, done: (err: unknown) => void): Promise<AbortController>;
 }
 
 export interface InformerHandlers {
