@@ -17,13 +17,10 @@
  * objects but leaves the emptied pages of V8's heap mapped and resident on
  * Node.js 22 and 24; only a memory-reducing collection compacts what
  * survives and unmaps the rest. V8 runs one by itself some seconds into an
- * idle stretch, but not reliably: measured with 10,000 x 10 in the
- * user-mode-linux sandbox, after a periodic resync the plain collection left
- * 155.7-157.8 MiB resident until the next resync in three runs (V8's own
- * reducer did not come), and 131-134 MiB when it came; with this one,
- * 130.4-131.9 MiB in three runs. Its pause is longer, 350-470 ms there
- * after such a resync against 140-240 ms for the plain one (a page fault
- * costs ~100 µs in that sandbox), paid once per bulk run.
+ * idle stretch, but not reliably, and until it comes the emptied pages stay
+ * resident. Its pause is longer than a plain collection's, paid once per
+ * bulk run (figures: BENCHMARKS.md, "the collection after bulk work is a
+ * memory-reducing one").
  *
  * Node offers no collection on demand without `--expose-gc`; as jest's
  * leak detector does, the flag is set at run time and `gc` taken from a

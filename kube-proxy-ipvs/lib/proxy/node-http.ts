@@ -3,8 +3,9 @@
  * makes Node build the module's ES facade, which reads every export, and
  * three of them (WebSocket, CloseEvent, MessageEvent) are getters that load
  * undici, and with it web streams, tls, http2 and zlib: some 70 of Node's
- * own modules the proxy never runs, about 12 MiB resident and a slower
- * start (nodejs/node#59686). require() leaves the getters alone.
+ * own modules the proxy never runs, resident for the life of the process
+ * and loaded at every start (nodejs/node#59686; BENCHMARKS.md has the
+ * figures). require() leaves the getters alone.
  *
  * The proxy's servers and API requests take node:http from here, and so
  * does @kubernetes/client-node's KubeConfig in the binary

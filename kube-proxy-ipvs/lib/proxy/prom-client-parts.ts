@@ -1,8 +1,8 @@
 /**
  * The parts of prom-client the proxy uses, each loaded from its own module.
  * The package's index also loads its Pushgateway client, and with it
- * node:https (tls) and zlib: about 4.5 MiB resident and a slower start for
- * a client the proxy never uses (with --manifests nothing else loads tls).
+ * node:https (tls) and zlib, resident and loaded at every start for a
+ * client the proxy never uses (with --manifests nothing else loads tls).
  * prom-client declares no "exports" map, so its files can be required; if
  * a release moves them, the whole package is loaded instead, as before.
  */

@@ -6,8 +6,8 @@
  * with an error carrying the status, a line that is not JSON is skipped, the
  * connection is kept alive with TCP keepalives, and `done` is called once,
  * with the error or with null when the server closes the stream. Watch
- * makes its request with node-fetch, whose URL parser brings Unicode
- * tables some 3 MiB of heap in size; node:http(s) needs none of it.
+ * makes its request with node-fetch, whose URL parser keeps large Unicode
+ * tables on the heap; node:http(s) needs none of it.
  */
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { apiRequest, statusError } from './api-list.js';

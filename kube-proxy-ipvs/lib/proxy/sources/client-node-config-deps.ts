@@ -3,7 +3,7 @@
  * index, and nothing else: client-node-loader.ts points that import here.
  * KubeConfig uses both only in makeApiClient, which the proxy never calls,
  * and their modules load the generated client's fetch library (node-fetch,
- * with a URL parser whose Unicode tables keep some 3 MiB of heap), so each
+ * with a URL parser whose Unicode tables stay on the heap), so each
  * is loaded when first used: a synchronous require of an ES module, which
  * every runtime that installs the hook (Node.js 22.15+) has.
  */

@@ -4,12 +4,13 @@
  * that import here. KubeConfig makes Headers only in applyToFetchOptions,
  * for client-node's own fetch-based requests (its generated API client,
  * Watch, logs), none of which the proxy makes; node-fetch's URL parser
- * alone keeps Unicode tables of some 3 MiB of heap.
+ * alone keeps large Unicode tables on the heap.
  */
 import { createRequire } from 'node:module';
+import { CONFIG_URL } from './client-node-loader.js';
 
 /** node-fetch as client-node resolves it (it may be client-node's own copy). */
-const requireFromClientNode = createRequire(import.meta.resolve('@kubernetes/client-node/dist/config.js'));
+const requireFromClientNode = createRequire(CONFIG_URL);
 
 type HeadersClass = new (init?: unknown) => object;
 

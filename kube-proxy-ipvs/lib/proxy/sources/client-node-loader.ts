@@ -30,7 +30,8 @@
 import { readFileSync } from 'node:fs';
 import module from 'node:module';
 
-const CONFIG_URL = import.meta.resolve('@kubernetes/client-node/dist/config.js');
+/** client-node's KubeConfig module, whose imports the hook redirects. */
+export const CONFIG_URL = import.meta.resolve('@kubernetes/client-node/dist/config.js');
 const GENERATED_INDEX_URL = new URL('./gen/index.js', CONFIG_URL).href;
 const STAND_IN_URL = new URL('./client-node-config-deps.js', import.meta.url).href;
 /** What KubeConfig imports from the generated index, as client-node 1.4 writes it. */
