@@ -146,7 +146,12 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   md.push('');
   md.push(`### Memory of the library alone: a node process holding an Ipvs handle after programming and dumping ${count(first.services)} x 10 (the proxy's is benchmark 6)`);
   md.push('');
-  md.push('Resident set (RSS) and JS heap used after two forced GCs (node --expose-gc), median over runs, MiB:');
+  const reducing = sbs.every((sb) => fig[sb].memory.collection === 'memory-reducing');
+  md.push(
+    reducing
+      ? 'Resident set (RSS) and JS heap used, median over runs, MiB, each read after a memory-reducing collection (V8\'s "last resort") and `trimNativeHeap()`, as the proxy does after bulk work: what the process holds, not what V8 and malloc keep mapped from earlier work:'
+      : 'Resident set (RSS) and JS heap used after two plain forced collections (`gc()`), median over runs, MiB (results from before bench/ipvs-ours.mjs read memory after a memory-reducing collection):',
+  );
   md.push('');
   header('state: RSS (heap used)');
   const memRow = (name, rss, heap) => row(name, (x) => `${mib(x.memory[rss])}${heap ? ` (${mib(x.memory[heap])})` : ''}`);
@@ -156,6 +161,10 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   memRow('the same, dump result, ops and results dropped (handle only)', 'handleOnly', 'handleOnlyHeap');
   memRow('peak RSS (maxRSS)', 'peak');
   md.push('');
-  md.push('V8 keeps the heap it grew to (RSS stays near the peak after the objects are freed); the handle itself holds one socket and 4 MiB of receive slots.');
+  md.push(
+    reducing
+      ? 'The handle itself holds one socket, 4 MiB of receive slots and, after a batch of at most 2 MiB of request records, that buffer for the next batch; a plain full collection (`gc()`) frees the same objects but leaves V8\'s emptied pages mapped, so read that way RSS stays near the peak.'
+      : 'Read this way RSS stays near the peak after the objects are freed: a plain full collection leaves V8\'s emptied pages mapped, and the heap figure can include objects it has not yet found dead. The handle itself holds one socket and 4 MiB of receive slots.',
+  );
   return md;
 }
