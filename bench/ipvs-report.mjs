@@ -164,7 +164,7 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   md.push(
     reducing
       ? 'The handle itself holds one socket, 4 MiB of receive slots and, after a batch of at most 2 MiB of request records, that buffer for the next batch; a plain full collection (`gc()`) frees the same objects but leaves V8\'s emptied pages mapped, so read that way RSS stays near the peak.'
-      : 'Read this way RSS stays near the peak after the objects are freed: a plain full collection leaves V8\'s emptied pages mapped, and the heap figure can include objects it has not yet found dead. The handle itself holds one socket and 4 MiB of receive slots.',
+      : 'Read this way RSS stays near the peak after the objects are freed (a plain full collection leaves V8\'s emptied pages mapped), and the "handle only" heap includes the last dump, which the script then kept reachable from its top-level frame. The handle itself holds one socket and 4 MiB of receive slots.',
   );
   return md;
 }
