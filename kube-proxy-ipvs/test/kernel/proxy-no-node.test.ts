@@ -64,7 +64,7 @@ t.test('no Node object: loopback assumed, both families programmed and served, u
   const established = Number(await env.node.exec('sysctl', ['-n', 'net.netfilter.nf_conntrack_tcp_timeout_established']));
   t.not(established, 86400, `a fresh namespace's established timeout (${established}) is not kube-proxy's`);
 
-  const proxy = await startProxy(t, env, ['--manifests', env.dir], 150_000);
+  const proxy = await startProxy(t, env, ['--manifests', env.dir], { waitMs: 150_000 });
   const log = proxy.log();
   t.match(log, /"msg":"Timed out waiting for node to exist"/, 'it waited for the Node');
   t.match(log, /"msg":"Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag"/, "upstream's loopback line");

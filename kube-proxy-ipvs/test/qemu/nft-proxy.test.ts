@@ -72,7 +72,7 @@ t.test('the binary programs nftables: traffic, health, restart, scaling, cleanup
   writeManifest(env, 'echo-slice.yaml', sliceYaml('echo', [be1, be2], 9000));
 
   const args = ['--manifests', env.dir, ...FLAGS];
-  const first = await startProxy(main, env, args, START_MS);
+  const first = await startProxy(main, env, args, { waitMs: START_MS });
 
   await main.test('the kernel holds what plan says, and nothing of iptables', slow, async (t) => {
     await kernelMatchesNftPlan(t, node, await runPlan(env.dir, FLAGS), 'first sync');
@@ -120,7 +120,7 @@ t.test('the binary programs nftables: traffic, health, restart, scaling, cleanup
     t.equal(await conn.ask(), before, 'the connection works while no proxy runs');
 
     // Stopped with the whole test, not this part of it.
-    const again = (second = await startProxy(main, env, args, START_MS));
+    const again = (second = await startProxy(main, env, args, { waitMs: START_MS }));
     t.equal(await node.exec('nft', ['-j', 'list', 'ruleset']), ruleset, 'adopted: the same ruleset, handles and elements');
     t.equal(await node.exec('ipvsadm', ['-Sn']), ipvs, 'the same virtual servers');
     t.equal(await node.exec('ip', ['-o', 'addr', 'show', 'dev', 'kube-ipvs0']), addrs, 'the same addresses');

@@ -134,12 +134,18 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 
 let portBase = 20000 + (process.pid % 1000) * 20;
 
-/**
- * Starts the binary on `env.node` and waits until its first sync completed (sync count ≥ 1).
- * `waitMs`: how long the first sync may take (a proxy without its Node object first waits 30 s
- * for it, as kube-proxy; under QEMU's emulation node itself starts in tens of seconds).
- */
-export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args: string[], waitMs = 60_000): Promise<RunningProxy> {
+export interface StartOptions {
+  /**
+   * How long the first sync may take, ms (default 60 s; a proxy without its Node object first
+   * waits 30 s for it, as kube-proxy; under QEMU's emulation node itself starts in tens of seconds).
+   */
+  waitMs?: number;
+  /** Node flags to run the binary with besides its own (heap-probe.ts's INSPECT_FLAG). */
+  nodeFlags?: readonly string[];
+}
+
+/** Starts the binary on `env.node` and waits until its first sync completed (sync count ≥ 1). */
+export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args: string[], { waitMs = 60_000, nodeFlags = [] }: StartOptions = {}): Promise<RunningProxy> {
   const hz = `127.0.0.1:${portBase++}`;
   const mx = `127.0.0.1:${portBase++}`;
   // tap injects its process-info loader (NODE_OPTIONS) into every child it sees spawned, which makes
@@ -149,7 +155,8 @@ export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args:
   // serves them on the pod-side addresses 10.244.x.1, which is not what
   // `plan` describes for the node's one declared address, 192.168.56.10. Tests may pass their own.
   const nodePorts = args.includes('--nodeport-addresses') ? [] : ['--nodeport-addresses', '192.168.56.0/24'];
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', ...BINARY, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', '--logging-format=json', ...nodePorts, ...args], {
+  const [node, ...binary] = BINARY;
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', node, ...nodeFlags, ...binary, '--netns', env.node.path, '--hostname-override', 'node-a', '--healthz-bind-address', hz, '--metrics-bind-address', mx, '-v', '2', '--logging-format=json', ...nodePorts, ...args], {
     stdio: ['ignore', 'inherit', 'pipe'],
     env: cleanEnv(),
   });
