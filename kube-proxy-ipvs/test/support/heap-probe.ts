@@ -17,7 +17,6 @@
  * by ArrayBuffers. No protocol domain is enabled, so nothing is recorded
  * in the proxy between two probes.
  */
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The node flag that lets heapProbe() reach the process: the inspector on a free loopback port. */
@@ -38,7 +37,7 @@ export interface HeapReading {
    * program is compiled and optimised, leak or not.
    */
   codeBytes: number;
-  /** VmRSS after the collection, bytes. */
+  /** The resident set after the collection, bytes. */
   rssBytes: number;
   /** How long the collection took, ms (the proxy is paused for it). */
   collectMs: number;
@@ -58,8 +57,8 @@ export async function inspectorUrl(stderr: () => string, timeoutMs = 10_000): Pr
   }
 }
 
-/** Collects the garbage of process `pid` (its inspector at `url`), then reads its heap and resident set. */
-export async function heapProbe(url: string, pid: number): Promise<HeapReading> {
+/** Collects the garbage of the process whose inspector is at `url`, then reads its heap and resident set. */
+export async function heapProbe(url: string): Promise<HeapReading> {
   const session = await Session.open(url);
   try {
     const t0 = performance.now();
@@ -67,24 +66,20 @@ export async function heapProbe(url: string, pid: number): Promise<HeapReading> 
     const collectMs = performance.now() - t0;
     const { result, exceptionDetails } = (await session.call('Runtime.evaluate', {
       expression:
-        "({ spaces: process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]), arrayBuffers: process.memoryUsage().arrayBuffers })",
+        "({ spaces: process.getBuiltinModule('node:v8').getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]), memory: process.memoryUsage() })",
       returnByValue: true,
-    })) as { result: { value: { spaces: Array<[string, number]>; arrayBuffers: number } }; exceptionDetails?: { text: string } };
+    })) as { result: { value: { spaces: Array<[string, number]>; memory: { rss: number; arrayBuffers: number } } }; exceptionDetails?: { text: string } };
     if (exceptionDetails) throw new Error(`inspector: reading the heap's spaces failed: ${exceptionDetails.text}`);
-    let objectBytes = result.value.arrayBuffers;
+    let objectBytes = result.value.memory.arrayBuffers;
     let codeBytes = 0;
     for (const [space, used] of result.value.spaces) {
       if (OBJECT_SPACES.has(space)) objectBytes += used;
       else if (CODE_SPACES.has(space)) codeBytes += used;
     }
-    return { at: Date.now(), objectBytes, codeBytes, rssBytes: rssBytes(pid), collectMs };
+    return { at: Date.now(), objectBytes, codeBytes, rssBytes: result.value.memory.rss, collectMs };
   } finally {
     session.close();
   }
-}
-
-function rssBytes(pid: number): number {
-  return 1024 * Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 }
 
 /** One DevTools-protocol connection: numbered calls, each answered by the reply with its id. */
