@@ -22,7 +22,7 @@ export interface OpenOptions {
 export interface NativeHandle {
   /** Opens the socket (in the namespace the handle was made for). */
   open(): Promise<unknown>;
-  /** Closes the socket; calls in flight fail. */
+  /** Closes the socket without waiting: a call in flight sends nothing more, and what it did not send fails EBADF. */
   close(): void;
   /** System calls and messages so far. */
   counters(): SocketCounters;
@@ -111,10 +111,18 @@ export abstract class NetlinkClient<H extends NativeHandle> {
     return this.handle.counters();
   }
 
-  /** Closes the socket. Calls still queued fail; closing twice is harmless. */
+  /**
+   * Closes the socket, without waiting for a call in flight: that call
+   * sends nothing more, what it already sent keeps its result, and the
+   * rest ends EBADF as not sent. Calls still queued reject with EBADF;
+   * closing twice is harmless.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.handle.close();
+    // The addon lets the socket go when the call in flight next reaches it;
+    // one that had already sent its last request leaves that to this.
+    void this.queue.run(async () => this.handle.close());
   }
 }

@@ -8,6 +8,7 @@
 namespace addon {
 
 nl::Status Channel::Ensure() {
+  if (close_requested_.load(std::memory_order_relaxed)) CloseNow();
   if (closed_) return nl::Status::Errno(EBADF, "open", "the handle is closed");
   if (!opts_.netns.empty()) {
     struct stat st;
@@ -45,6 +46,7 @@ nl::Status Channel::Ensure() {
     deaf_sockets_left_--;
     s->set_drop_replies(true);
   }
+  s->set_close_flag(&close_requested_);
   sock_ = std::move(s);
   return nl::Status::Ok();
 }
@@ -64,12 +66,22 @@ nl::Status Channel::Transact(nl::Batch& batch) {
     retired_ += sock_->counters();
     sock_.reset();
   }
+  if (close_requested_.load(std::memory_order_relaxed)) CloseNow();
   return st;
 }
 
 nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
   nl::ExchangeBatch b(batch);
   return Transact(b);
+}
+
+void Channel::CloseNow() {
+  closed_ = true;
+  if (sock_) {
+    retired_ += sock_->counters();
+    sock_.reset();
+  }
+  UnpinNetns();
 }
 
 void Channel::UnpinNetns() {

@@ -4,6 +4,7 @@
 // family id). Jobs of one handle run one at a time under its mutex.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -28,14 +29,16 @@ class Channel {
   nl::Status Transact(nl::Batch& batch);
   // Drops the socket (after a timeout, or when asked to reconnect).
   void Reset() { sock_.reset(); }
+  // Called on the JavaScript thread, so it never waits for a job: with none
+  // running the socket goes at once; otherwise the job's conversation sends
+  // nothing more, reads the answers to what it already sent, and the socket
+  // goes when the job lets go of it (every request not sent ends EBADF).
   void Close() {
-    std::lock_guard<std::mutex> g(mu_);
-    closed_ = true;
-    sock_.reset();
-    UnpinNetns();
+    close_requested_.store(true, std::memory_order_relaxed);
+    std::unique_lock<std::mutex> l(mu_, std::try_to_lock);
+    if (l.owns_lock()) CloseNow();
   }
   ~Channel() { UnpinNetns(); }
-  bool closed() const { return closed_; }
 
   std::mutex& mutex() { return mu_; }
   nl::NetlinkSocket* socket() { return sock_.get(); }
@@ -44,6 +47,8 @@ class Channel {
   nl::SocketCounters counters() const;
 
  private:
+  // Close()'s work, with mutex() held.
+  void CloseNow();
   void UnpinNetns();
   nl::SocketOptions opts_;
   OnOpen on_open_;
@@ -51,6 +56,9 @@ class Channel {
   nl::SocketCounters retired_;
   std::mutex mu_;
   bool closed_ = false;
+  // Set by Close() from the JavaScript thread while a job may be running;
+  // the socket's conversations read it (NetlinkSocket::set_close_flag).
+  std::atomic<bool> close_requested_{false};
   int deaf_sockets_left_ = 0;
   // The namespace the first socket was opened in (opts_.netns), by its nsfs
   // device and inode: a path that no longer names it means it is gone.

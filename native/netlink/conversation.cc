@@ -37,13 +37,22 @@ Status Conversation::Run() {
   Status failure;
   if (transaction_ && count_ < 3)
     failure = Status::Errno(EINVAL, "netlink", "a transaction needs a change between its BEGIN and END");
+  // Once the handle is being closed nothing more is sent; what went out is
+  // still read to its end (each keeps its true outcome), then the rest ends
+  // as not sent. An interrupted dump is not read again.
+  bool closing = false;
   while (failure.ok() && done_ < count_) {
+    closing = closing || socket_.close_requested();
+    if (closing && (done_ == next_ || restart_pending_)) {
+      failure = Status::Errno(EBADF, "close", "the handle was closed while this call was in flight");
+      break;
+    }
     if (restart_pending_) {
       Status st = ResendDump();
       if (!st.ok()) { failure = st; break; }
     }
     // Send as much as the budget allows, unless a dump is in flight.
-    if (open_dump_ == SIZE_MAX && next_ < count_) {
+    if (!closing && open_dump_ == SIZE_MAX && next_ < count_) {
       bool sent = false;
       Status st = SendNext(&sent);
       if (!st.ok()) { failure = st; break; }
@@ -60,7 +69,7 @@ Status Conversation::Run() {
     // Nothing to read yet. If we could still send, loop; else wait.
     if (done_ == count_) break;
     if (restart_pending_) continue;
-    const bool can_send = open_dump_ == SIZE_MAX && next_ < count_ && reserved_ == 0;
+    const bool can_send = !closing && open_dump_ == SIZE_MAX && next_ < count_ && reserved_ == 0;
     if (can_send) continue;
     const auto now = std::chrono::steady_clock::now();
     if (!waiting) {

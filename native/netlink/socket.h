@@ -10,6 +10,7 @@
 
 #include <sys/socket.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -93,6 +94,10 @@ class NetlinkSocket {
   // Fault injection for tests: the socket reads and discards every reply,
   // as if the kernel never answered, so timeouts can be shown honestly.
   void set_drop_replies(bool v) { drop_replies_ = v; }
+  // A flag another thread sets to have conversations stop sending (the
+  // handle is being closed); its owner outlives the socket.
+  void set_close_flag(const std::atomic<bool>* flag) { close_flag_ = flag; }
+  bool close_requested() const { return close_flag_ != nullptr && close_flag_->load(std::memory_order_relaxed); }
 
   const SocketOptions& options() const { return opts_; }
   uint32_t port_id() const { return port_id_; }
@@ -110,6 +115,7 @@ class NetlinkSocket {
   uint32_t port_id_ = 0;
   uint32_t next_seq_ = 1;
   bool drop_replies_ = false;
+  const std::atomic<bool>* close_flag_ = nullptr;
   int rcvbuf_ = 0;
   int sndbuf_ = 0;
   SocketCounters counters_;
