@@ -12,15 +12,11 @@
  * it would see a leak, by retaining 256 bytes of malloc'd memory per cycle
  * and requiring the measure to show at least that.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { native } from '../../lib/netlink/binding.js';
+import { gc } from './gc.js';
 
 export const LEAK_LIMIT_PER_CYCLE = 64;
 const CONTROL_BYTES = 256;
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 
 /** Readings taken by settledMalloc(), and the pause between two. */
 const READINGS = 5;

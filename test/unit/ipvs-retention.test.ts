@@ -6,18 +6,11 @@
  * took and returned, and forced collections; one object the test keeps
  * shows the check can fail.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t from 'tap';
 
 import { type BatchOp, Ipvs } from '../../lib/index.js';
+import { gc } from '../support/gc.js';
 import { Replies } from '../support/ipvs-replies.js';
-
-/** A full collection: Bun's own on Bun (JavaScriptCore has no --expose-gc), else V8's gc() from a new context. */
-const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
-const gc: () => void = bun
-  ? () => bun.gc(true)
-  : (setFlagsFromString('--expose-gc'), runInNewContext('gc') as () => void);
 
 /** Services 0..n-1 with four destinations each, as a dump's reply records. */
 function dumpOf(services: number): { failures: never[]; records: ArrayBuffer; strings: string[] } {

@@ -5,13 +5,10 @@
  * It reads the resident set, so the ASan run leaves it out (its allocator
  * is not glibc's: scripts/asan-test.sh).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { trimNativeHeap } from '../../lib/index.js';
+import { gc } from '../support/gc.js';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 const MiB = 2 ** 20;
 
 t.test('the free pages of the C heap go back to the kernel', async (t) => {
