@@ -7,7 +7,7 @@ suite('bun', unit.filter((f) => !readsResidentSet(f)), 'unit tests'); // (suppor
 // see a leak by holding Buffers: Bun's Buffers come from its own
 // allocator, so its control could never show.
 const leak = hostIpset.filter((f) => f.endsWith('ipset-leak.test.js'));
-t.test('Bun: the one host ipset file left out is the V8 leak test', async (t) => {
+t.test('Bun: the one host ipset file left out is the malloc leak test', async (t) => {
   t.same(leak, ['test/kernel/ipset-leak.test.js']);
 });
-suite('bun', hostIpset.filter((f) => !leak.includes(f)), 'host ipset kernel tests but the V8 leak test');
+suite('bun', hostIpset.filter((f) => !leak.includes(f)), 'host ipset kernel tests but the malloc leak test');
