@@ -48,6 +48,9 @@ export function ipvsFigures(r) {
     dump: {
       freshMs: has((x) => x.ours.freshDumpMs) ? m((x) => x.ours.freshDumpMs) : undefined,
       freshFaults: has((x) => x.ours.freshDumpFaults) ? m((x) => x.ours.freshDumpFaults) : undefined,
+      // The first call's result held in the heap, and what a never-touched page costs in that kernel.
+      freshResultBytes: has((x) => x.ours.freshDumpResultBytes) ? m((x) => x.ours.freshDumpResultBytes) : undefined,
+      freshPageUs: has((x) => x.ours.freshPageUs) ? m((x) => x.ours.freshPageUs) : undefined,
       warmMs: all((x) => warm(x.ours.dumpMs)),
       warmCpuUs: all((x) => warm(x.ours.dumpUserUs)),
       warmFaults: has((x) => x.ours.dumpFaults) ? all((x) => warm(x.ours.dumpFaults)) : undefined,

@@ -104,6 +104,8 @@ function ours(n, extra = []) {
     if (fresh.dumpedDestinations !== n * DESTS_PER_SERVICE) throw new Error(`a fresh process's dump() read ${fresh.dumpedDestinations} destinations`);
     res.freshDumpMs = fresh.dumpMs[0];
     res.freshDumpFaults = fresh.dumpFaults[0];
+    res.freshDumpResultBytes = fresh.dumpResultBytes;
+    res.freshPageUs = fresh.freshPageUs;
     return res;
   });
 }
