@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/asan-test.sh [unit|host-ipset|kernel|kernel-ubsan|all]...   (default: unit)
+# scripts/asan-test.sh [unit|host-ipset|host-tsan|kernel|kernel-ubsan|all]...   (default: unit)
 # scripts/asan-test.sh --exec asan|ubsan CMD [ARGS...]
 # Env: ASAN_TEST_REPORTER (tap reporter, default base), IPVS_NETLINK_ASAN_OPTIONS.
 #
@@ -10,6 +10,12 @@
 #   unit          tap test/unit (the library's), ASan + LSan + UBSan
 #   host-ipset    tap test/kernel/ipset-*.test.ts on this host (root), and
 #                 conntrack-*.test.ts where it has conntrack netlink, ASan + LSan + UBSan
+#   host-tsan     tap test/sanitizer/threads.test.ts on this host (root): a
+#                 program that keeps using handles on the JavaScript thread
+#                 while their jobs and a conntrack event stream's reader run
+#                 on others, against an addon built with ThreadSanitizer (the
+#                 test runs it under the sanitizer; tap itself runs without,
+#                 as the whole suite under it is many times too slow)
 #   kernel        tap test/kernel and kube-proxy-ipvs/test/kernel, ASan + LSan + UBSan, where IPVS exists on
 #                 the host kernel. In the user-mode-linux sandbox ASan and
 #                 LSan cannot start (see below): exits 125 saying so.
@@ -74,7 +80,7 @@ if [ "${1:-}" = --exec ]; then
 	exec "$@"
 fi
 
-build() { # asan|ubsan
+build() { # asan|ubsan|tsan
 	local kind=$1 dir=$ROOT/.sandbox/$1 addon flags
 	addon=$(addon_of "$kind")
 	case "$kind" in
@@ -82,6 +88,7 @@ build() { # asan|ubsan
 	# -fsanitize=undefined is on, and not recoverable (the first report aborts).
 	asan) flags="-fsanitize=address,undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined" ;;
 	ubsan) flags="-fsanitize=undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined" ;;
+	tsan) flags="-fsanitize=thread" ;;
 	esac
 	# Rebuild when an addon source (not the fuzz targets), binding.gyp or this
 	# script is newer than the addon.
@@ -105,7 +112,10 @@ build() { # asan|ubsan
 	# the pipeline under pipefail.)
 	local syms
 	syms=$(nm -D "$addon")
-	grep -q __ubsan_handle_ <<<"$syms" || { echo "asan-test: $addon has no UBSan checks" >&2; exit 1; }
+	case "$kind" in
+	asan | ubsan) grep -q __ubsan_handle_ <<<"$syms" || { echo "asan-test: $addon has no UBSan checks" >&2; exit 1; } ;;
+	tsan) grep -q __tsan_read <<<"$syms" || { echo "asan-test: $addon is not TSan-instrumented" >&2; exit 1; } ;;
+	esac
 	if [ "$kind" = asan ]; then
 		grep -q __asan_report_ <<<"$syms" || { echo "asan-test: $addon is not ASan-instrumented" >&2; exit 1; }
 	fi
@@ -147,14 +157,19 @@ for what in "${@:-unit}"; do
 		build asan
 		cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests ipset- no-leak))
 		if conntrack -C >/dev/null 2>&1; then cmd+=($(kernel_tests conntrack-)); fi ;;
+	host-tsan)
+		build tsan
+		runtime=$($CXX_BIN -print-file-name=libtsan.so)
+		[ -f "$runtime" ] || { echo "asan-test: $runtime not found (apt-get install -y libtsan2)" >&2; exit 1; }
+		cmd=(env IPVS_NETLINK_TSAN_ADDON="$(addon_of tsan)" IPVS_NETLINK_TSAN_RUNTIME="$runtime" "$TAP" --reporter="$REPORTER" test/sanitizer/threads.test.ts) ;;
 	kernel) build asan; cmd=(bash scripts/with-kernel.sh "$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests "" no-leak)) ;;
 	kernel-ubsan) build ubsan; cmd=(bash scripts/with-kernel.sh "$0" --exec ubsan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests)) ;;
 	all)
-		parts=(unit host-ipset kernel-ubsan)
+		parts=(unit host-ipset host-tsan kernel-ubsan)
 		host_has_ipvs && parts+=(kernel)
 		"$0" "${parts[@]}" || status=1
 		continue ;;
-	*) echo "usage: $0 [unit|host-ipset|kernel|kernel-ubsan|all]... | --exec asan|ubsan CMD" >&2; exit 2 ;;
+	*) echo "usage: $0 [unit|host-ipset|host-tsan|kernel|kernel-ubsan|all]... | --exec asan|ubsan CMD" >&2; exit 2 ;;
 	esac
 	echo "== sanitizers: $what ==" >&2
 	"${cmd[@]}" || { echo "asan-test: $what FAILED" >&2; status=1; }

@@ -21,7 +21,8 @@
 #      - both packages as users install them (scripts/package-test.sh)
 #      - fuzzing: every decoder for 15 s, every saved failing input replayed
 #      - sanitizers: the unit tests and the host's ipset kernel tests again,
-#        against the addon built with ASan + LSan + UBSan (scripts/asan-test.sh)
+#        against the addon built with ASan + LSan + UBSan, and the addon's
+#        threads under ThreadSanitizer (scripts/asan-test.sh)
 #      - the benchmarks at their small size (they must run, not be fast)
 #      - a chosen few kernel tests again in the second sandbox kernel,
 #        Debian's own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables
@@ -191,9 +192,12 @@ step_packages() {
 }
 
 step_sanitizers() {
-	step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon"
+	step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon, the addon's threads under TSan"
 	ASAN_TEST_REPORTER=tap run_tap asan-unit bash scripts/asan-test.sh unit
-	if [ "$(id -u)" -eq 0 ]; then ASAN_TEST_REPORTER=tap run_tap asan-host-ipset bash scripts/asan-test.sh host-ipset; fi
+	if [ "$(id -u)" -eq 0 ]; then
+		ASAN_TEST_REPORTER=tap run_tap asan-host-ipset bash scripts/asan-test.sh host-ipset
+		ASAN_TEST_REPORTER=tap run_tap tsan-host bash scripts/asan-test.sh host-tsan
+	fi
 }
 
 # Every decoder under libFuzzer + ASan + UBSan for 15 s each, after

@@ -18,10 +18,7 @@ nl::Status Channel::Ensure() {
       UnpinNetns();
       // Our socket may still hold the namespace, but nothing else can reach
       // it: let it go, and say so on every call.
-      if (sock_) {
-        retired_ += sock_->counters();
-        sock_.reset();
-      }
+      sock_.reset();
       return nl::Status::Errno(ENOENT, "netns",
                                "the network namespace " + opts_.netns +
                                    " is gone (deleted, or replaced by another one): this handle "
@@ -38,6 +35,8 @@ nl::Status Channel::Ensure() {
   std::unique_ptr<nl::NetlinkSocket> s;
   nl::Status st = nl::NetlinkSocket::Open(opts_, s);
   if (!st.ok()) return st;
+  // Counted from its first message: the family's own (on_open_) too.
+  s->count_into(&counters_);
   if (on_open_) {
     st = on_open_(*s);
     if (!st.ok()) return st;
@@ -63,7 +62,6 @@ nl::Status Channel::Transact(nl::Batch& batch) {
   st = sock_->Transact(batch);
   if (!st.ok()) {
     // Whatever was in flight may still answer later: never reuse this socket.
-    retired_ += sock_->counters();
     sock_.reset();
   }
   if (close_requested_.load(std::memory_order_relaxed)) CloseNow();
@@ -77,22 +75,13 @@ nl::Status Channel::Transact(std::vector<nl::Exchange>& batch) {
 
 void Channel::CloseNow() {
   closed_ = true;
-  if (sock_) {
-    retired_ += sock_->counters();
-    sock_.reset();
-  }
+  sock_.reset();
   UnpinNetns();
 }
 
 void Channel::UnpinNetns() {
   if (netns_pin_ >= 0) close(netns_pin_);
   netns_pin_ = -1;
-}
-
-nl::SocketCounters Channel::counters() const {
-  nl::SocketCounters c = retired_;
-  if (sock_) c += sock_->counters();
-  return c;
 }
 
 }  // namespace addon

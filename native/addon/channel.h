@@ -43,8 +43,9 @@ class Channel {
   std::mutex& mutex() { return mu_; }
   nl::NetlinkSocket* socket() { return sock_.get(); }
   const nl::SocketOptions& options() const { return opts_; }
-  // Totals across every socket this channel has used.
-  nl::SocketCounters counters() const;
+  // Totals across every socket this channel has used; safe on any thread,
+  // while a job runs too.
+  nl::SocketCounters counters() const { return counters_.Read(); }
 
  private:
   // Close()'s work, with mutex() held.
@@ -52,8 +53,10 @@ class Channel {
   void UnpinNetns();
   nl::SocketOptions opts_;
   OnOpen on_open_;
+  // Every socket of the channel counts into these (declared before the
+  // socket, so they outlive it).
+  nl::LiveCounters counters_;
   std::unique_ptr<nl::NetlinkSocket> sock_;
-  nl::SocketCounters retired_;
   std::mutex mu_;
   bool closed_ = false;
   // Set by Close() from the JavaScript thread while a job may be running;

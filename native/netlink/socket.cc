@@ -117,12 +117,12 @@ Status NetlinkSocket::Send(const Bytes& bytes, size_t messages) {
   msg.msg_iovlen = 1;
   for (;;) {
     ssize_t n = sendmsg(fd_, &msg, 0);
-    counters_.sendmsg_calls++;
+    LiveCounters::Add(counters_->sendmsg_calls, 1);
     if (n >= 0) break;
     if (errno == EINTR) continue;
     return Status::Errno(errno, "sendmsg", std::to_string(messages) + " messages");
   }
-  counters_.messages_sent += messages;
+  LiveCounters::Add(counters_->messages_sent, messages);
   return Status::Ok();
 }
 
@@ -144,7 +144,7 @@ Status NetlinkSocket::Receive(MessageSink& sink, bool* progressed) {
       msgs[i].msg_hdr.msg_namelen = sizeof from[i];
     }
     int n = recvmmsg(fd_, msgs, kSlots, MSG_DONTWAIT, nullptr);
-    counters_.recv_calls++;
+    LiveCounters::Add(counters_->recv_calls, 1);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return overflow;
@@ -168,7 +168,7 @@ Status NetlinkSocket::Receive(MessageSink& sink, bool* progressed) {
       if (!SplitMessages(rx_.get() + i * kSlotSize, msgs[i].msg_len, parts_, err))
         return Status::Errno(EBADMSG, "recvmmsg", err);
       for (const Message& m : parts_) {
-        counters_.messages_received++;
+        LiveCounters::Add(counters_->messages_received, 1);
         sink.OnMessage(m);
       }
     }

@@ -42,14 +42,30 @@ struct SocketCounters {
   uint64_t messages_received = 0;
   uint64_t dumps_restarted = 0;  // interrupted dumps read again
 
-  SocketCounters& operator+=(const SocketCounters& o) {
-    sendmsg_calls += o.sendmsg_calls;
-    recv_calls += o.recv_calls;
-    messages_sent += o.messages_sent;
-    messages_received += o.messages_received;
-    dumps_restarted += o.dumps_restarted;
-    return *this;
+};
+
+// The counters as a socket keeps them. A handle's are read on the
+// JavaScript thread (its counters(), the proxy's metrics) while a job
+// counts on a worker, and the socket may be replaced meanwhile: so they
+// live apart from any one socket (LiveCounters of the handle's channel,
+// which each of its sockets counts into) and are atomics. One thread
+// counts at a time (the socket's user), so a count is a relaxed load and
+// store, never a locked instruction.
+class LiveCounters {
+ public:
+  SocketCounters Read() const {
+    return {sendmsg_calls.load(std::memory_order_relaxed), recv_calls.load(std::memory_order_relaxed),
+            messages_sent.load(std::memory_order_relaxed), messages_received.load(std::memory_order_relaxed),
+            dumps_restarted.load(std::memory_order_relaxed)};
   }
+  static void Add(std::atomic<uint64_t>& c, uint64_t n) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  std::atomic<uint64_t> sendmsg_calls{0};
+  std::atomic<uint64_t> recv_calls{0};
+  std::atomic<uint64_t> messages_sent{0};
+  std::atomic<uint64_t> messages_received{0};
+  std::atomic<uint64_t> dumps_restarted{0};
 };
 
 // Where Receive() hands each message the kernel sent.
@@ -89,7 +105,7 @@ class NetlinkSocket {
   bool GrowSendBuffer(size_t bytes);
   // `n` consecutive sequence numbers, never handed out again; the first.
   uint32_t TakeSequence(size_t n);
-  void CountDumpRestart() { counters_.dumps_restarted++; }
+  void CountDumpRestart() { LiveCounters::Add(counters_->dumps_restarted, 1); }
 
   // Fault injection for tests: the socket reads and discards every reply,
   // as if the kernel never answered, so timeouts can be shown honestly.
@@ -102,7 +118,10 @@ class NetlinkSocket {
   const SocketOptions& options() const { return opts_; }
   uint32_t port_id() const { return port_id_; }
   int fd() const { return fd_; }
-  const SocketCounters& counters() const { return counters_; }
+  // Counts into `c` from now on instead of the socket's own cells; `c`
+  // outlives the socket, and no other socket counts into it at the same time.
+  void count_into(LiveCounters* c) { counters_ = c; }
+  SocketCounters counters() const { return counters_->Read(); }
   int rcvbuf() const { return rcvbuf_; }
   int sndbuf() const { return sndbuf_; }
 
@@ -118,7 +137,8 @@ class NetlinkSocket {
   const std::atomic<bool>* close_flag_ = nullptr;
   int rcvbuf_ = 0;
   int sndbuf_ = 0;
-  SocketCounters counters_;
+  LiveCounters own_counters_;
+  LiveCounters* counters_ = &own_counters_;
 
   // recvmmsg buffers: many slots so one call drains many answers.
   static constexpr size_t kSlots = 64;

@@ -1,0 +1,111 @@
+/**
+ * The program test/sanitizer/threads.test.ts runs under ThreadSanitizer:
+ * the addon's threads at work while the JavaScript thread keeps using the
+ * same handles. A handle's counters() is read on every turn of the event
+ * loop (as the proxy's metrics read them) while its jobs count on a worker
+ * and while a job replaces the socket after a timeout; close() comes while
+ * a call waits for its answer; a conntrack event stream's reader thread
+ * hands events over while they are taken, and the stream is closed while
+ * events still come.
+ *
+ *   node test/sanitizer/handles-across-threads.mjs NETNS_NAME
+ *
+ * Plain JavaScript against the built library: under the sanitizer every
+ * step of node is many times slower, and a TypeScript loader adds nothing
+ * to what is being watched. Prints one JSON line of what each part did,
+ * and whether the sanitizer's runtime is loaded.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+
+import { Conntrack, Ipset, Rtnl } from '../../dist/lib/index.js';
+
+const run = promisify(execFile);
+const name = process.argv[2];
+const netns = `/run/netns/${name}`;
+const out = { sanitizer: readFileSync('/proc/self/maps', 'utf8').includes('libtsan') };
+let reads = 0;
+const ip = (i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+
+/** Runs `work`, reading the handle's counters on every turn of the event loop until it settles. */
+async function whileReading(handle, work) {
+  let settled = false;
+  const p = work();
+  const mark = () => {
+    settled = true;
+  };
+  p.then(mark, mark);
+  while (!settled) {
+    handle.counters();
+    reads++;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return p;
+}
+
+/** The conntrack tool in the namespace, without the sanitizer (it is not what is watched). */
+function tool(script) {
+  const { LD_PRELOAD, ...env } = process.env;
+  return run('ip', ['netns', 'exec', name, 'bash', '-c', script], { env });
+}
+
+// ipset: the first socket never hears back, so the call times out and the
+// job drops the socket for a fresh one; then a load through a small receive
+// buffer (many sendmsg calls); then a second load closed in the middle.
+const ipset = await Ipset.open({ netns, timeoutMs: 300, testDeafSockets: 1, testRcvbuf: 128 * 1024 });
+out.timedOut = await whileReading(ipset, () => ipset.listNames()).then(
+  () => false,
+  (e) => e.code === 'ETIMEDOUT',
+);
+await ipset.create('load', 'hash:ip', { hashSize: 65536, maxElem: 1_000_000 });
+const entries = Array.from({ length: 20_000 }, (_, i) => ip(i));
+out.added = await whileReading(ipset, () => ipset.addMany('load', entries));
+// close() while a call waits for its answer: a second handle whose socket
+// never hears back, closed once its request is out. The job holds the
+// channel when close() comes, so close() only flags it; the job sees the
+// flag, and the socket goes when it lets go.
+const deaf = await Ipset.open({ netns, timeoutMs: 1000, testDeafSockets: 1 });
+const opened = deaf.counters().messagesSent; // open() agreed the protocol on that socket
+const waiting = deaf.listNames();
+while (deaf.counters().messagesSent === opened) await new Promise((resolve) => setImmediate(resolve));
+deaf.close();
+out.closedWhileWaiting = await waiting.then(
+  () => 'answered',
+  (e) => e.code,
+);
+out.ipsetCounters = ipset.counters();
+ipset.close();
+
+// rtnetlink: a batch of addresses on the namespace's loopback (every
+// kernel has it; it may hold its own 127.0.0.1 and ::1 too), and a dump.
+const rtnl = await Rtnl.open({ netns });
+const addresses = Array.from({ length: 2_000 }, (_, i) => `${ip(0x0a0000 + i)}/32`);
+const results = await whileReading(rtnl, () => rtnl.addAddresses('lo', addresses));
+out.addressesAdded = results.filter((r) => r.ok).length;
+out.addressesListed = (await whileReading(rtnl, () => rtnl.listAddresses('lo'))).filter((a) => a.address.startsWith('10.')).length;
+out.rtnlCounters = rtnl.counters();
+rtnl.close();
+
+// conntrack: entries the tool creates, seen as events from the stream's
+// reader thread, then the stream closed while the tool deletes them all.
+const ct = await Conntrack.open({ netns });
+const stream = await ct.events({ types: ['new', 'destroy'] });
+const created = tool('for p in $(seq 1 300); do conntrack -I -p udp -s 10.1.0.1 -d 10.2.0.1 --sport $p --dport 53 -t 60 2>/dev/null; done');
+let seen = 0;
+for (let r = await stream.next(); !r.done; r = await stream.next()) {
+  ct.counters();
+  reads++;
+  if (r.value.type === 'new' && ++seen === 300) break;
+}
+await created;
+out.eventsSeen = seen;
+const deleted = tool('conntrack -D -p udp 2>/dev/null; true');
+await new Promise((resolve) => setTimeout(resolve, 5));
+stream.close();
+await deleted;
+out.conntrackCount = await ct.count();
+ct.close();
+
+out.reads = reads;
+console.log(JSON.stringify(out));
