@@ -41,7 +41,6 @@ struct SocketCounters {
   uint64_t messages_sent = 0;
   uint64_t messages_received = 0;
   uint64_t dumps_restarted = 0;  // interrupted dumps read again
-
 };
 
 // The counters as a socket keeps them. A handle's are read on the
