@@ -15,7 +15,9 @@
 #                 while their jobs and a conntrack event stream's reader run
 #                 on others, against an addon built with ThreadSanitizer (the
 #                 test runs it under the sanitizer; tap itself runs without,
-#                 as the whole suite under it is many times too slow)
+#                 as the whole suite under it is many times too slow); on
+#                 this host's kernel, and for IPVS in the QEMU sandbox kernel
+#                 (TSan, like ASan, cannot start in user-mode-linux)
 #   kernel        tap test/kernel and kube-proxy-ipvs/test/kernel, ASan + LSan + UBSan, where IPVS exists on
 #                 the host kernel. In the user-mode-linux sandbox ASan and
 #                 LSan cannot start (see below): exits 125 saying so.
