@@ -5,8 +5,8 @@
  * node process with the sanitizer's runtime loaded and the addon built with it
  * (scripts/asan-test.sh host-tsan builds it and names it in
  * IPVS_NETLINK_TSAN_ADDON): ipset, rtnetlink and conntrack on this host's
- * kernel, IPVS in the QEMU sandbox kernel (a few minutes: node under both
- * the sanitizer and emulation starts slowly).
+ * kernel, IPVS in the QEMU sandbox kernel (node starts slowly under both
+ * the sanitizer and emulation).
  *
  * node itself is not built with the sanitizer, so V8's own threads are
  * reported too (their atomics are invisible to it); a report fails the
@@ -93,7 +93,7 @@ t.test('IPVS in the QEMU sandbox kernel (the sanitizer cannot start in user-mode
     cwd: root,
     env: { ...programEnv, WITH_KERNEL: 'qemu', SANDBOX_QUIET: '1' },
     maxBuffer: 16 << 20,
-    timeout: 1_500_000, // node under the sanitizer and emulation: 5-7 minutes on a quiet machine
+    timeout: 900_000,
   });
   const lines = stdout.trim().split('\n');
   const out = JSON.parse(lines.find((l) => l.startsWith('{')) as string);
