@@ -10,7 +10,7 @@
  * interned strings.
  */
 import { type AddressFamily, writeAddress } from '../util/address.js';
-import { integer, interfaceName, knownFields, object, optionalBoolean, outOfRange, port, tableValue, wrongValue } from '../util/check.js';
+import { FieldNames, integer, interfaceName, knownFields, object, optionalBoolean, outOfRange, port, tableValue, wrongValue } from '../util/check.js';
 import { AF_INET, AF_INET6, FORWARD, IFNAME_MAXLEN, IPPROTO, PENAME_MAXLEN, SCHEDNAME_MAXLEN, SVC_F, TUNNEL_FLAG, TUNNEL_TYPE } from './constants.js';
 import { FLAG, REQ } from './records.js';
 import type { DaemonConfig } from './types.js';
@@ -49,9 +49,9 @@ const afOf = (f: AddressFamily) => (f === 'inet' ? AF_INET : AF_INET6);
 
 // The fields each specification takes, plus those a read returns (so a
 // Service or Destination read from the kernel can be written back).
-const SERVICE_FIELDS = new Set(['protocol', 'address', 'port', 'fwmark', 'family', 'scheduler', 'flags', 'persistent', 'peName', 'stats', 'destinations']);
+const SERVICE_FIELDS = new FieldNames(new Set(['protocol', 'address', 'port', 'fwmark', 'family', 'scheduler', 'flags', 'persistent', 'peName', 'stats', 'destinations']));
 const PERSISTENT_FIELDS = new Set(['timeout', 'netmask']);
-const DESTINATION_FIELDS = new Set(['address', 'port', 'weight', 'forward', 'upperThreshold', 'lowerThreshold', 'tunnel', 'family', 'activeConns', 'inactiveConns', 'persistentConns', 'stats']);
+const DESTINATION_FIELDS = new FieldNames(new Set(['address', 'port', 'weight', 'forward', 'upperThreshold', 'lowerThreshold', 'tunnel', 'family', 'activeConns', 'inactiveConns', 'persistentConns', 'stats']));
 const TUNNEL_FIELDS = new Set(['type', 'port', 'flags']);
 const DAEMON_FIELDS = new Set(['state', 'interface', 'syncId', 'maxLen', 'group', 'port', 'ttl']);
 
@@ -179,7 +179,7 @@ export class RequestWriter {
   serviceSpec(spec: unknown, field: string): number {
     const af = this.serviceKey(spec, field);
     const o = spec as Record<string, unknown>;
-    knownFields(o, SERVICE_FIELDS, field);
+    SERVICE_FIELDS.check(o, field);
     const at = this.at;
     this.u16[(at + REQ.SvcSched) >> 1] = this.moduleName(o.scheduler ?? 'wlc', field, 'scheduler', SCHEDNAME_MAXLEN - 1);
     let flags = 0;
@@ -229,7 +229,7 @@ export class RequestWriter {
     const at = this.at;
     this.bytes[at + REQ_FLAGS] &= ~FLAG_DEST_KEY_ONLY;
     const o = dest as Record<string, unknown>;
-    knownFields(o, DESTINATION_FIELDS, field);
+    DESTINATION_FIELDS.check(o, field);
     const forward = o.forward === undefined ? FORWARD_MASQ : tableValue(FORWARD, o.forward, field, 'forward');
     // The kernel takes a destination of the other family only for tunnels.
     if (af !== serviceAf && forward !== FORWARD_TUNNEL) {

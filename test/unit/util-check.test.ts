@@ -8,6 +8,7 @@ import {
   ArgumentRangeError,
   ArgumentTypeError,
   boolean,
+  FieldNames,
   integer,
   interfaceName,
   knownFields,
@@ -128,6 +129,37 @@ t.test('unknown fields are refused by name; fields set to undefined are not', (t
   t.notMatch(hidden.message, /testOnly/, 'fields not for callers are not listed');
   t.end();
 });
+
+t.test('FieldNames lets through and refuses what knownFields does, whatever came before', (t) => {
+  const known = new Set(['address', 'port', 'weight', 'forward']);
+  const names = new FieldNames(known);
+  const keys = ['address', 'port', 'weight', 'forward', 'other', 'weigth'];
+  let refused = 0;
+  for (let i = 0; i < 20_000; i++) {
+    // Mostly the same fields in the same order, as a batch's objects come;
+    // now and then another order, fewer fields, a misspelt or undefined one.
+    const o: Record<string, unknown> = {};
+    const order = Math.random() < 0.8 ? keys.slice(0, 4) : [...keys].sort(() => Math.random() - 0.5).slice(0, 1 + Math.floor(Math.random() * 6));
+    for (const k of order) o[k] = Math.random() < 0.1 ? undefined : 1;
+    const want = thrownOrNot(() => knownFields(o, known, 'destination'));
+    const got = thrownOrNot(() => names.check(o, 'destination'));
+    if (got !== want) t.fail(`${JSON.stringify(Object.entries(o))}: ${got}, knownFields ${want}`);
+    if (want) refused++;
+  }
+  t.ok(refused > 500, `20,000 objects agree, ${refused} refused`);
+  refuses(t, 'a misspelt field after the same fields many times', () => names.check({ address: 1, port: 1, weigth: 2 }, 'destination'), { ...VALUE, field: 'destination.weigth', value: 2 });
+  t.end();
+});
+
+/** The message of what `run` threw, or '' when it did not throw. */
+function thrownOrNot(run: () => void): string {
+  try {
+    run();
+    return '';
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
 
 t.test('addresses throw the same errors, naming the field', (t) => {
   refuses(t, 'parseAddress(5)', () => parseAddress(5, 'addresses[0]'), { ...TYPE, field: 'addresses[0]', value: 5 });
