@@ -6,7 +6,7 @@
  * type as a start element and an end element one past the last value
  * (NFT_SET_ELEM_INTERVAL_END), read back merged into prefixes and ranges.
  */
-import { integer, knownFields, object, outOfRange, prefixField, string, wrongType } from '../util/check.js';
+import { FieldNames, integer, object, outOfRange, prefixField, string, wrongType } from '../util/check.js';
 import { type DataType, keyLayout } from './datatypes.js';
 import { type ElementView, ElementWriter, readElements } from './element-codec.js';
 import { bytes, named } from './expressions/fields.js';
@@ -17,7 +17,8 @@ import type { SetShape } from './objects.js';
 import type { Element, OtherType, Verdict } from './types.js';
 import { UDATA, commentOf, stringRecord } from './udata.js';
 
-const elementFields = new Set(['key', 'value', 'timeout', 'expires', 'comment', 'counter']);
+const elementFields = new FieldNames(new Set(['key', 'value', 'timeout', 'expires', 'comment', 'counter']));
+const verdictFields = new FieldNames(new Set(['verdict', 'chain']));
 
 /** The bytes a key or value of these types takes, or of a type this library does not know. */
 function lengthOf(types: DataType[] | OtherType): number {
@@ -42,7 +43,7 @@ function writePlainKey(w: ElementWriter, shape: SetShape, keyLen: number, key: u
 function writeValue(w: ElementWriter, shape: SetShape, v: unknown): void {
   if (shape.value === 'verdict') {
     const o = object(v, '.value');
-    knownFields(o, new Set(['verdict', 'chain']), '.value');
+    verdictFields.check(o, '.value');
     const code = named(verdicts, o.verdict, '.value.verdict');
     if (code !== K.NFT_JUMP && code !== K.NFT_GOTO) return w.verdict(K.NFTA_SET_ELEM_DATA, code);
     const chain = string(o.chain, '.value', 'chain');
@@ -60,7 +61,7 @@ function writeValue(w: ElementWriter, shape: SetShape, v: unknown): void {
  * the element ('.key[0]'): the caller roots them.
  */
 function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Element, add: boolean, key: KeyBytes | undefined): void {
-  knownFields(object(e, ''), elementFields, '');
+  elementFields.check(object(e, ''), '');
   w.begin();
   if (add && e.timeout !== undefined) w.u64(K.NFTA_SET_ELEM_TIMEOUT, integer(e.timeout, '.timeout', 1, Number.MAX_SAFE_INTEGER));
   if (key) {
