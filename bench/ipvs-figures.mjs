@@ -82,6 +82,10 @@ function sideOf(list) {
     applyMs: median(list.map((x) => x.applyMs)),
     applyFaults: median(list.map((x) => x.applyFaults)),
     applyCpuUs: median(list.map((x) => x.applyCpuUs)),
+    // Results from before these were recorded leave them undefined.
+    applyThreadCpuUs: list.every((x) => x.applyThreadCpuUs !== undefined) ? median(list.map((x) => x.applyThreadCpuUs)) : undefined,
+    warmApplyMs: list.every((x) => x.laterApplyMs?.length) ? median(list.map((x) => x.laterApplyMs.at(-1))) : undefined,
+    warmApplyCpuUs: list.every((x) => x.laterApplyCpuUs?.length) ? median(list.map((x) => x.laterApplyCpuUs.at(-1))) : undefined,
     dumpMs: all('dumpMs'),
     dumpFaults: all('dumpFaults'),
     rulesDumpMs: all('rulesDumpMs'),
