@@ -119,7 +119,7 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   row('`ipvsadm -Sn` / dump() warm', (x) => ratio(x.ipvsadm.dumpMs / x.dump.warmMs));
   row('`ipvsadm -Sn` / floor', (x) => (x.probe.dumpMs ? ratio(x.ipvsadm.dumpMs / x.probe.dumpMs) : ''));
   row('CPU (ms): dump() warm / ipvsadm -Sn / floor', (x) => `${cell(x.dump.warmCpuUs / 1000)} / ${cell(x.ipvsadm.dumpCpuUs / 1000)} / ${cell(x.probe.dumpCpuUs === undefined ? undefined : x.probe.dumpCpuUs / 1000)}`);
-  if (sbs.some((sb) => fig[sb].dump.freshResultBytes)) row('first call: its result in the heap (MiB) / a never-touched page (µs)', (x) => (x.dump.freshResultBytes ? `${f1(x.dump.freshResultBytes / 2 ** 20)} / ${f1(x.dump.freshPageUs)}` : ''));
+  if (sbs.some((sb) => fig[sb].dump.freshResultBytes)) row('first call: its result in the heap (MiB) / a never-touched page (µs)', (x) => (x.dump.freshResultBytes ? `${f1(x.dump.freshResultBytes / 2 ** 20)} / ${x.dump.freshPageUs === undefined ? 'not priced (huge pages)' : f1(x.dump.freshPageUs)}` : ''));
   row('minor page faults: first call / warm / ipvsadm -Sn / floor', (x) => [x.dump.freshFaults, x.dump.warmFaults, x.ipvsadm.dumpFaults, x.probe.dumpFaults].map((v) => cell(v, count)).join(' / '));
   if (strace) md.push(`\nSystem calls per service read (strace, ${count(straceFrom.straceServices)} services): dump() ${(strace.ours.dump.total / straceFrom.straceServices).toFixed(2)}, \`ipvsadm -Sn\` ${(strace.ipvsadm.dump.total / straceFrom.straceServices).toFixed(2)}.`);
   const records = first.services * 11;
@@ -142,7 +142,7 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   dumpTarget('ipvs dump first call <= 1.5x floor', 'freshMs', 'as the first call in a fresh process');
   dumpTarget('ipvs dump warm <= 1.5x floor', 'warmMs', 'warm');
   // A fresh process's heap holds none of the result's pages, so no first call can take less.
-  const bounded = sbs.filter((sb) => fig[sb].dump.freshResultBytes && fig[sb].probe.dumpMs);
+  const bounded = sbs.filter((sb) => fig[sb].dump.freshResultBytes && fig[sb].dump.freshPageUs && fig[sb].probe.dumpMs);
   if (bounded.length) {
     const bound = (sb) => fig[sb].probe.dumpMs + (fig[sb].dump.freshResultBytes / 4096) * fig[sb].dump.freshPageUs / 1000;
     md.push(`- the least any first call can take (no target): the floor's dump plus the result's own pages at that kernel's price for a never-touched page, with no decoding at all: ${bounded.map((sb) => `${cell(bound(sb))} ms, ${ratio(bound(sb) / fig[sb].probe.dumpMs)} the floor, in ${SANDBOXES[sb].label}`).join('; ')}`);
