@@ -24,6 +24,10 @@ export function ipvsFigures(r) {
       userUs: m((x) => x.ours.applyUserUs),
       faults: has((x) => x.ours.applyFaults) ? m((x) => x.ours.applyFaults) : undefined,
       counters: runs[0].ours.applyCounters,
+      // CPU by kind of thread (bench/proc-stat.mjs cpuByThreadKind); results from before it have none.
+      byThreadUs: has((x) => x.ours.applyCpuByThreadUs)
+        ? Object.fromEntries(['javascript', 'libuv', 'v8', 'other'].map((k) => [k, m((x) => x.ours.applyCpuByThreadUs[k])]))
+        : undefined,
     },
     ipvsadm: {
       wallMs: m((x) => x.ipvsadm.program.wallMs),

@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 
 import { Ipvs, trimNativeHeap } from '../dist/lib/index.js';
 import { DESTS_PER_SERVICE, applyOps } from './ipvs-rules.mjs';
-import { minorFaults } from './proc-stat.mjs';
+import { cpuByThreadKind, minorFaults, threadsCpuUs } from './proc-stat.mjs';
 
 const { values: a } = parseArgs({
   options: {
@@ -120,12 +120,15 @@ async function programAndRead() {
   out.ops = ops.length;
   const c0 = ipvs.counters();
   const cpu0 = process.cpuUsage();
+  const threads0 = threadsCpuUs();
   const f0 = minorFaults();
   marker('apply-start');
   let t = now();
   const results = await ipvs.apply(ops);
   out.applyMs = msSince(t);
   marker('apply-end');
+  // Which thread did what: the checks (JavaScript) all come before the addon's worker sends.
+  if (threads0.size) out.applyCpuByThreadUs = cpuByThreadKind(threads0, threadsCpuUs());
   out.applyFaults = minorFaults() - f0; // read outside the markers: its system calls are not apply()'s
   const cpu = process.cpuUsage(cpu0);
   const c1 = ipvs.counters();
