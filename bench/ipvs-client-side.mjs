@@ -44,7 +44,7 @@ import { parseArgs } from 'node:util';
 
 import { Ipvs } from '../dist/lib/index.js';
 import { applyOps } from './ipvs-rules.mjs';
-import { mainThreadCpuUs, minorFaults } from './proc-stat.mjs';
+import { cpuByThreadKind, minorFaults, threadsCpuUs } from './proc-stat.mjs';
 
 const { values: a } = parseArgs({
   options: {
@@ -105,7 +105,7 @@ else if (a.addresses !== 'built') throw new Error(`--addresses must be built or 
 out.addresses = a.addresses;
 out.ops = ops.length;
 const cpu0 = process.cpuUsage();
-const thread0 = mainThreadCpuUs();
+const threads0 = threadsCpuUs();
 const f0 = minorFaults();
 let t = now();
 const results = await profiled('apply', () => ipvs.apply(ops));
@@ -116,7 +116,7 @@ out.applyCpuUs = cpu.user + cpu.system;
 // The JavaScript thread's share: the library's code as it runs (interpreted
 // at first, then compiled) and the collections made on that thread; the rest
 // of the CPU time is V8's compiler and collector threads.
-if (thread0 !== undefined) out.applyThreadCpuUs = mainThreadCpuUs() - thread0;
+if (threads0.size) out.applyThreadCpuUs = cpuByThreadKind(threads0, threadsCpuUs()).javascript;
 if (results.length !== ops.length || results.some((r) => !r.ok)) throw new Error('apply over the stub: every op should succeed');
 if (Number(a.applies) > 1) {
   out.laterApplyMs = [];

@@ -127,10 +127,11 @@ async function programAndRead() {
   const results = await ipvs.apply(ops);
   out.applyMs = msSince(t);
   marker('apply-end');
-  // Which thread did what: the checks (JavaScript) all come before the addon's worker sends.
-  if (threads0.size) out.applyCpuByThreadUs = cpuByThreadKind(threads0, threadsCpuUs());
   out.applyFaults = minorFaults() - f0; // read outside the markers: its system calls are not apply()'s
   const cpu = process.cpuUsage(cpu0);
+  // Which thread did what: the checks (JavaScript) all come before the addon's worker sends.
+  // Read after the faults and the CPU time, which its own reads would add to.
+  if (threads0.size) out.applyCpuByThreadUs = cpuByThreadKind(threads0, threadsCpuUs());
   const c1 = ipvs.counters();
   out.applyUserUs = cpu.user;
   out.applySystemUs = cpu.system;
