@@ -101,19 +101,28 @@ export class Controller implements ControllerPort {
   // --- object changes: each marks the keys it touched ---
 
   upsertService(svc: Service): void {
-    mergeScope(this.pending, this.objects.upsertService(svc));
+    this.mark(this.objects.upsertService(svc));
   }
 
   deleteService(svc: Service): void {
-    mergeScope(this.pending, this.objects.deleteService(namespaceOf(svc.metadata), svc.metadata.name));
+    this.mark(this.objects.deleteService(namespaceOf(svc.metadata), svc.metadata.name));
   }
 
   upsertEndpointSlice(slice: EndpointSlice): void {
-    mergeScope(this.pending, this.objects.upsertEndpointSlice(slice));
+    this.mark(this.objects.upsertEndpointSlice(slice));
   }
 
   deleteEndpointSlice(slice: EndpointSlice): void {
-    mergeScope(this.pending, this.objects.deleteEndpointSlice(slice));
+    this.mark(this.objects.deleteEndpointSlice(slice));
+  }
+
+  /**
+   * Keeps an object change's keys for the next sync. While a full sync is
+   * pending (after start, a node change, a cleanup) it plans every key
+   * anyway: a cold start's tens of thousands of keys are not copied.
+   */
+  private mark(scope: Scope): void {
+    if (!this.fullSyncPending) mergeScope(this.pending, scope);
   }
 
   setNode(node: NodeInfo): void {

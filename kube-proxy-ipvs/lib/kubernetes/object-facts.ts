@@ -9,7 +9,7 @@
  * canonical text (the parsed string itself when it already is), node
  * names, port lists and hints through an Interner.
  */
-import type { EndpointSlice, K8sProtocol, Service } from './model.js';
+import type { Endpoint, EndpointSlice, K8sProtocol, Service } from './model.js';
 import { canonicalAddress } from 'ipvs-netlink/address';
 import { schedulingAnnotationsOf } from './service-scheduling.js';
 
@@ -59,11 +59,11 @@ class Interner<T> {
 
   constructor(private readonly limit = 10_000) {}
 
-  get(key: string, make: () => T): T {
+  get(key: string, make: (key: string) => T): T {
     let v = this.values.get(key);
     if (v === undefined) {
       if (this.values.size >= this.limit) this.values.clear();
-      v = make();
+      v = make(key);
       this.values.set(key, v);
     }
     return v;
@@ -108,23 +108,28 @@ export class FactsBuilder {
     return out;
   }
 
-  /** An EndpointSlice reduced to what endpointsForPort() reads. */
+  /**
+   * An EndpointSlice reduced to what endpointsForPort() reads. A cold
+   * start reduces every endpoint of the cluster here, so nothing is made
+   * per endpoint but its facts: no iterator, no closure, and hint arrays
+   * only for an endpoint that has hints.
+   */
   slice(slice: EndpointSlice): SliceFacts {
     const endpoints: EndpointFacts[] = [];
-    for (const ep of slice.endpoints ?? []) {
+    const all = slice.endpoints ?? [];
+    for (let i = 0; i < all.length; i++) {
+      const ep = all[i];
       const first = ep.addresses?.[0];
       const address = first === undefined ? undefined : canonicalAddress(first);
       if (address === undefined) continue;
       // API semantics: a nil ready means ready; a nil serving follows ready; a nil terminating means not terminating.
       const ready = ep.conditions?.ready ?? true;
       const conditions = (ready ? READY : 0) | ((ep.conditions?.serving ?? ready) ? SERVING : 0) | (ep.conditions?.terminating ? TERMINATING : 0);
-      const zones = ep.hints?.forZones?.map((z) => z.name) ?? [];
-      const nodes = ep.hints?.forNodes?.map((n) => n.name) ?? [];
       endpoints.push({
         address,
         conditions,
         nodeName: ep.nodeName === undefined ? undefined : this.string(ep.nodeName),
-        hints: zones.length + nodes.length > 0 ? { zones, nodes } : undefined,
+        hints: ep.hints ? hintsOf(ep.hints) : undefined,
       });
     }
     const ports = slice.ports ?? [];
@@ -138,6 +143,19 @@ export class FactsBuilder {
   }
 
   private string(s: string): string {
-    return this.strings.get(s, () => s);
+    return this.strings.get(s, itself);
   }
 }
+
+const NO_NAMES: readonly string[] = [];
+
+/** A string as its own interned value (one function, not a closure per endpoint's node name). */
+const itself = (s: string): string => s;
+
+/** An endpoint's topology hints as names, or undefined when it names no zone and no node. */
+function hintsOf(hints: NonNullable<Endpoint['hints']>): EndpointHints | undefined {
+  const zones = hints.forZones?.length ? hints.forZones.map((z) => z.name) : NO_NAMES;
+  const nodes = hints.forNodes?.length ? hints.forNodes.map((n) => n.name) : NO_NAMES;
+  return zones.length + nodes.length > 0 ? { zones, nodes } : undefined;
+}
+
