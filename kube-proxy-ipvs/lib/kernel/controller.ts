@@ -118,8 +118,9 @@ export class Controller implements ControllerPort {
 
   /**
    * Keeps an object change's keys for the next sync. While a full sync is
-   * pending (after start, a node change, a cleanup) it plans every key
-   * anyway: a cold start's tens of thousands of keys are not copied.
+   * pending (the first, or one after a node change, new interface
+   * addresses or a cleanup) it plans every key anyway, so a cold start's
+   * tens of thousands of keys are not copied.
    */
   private mark(scope: Scope): void {
     if (!this.fullSyncPending) mergeScope(this.pending, scope);

@@ -158,4 +158,3 @@ function hintsOf(hints: NonNullable<Endpoint['hints']>): EndpointHints | undefin
   const nodes = hints.forNodes?.length ? hints.forNodes.map((n) => n.name) : NO_NAMES;
   return zones.length + nodes.length > 0 ? { zones, nodes } : undefined;
 }
-
