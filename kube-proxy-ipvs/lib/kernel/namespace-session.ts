@@ -17,7 +17,7 @@ import { detectIptables } from './iptables-flavour.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { readKernel, type KernelRead } from './kernel-reader.js';
 import { closeClients, openClients, type Clients } from './netlink-clients.js';
-import { kubeProxySysctls, writeSysctls } from './sysctls.js';
+import { kubeProxySysctls, writeSysctlFiles, writeSysctls } from './sysctls.js';
 
 /** The handles of the namespace, opened together. */
 export interface Kernel {
@@ -82,7 +82,8 @@ export class NamespaceSession {
   }
 
   writeSysctls(): Promise<void> {
-    return writeSysctls(this.exec, kubeProxySysctls(this.config, release()));
+    const sysctls = kubeProxySysctls(this.config, release());
+    return this.options.netns === undefined ? writeSysctlFiles(sysctls) : writeSysctls(this.exec, sysctls);
   }
 
   /** ipvsadm --set semantics: a 0 leaves that timeout as the kernel has it. */

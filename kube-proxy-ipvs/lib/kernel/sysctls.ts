@@ -1,9 +1,11 @@
 /**
  * The kernel settings kube-proxy's IPVS mode makes (NewProxier in
- * proxier.go). They are per network namespace, so they are written by a
- * `sysctl` running in the controller's namespace: /proc/sys/net shows the
- * namespace of the process that opens it.
+ * proxier.go). They are per network namespace, and /proc/sys/net shows the
+ * namespace of the process that opens it: in the proxy's own namespace
+ * they are written there, as kube-proxy writes them; in another (--netns)
+ * by a `sysctl` run in it.
  */
+import { writeFile } from 'node:fs/promises';
 import { execError, type Exec } from './exec.js';
 import type { ProxyConfig } from '../kubernetes/model.js';
 
@@ -46,6 +48,23 @@ export function kernelVersion(release: string): [number, number] | undefined {
 
 function atLeast(v: [number, number], min: [number, number]): boolean {
   return v[0] > min[0] || (v[0] === min[0] && v[1] >= min[1]);
+}
+
+/**
+ * Writes them through /proc/sys, for the proxy's own namespace: no program
+ * is run, so the resyncs that write them again fork nothing. Each is tried,
+ * as `sysctl -w` tries each, and the failures are reported together.
+ */
+export async function writeSysctlFiles(sysctls: readonly Sysctl[]): Promise<void> {
+  const failed: string[] = [];
+  for (const s of sysctls) {
+    try {
+      await writeFile(`/proc/sys/${s.key.replaceAll('.', '/')}`, `${s.value}\n`);
+    } catch (err) {
+      failed.push(`${s.key}=${s.value}: ${(err as Error).message}`);
+    }
+  }
+  if (failed.length > 0) throw new Error(`could not set ${failed.join('; ')}`);
 }
 
 /** Writes them all with one `sysctl -w` in the namespace. */

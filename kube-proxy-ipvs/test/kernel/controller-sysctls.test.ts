@@ -3,9 +3,14 @@
  * /proc/sys in the controller's namespace after start(): the IPVS sysctls,
  * ip_forward, and strictARP's arp_ignore/arp_announce; conn_reuse_mode is
  * left alone on this 6.1 kernel (#93297). A resync writes them again; the
- * IPVS timeouts are set at start, as `ipvsadm -L --timeout` shows.
+ * IPVS timeouts are set at start, as `ipvsadm -L --timeout` shows. With
+ * --netns a `sysctl` run in the namespace writes them; a controller in its
+ * own namespace writes /proc/sys itself, with the same result.
  */
-import { release } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { release, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js';
 import { kernelVersion } from '../../lib/kernel/sysctls.js';
@@ -69,6 +74,42 @@ t.test('a resync writes the sysctls again (an ip_vs reload resets them)', async 
   t.match(await read(ns), { 'net/ipv4/vs/conntrack': 0, 'net/ipv4/vs/expire_nodest_conn': 0 });
   await c.resync();
   t.match(await read(ns), { 'net/ipv4/vs/conntrack': 1, 'net/ipv4/vs/expire_nodest_conn': 1 }, 'restored by the resync');
+});
+
+t.test('in its own namespace (no --netns) they are written through /proc/sys, and by a resync again', async (t) => {
+  const ns = await freshNetns(t, 'sysf');
+  // A controller in a node process started inside the namespace, as the proxy runs on a node: start, then a resync
+  // after conntrack was reset (what an ip_vs reload does).
+  const controller = fileURLToPath(new URL('../../lib/kernel/controller.ts', import.meta.url));
+  const iptables = fileURLToPath(new URL('../../lib/kernel/iptables-runner.ts', import.meta.url));
+  const model = fileURLToPath(new URL('../../lib/kubernetes/model.ts', import.meta.url));
+  const code = `const { Controller } = await import(${JSON.stringify(controller)});
+const { LEGACY_IPTABLES } = await import(${JSON.stringify(iptables)});
+const { defaultProxyConfig } = await import(${JSON.stringify(model)});
+const { writeFileSync } = await import('node:fs');
+const c = new Controller({ config: defaultProxyConfig({ strictARP: true }), node: ${JSON.stringify(node)}, iptables: LEGACY_IPTABLES });
+await c.start();
+writeFileSync('/proc/sys/net/ipv4/vs/conntrack', '0');
+await c.resync();
+c.close();`;
+  // A sysctl program that fails comes first in its PATH: the settings must not depend on the program.
+  const bin = mkdtempSync(join(tmpdir(), 'no-sysctl-'));
+  t.teardown(() => rmSync(bin, { recursive: true, force: true }));
+  writeFileSync(join(bin, 'sysctl'), '#!/bin/sh\necho "sysctl run in the proxy\'s own namespace" >&2\nexit 1\n', { mode: 0o755 });
+  await ns.exec('env', [`PATH=${bin}:${process.env.PATH}`, process.execPath, ...process.execArgv, '--input-type=module', '-e', code]);
+  t.same(
+    await read(ns),
+    {
+      'net/ipv4/vs/conntrack': 1,
+      'net/ipv4/vs/expire_nodest_conn': 1,
+      'net/ipv4/vs/expire_quiescent_template': 1,
+      'net/ipv4/vs/conn_reuse_mode': (await read(await freshNetns(t, 'sysg')))['net/ipv4/vs/conn_reuse_mode'],
+      'net/ipv4/ip_forward': 1,
+      'net/ipv4/conf/all/arp_ignore': 1,
+      'net/ipv4/conf/all/arp_announce': 2,
+    },
+    'as with --netns: every setting as kube-proxy makes it, conntrack restored by the resync',
+  );
 });
 
 t.test('IPVS timeouts: set at start through the controller\'s handle; a 0 leaves the kernel\'s', async (t) => {
