@@ -60,12 +60,13 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   row('`ipvsadm -R` / probe', (x) => ratio(x.ipvsadm.wallMs / x.probe.wallMs));
   row('apply vs `ipvsadm -R`', (x) => `${ratio(x.ipvsadm.wallMs / x.apply.wallMs)} faster`);
   row('CPU per op, user+sys (µs): apply / ipvsadm / probe', (x) => `${perOp(x, x.apply.cpuUs)} / ${perOp(x, x.ipvsadm.cpuUs)} / ${perOp(x, x.probe.cpuUs)}`);
-  if (sbs.some((sb) => fig[sb].apply.byThreadUs))
+  const byThread = sbs.some((sb) => fig[sb].apply.byThreadUs);
+  if (byThread)
     row("apply's CPU by thread (ms): JavaScript / the addon's worker / V8's own", (x) => (x.apply.byThreadUs ? ['javascript', 'libuv', 'v8'].map((k) => cell(x.apply.byThreadUs[k] / 1000)).join(' / ') : ''));
   row('CPU per op above the probe\'s (µs): apply / ipvsadm', (x) => `${perOp(x, Math.max(0, x.apply.cpuUs - x.probe.cpuUs))} / ${perOp(x, Math.max(0, x.ipvsadm.cpuUs - x.probe.cpuUs))}`);
   row('minor page faults: apply / ipvsadm / probe (tools: process start included)', (x) => [x.apply.faults, x.ipvsadm.faults, x.probe.faults].map((v) => cell(v, count)).join(' / '));
   row('library counters per op: sendmsg, recvmmsg', (x) => `${(x.apply.counters.sendmsgCalls / x.ops).toFixed(4)}, ${(x.apply.counters.recvCalls / x.ops).toFixed(4)}`);
-  if (sbs.some((sb) => fig[sb].apply.byThreadUs))
+  if (byThread)
     md.push('', "apply's CPU by thread: each thread's on-CPU time (/proc/self/task/*/schedstat; user-mode-linux counts it in 10 ms ticks) around the call. The addon's worker (libuv's pool) encodes the requests, sends them and reads the acks; the kernel's work on the requests runs in its sendmsg calls, as it does in the probe's. The JavaScript thread checks and writes every op before the worker's first send. V8's own threads compile and collect.");
 
   const strace = head.uml?.strace ?? sbs.map((sb) => head[sb].strace).find(Boolean);
