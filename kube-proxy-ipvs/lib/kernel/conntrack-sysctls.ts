@@ -11,10 +11,10 @@
  *
  * Each value is read first and written only when it differs ("Set
  * sysctl"); the per-namespace ones are read together and written together
- * (each is one program run in the namespace). Any failure is fatal, as upstream's: a read-only /sys with a
- * hash size to raise stops the start (kube-proxy 1.35 dropped the old
- * read-only-sysfs skip); set conntrack.maxPerCore to 0 where /sys cannot
- * be written.
+ * (with --netns, one program run in that namespace each). Any failure is
+ * fatal, as upstream's: a read-only /sys with a hash size to raise stops
+ * the start (kube-proxy 1.35 dropped the old read-only-sysfs skip); set
+ * conntrack.maxPerCore to 0 where /sys cannot be written.
  *
  * nf_conntrack_max and the hash size are host-wide and writable only from
  * the initial namespace, so they are written from this process's own; the
@@ -25,6 +25,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { execError, type Exec } from './exec.js';
+import { readSysctlFiles, writeSysctlFiles } from './sysctls.js';
 
 /** conntrack.* of the configuration; null leaves that setting alone, as upstream's nil. */
 export interface ConntrackSettings {
@@ -46,7 +47,7 @@ export interface ConntrackIO {
   cpus(): number;
   /** Entries such as "net/netfilter/nf_conntrack_max"; an unreadable one is missing from the map. */
   get(entries: readonly string[]): Promise<Map<string, number>>;
-  /** In order; stops at the first failure. */
+  /** In order; each is tried, and the failures are reported together. */
   set(values: ReadonlyArray<readonly [string, number]>): Promise<void>;
   getHashsize(): Promise<number>;
   setHashsize(value: number): Promise<void>;
@@ -116,42 +117,67 @@ export async function setConntrackSysctls(c: ConntrackSettings, io: ConntrackIO,
 }
 
 /**
- * The real values: nf_conntrack_max and the hash size in this process's
- * namespace; the rest through `sysctl` run by `exec` (the target namespace).
+ * The real values. nf_conntrack_max and the hash size are host-wide and
+ * read and written from this process's namespace. The per-namespace ones
+ * go through /proc/sys when the proxy programs its own namespace, as
+ * kube-proxy's sysctl helper does (no program run), and through `sysctl`
+ * run by `exec` in another (--netns). Either way each value is tried and
+ * the failures are reported together, naming their keys.
  */
-export function conntrackIO(exec: Exec): ConntrackIO {
-  const proc = (entry: string) => `/proc/sys/${entry}`;
-  const key = (entry: string) => entry.replaceAll('/', '.');
+export function conntrackIO(exec: Exec, where: { ownNamespace: boolean }): ConntrackIO {
+  const perNamespace = where.ownNamespace ? procSys : sysctlIn(exec);
+  const hostWide = (entries: readonly string[]) => entries.length === 1 && entries[0] === MAX;
   return {
     cpus: onlineCPUs,
-    async get(entries) {
-      const out = new Map<string, number>();
-      if (entries.length === 1 && entries[0] === MAX) {
-        const n = intOf(await readFile(proc(MAX), 'utf8').catch(() => ''));
-        if (n !== undefined) out.set(MAX, n);
-        return out;
-      }
-      // "key = value" lines; a key sysctl cannot read is left out (and then written, which reports why).
-      const r = await exec('sysctl', entries.map(key));
-      for (const line of r.stdout.split('\n')) {
-        const m = /^(\S+) = (-?\d+)$/.exec(line.trim());
-        const entry = m && entries.find((e) => key(e) === m[1]);
-        if (entry) out.set(entry, Number(m[2]));
-      }
-      return out;
-    },
-    async set(values) {
-      if (values.length === 1 && values[0][0] === MAX) return writeFile(proc(MAX), String(values[0][1]));
-      const args = ['-q', '-w', ...values.map(([e, v]) => `${key(e)}=${v}`)];
-      const r = await exec('sysctl', args);
-      if (r.code !== 0) throw execError('sysctl', args, r);
-    },
+    get: (entries) => (hostWide(entries) ? procSys.get(entries) : perNamespace.get(entries)),
+    set: (values) => (hostWide(values.map(([e]) => e)) ? procSys.set(values) : perNamespace.set(values)),
     async getHashsize() {
       const n = intOf(await readFile(HASHSIZE, 'utf8'));
       if (n === undefined) throw new Error(`${HASHSIZE}: not a number`);
       return n;
     },
     setHashsize: (value) => writeFile(HASHSIZE, String(value), { mode: 0o640 }),
+  };
+}
+
+type Values = Pick<ConntrackIO, 'get' | 'set'>;
+
+// Entries are paths under /proc/sys ("net/netfilter/nf_conntrack_max"); sysctl names them with dots.
+const keyOf = (entry: string) => entry.replaceAll('/', '.');
+
+/** This process's namespace, through /proc/sys. */
+const procSys: Values = {
+  async get(entries) {
+    const read = await readSysctlFiles(entries.map(keyOf));
+    const out = new Map<string, number>();
+    for (const e of entries) {
+      const v = read.get(keyOf(e));
+      if (v !== undefined) out.set(e, v);
+    }
+    return out;
+  },
+  set: (values) => writeSysctlFiles(values.map(([e, value]) => ({ key: keyOf(e), value }))),
+};
+
+/** Another namespace, through one `sysctl` run there for a read and one for a write. */
+function sysctlIn(exec: Exec): Values {
+  return {
+    async get(entries) {
+      const out = new Map<string, number>();
+      // "key = value" lines; a key sysctl cannot read is left out (and then written, which reports why).
+      const r = await exec('sysctl', entries.map(keyOf));
+      for (const line of r.stdout.split('\n')) {
+        const m = /^(\S+) = (-?\d+)$/.exec(line.trim());
+        const entry = m && entries.find((e) => keyOf(e) === m[1]);
+        if (entry) out.set(entry, Number(m[2]));
+      }
+      return out;
+    },
+    async set(values) {
+      const args = ['-q', '-w', ...values.map(([e, v]) => `${keyOf(e)}=${v}`)];
+      const r = await exec('sysctl', args);
+      if (r.code !== 0) throw execError('sysctl', args, r);
+    },
   };
 }
 

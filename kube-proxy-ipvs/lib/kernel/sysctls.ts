@@ -3,9 +3,10 @@
  * proxier.go). They are per network namespace, and /proc/sys/net shows the
  * namespace of the process that opens it: in the proxy's own namespace
  * they are written there, as kube-proxy writes them; in another (--netns)
- * by a `sysctl` run in it.
+ * by a `sysctl` run in it. The conntrack settings (conntrack-sysctls.ts)
+ * go the same two ways.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { execError, type Exec } from './exec.js';
 import type { ProxyConfig } from '../kubernetes/model.js';
 
@@ -50,6 +51,22 @@ function atLeast(v: [number, number], min: [number, number]): boolean {
   return v[0] > min[0] || (v[0] === min[0] && v[1] >= min[1]);
 }
 
+const procSysPath = (key: string) => `/proc/sys/${key.replaceAll('.', '/')}`;
+
+/**
+ * Reads integer settings through /proc/sys, in the proxy's own namespace;
+ * a key that cannot be read, or does not hold one integer, is left out of
+ * the map (as `sysctl` prints nothing for it), for the caller to write.
+ */
+export async function readSysctlFiles(keys: readonly string[]): Promise<Map<string, number>> {
+  const values = new Map<string, number>();
+  for (const key of keys) {
+    const text = (await readFile(procSysPath(key), 'utf8').catch(() => '')).trim();
+    if (/^-?\d+$/.test(text)) values.set(key, Number(text));
+  }
+  return values;
+}
+
 /**
  * Writes them through /proc/sys, for the proxy's own namespace: no program
  * is run, so the resyncs that write them again fork nothing. Each is tried,
@@ -59,7 +76,7 @@ export async function writeSysctlFiles(sysctls: readonly Sysctl[]): Promise<void
   const failed: string[] = [];
   for (const s of sysctls) {
     try {
-      await writeFile(`/proc/sys/${s.key.replaceAll('.', '/')}`, `${s.value}\n`);
+      await writeFile(procSysPath(s.key), `${s.value}\n`);
     } catch (err) {
       failed.push(`${s.key}=${s.value}: ${(err as Error).message}`);
     }

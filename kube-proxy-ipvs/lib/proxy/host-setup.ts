@@ -21,7 +21,7 @@ export function realHost(netns: string | undefined, backend: RulesBackend = 'ipt
   const exec = execIn(netns);
   return {
     families: () => (backend === 'nftables' ? detectNftablesFamilies(netns) : detectHostFamilies(exec)),
-    setConntrack: (settings, log) => setConntrackSysctls(settings, conntrackIO(exec), log),
+    setConntrack: (settings, log) => setConntrackSysctls(settings, conntrackIO(exec, { ownNamespace: netns === undefined }), log),
     applyOomScoreAdj: (value, log) => applyOomScoreAdj(value, log),
   };
 }

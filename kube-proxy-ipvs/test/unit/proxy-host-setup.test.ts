@@ -131,14 +131,14 @@ t.test('families from the host: the iptables flavour for each family, and IPv6 i
   t.match(none.missing, [{ family: 'inet', message: 'No iptables support for family', error: /neither iptables-save nor iptables-legacy-save works/ }, { family: 'inet6' }]);
 });
 
-t.test('the namespace\'s values are read with one sysctl and written with one', async (t) => {
+t.test('with --netns, the namespace\'s values are read with one sysctl and written with one', async (t) => {
   const calls: string[] = [];
   const exec: Exec = async (file, args) => {
     calls.push(`${file} ${args.join(' ')}`);
     if (args[0] === '-q') return { code: 0, stdout: '', stderr: '' };
     return { code: 255, stdout: 'net.netfilter.nf_conntrack_tcp_timeout_established = 432000\n', stderr: 'sysctl: cannot stat /proc/sys/net/netfilter/nf_conntrack_udp_timeout_stream: No such file or directory\n' };
   };
-  const io = conntrackIO(exec);
+  const io = conntrackIO(exec, { ownNamespace: false });
   const got = await io.get(['net/netfilter/nf_conntrack_tcp_timeout_established', 'net/netfilter/nf_conntrack_udp_timeout_stream']);
   t.same([...got], [['net/netfilter/nf_conntrack_tcp_timeout_established', 432000]], 'an unreadable key is missing, not an error');
   await io.set([['net/netfilter/nf_conntrack_tcp_timeout_established', 86400], ['net/netfilter/nf_conntrack_udp_timeout_stream', 120]]);
@@ -146,6 +146,6 @@ t.test('the namespace\'s values are read with one sysctl and written with one', 
     'sysctl net.netfilter.nf_conntrack_tcp_timeout_established net.netfilter.nf_conntrack_udp_timeout_stream',
     'sysctl -q -w net.netfilter.nf_conntrack_tcp_timeout_established=86400 net.netfilter.nf_conntrack_udp_timeout_stream=120',
   ]);
-  const failing = conntrackIO(async () => ({ code: 255, stdout: '', stderr: 'sysctl: permission denied on key "net.netfilter.nf_conntrack_udp_timeout"' }));
+  const failing = conntrackIO(async () => ({ code: 255, stdout: '', stderr: 'sysctl: permission denied on key "net.netfilter.nf_conntrack_udp_timeout"' }), { ownNamespace: false });
   await t.rejects(failing.set([['net/netfilter/nf_conntrack_udp_timeout', 30]]), /sysctl -q -w net.netfilter.nf_conntrack_udp_timeout=30 exited 255: sysctl: permission denied/);
 });
