@@ -135,6 +135,14 @@ export class Proxy {
       addresses.metrics = await start.first();
     }
 
+    // As kube-proxy's platformSetup and platformCheckSupported, before any
+    // Service is read: a failure stops the start early, and the programs
+    // that find the families are forked from a process that does not yet
+    // hold the cluster's objects (a fork copies the page tables of all).
+    await host.setConntrack(o.conntrack, this.log);
+    const found = await host.families();
+    if (found.iptables) this.log.info({ iptables: found.iptables.mode }, 'iptables flavour');
+
     this.log.info({ source: this.deps.source.description }, 'reading objects');
     await this.deps.source.start({
       event: (e) => this.onEvent(e),
@@ -145,9 +153,6 @@ export class Proxy {
     this.flush();
     await this.waitForNode();
     if (this.stopping) return addresses;
-    await host.setConntrack(o.conntrack, this.log);
-    const found = await host.families();
-    if (found.iptables) this.log.info({ iptables: found.iptables.mode }, 'iptables flavour');
     this.nodeInfo = startingNode(o, this.node, found, this.log);
     this.families = found.families;
     this.metrics.setFamilies(this.families);
