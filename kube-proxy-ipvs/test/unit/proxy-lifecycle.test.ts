@@ -1,7 +1,7 @@
 /**
- * The proxy's life cycle with a fake controller: start-up failures that
- * explain themselves, the CAP_NET_ADMIN preflight, a Node object's changes,
- * and the garbage collection after bulk work.
+ * The proxy's life cycle with a fake controller: the order of its start,
+ * start-up failures that explain themselves, the CAP_NET_ADMIN preflight, a
+ * Node object's changes, and the garbage collection after bulk work.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,6 +48,41 @@ t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
   t.throws(() => checkPrivileges({}, status('000001ffffffefff')), /needs CAP_NET_ADMIN .* NET_ADMIN and NET_RAW/, 'everything but bit 12: refused');
   t.doesNotThrow(() => checkPrivileges({}, 'no CapEff line'), 'unreadable: let the kernel answer');
   t.throws(() => checkPrivileges({ netns: '/run/netns/does-not-exist' }, status('000001ffffffffff')), /--netns \/run\/netns\/does-not-exist: no such network namespace/);
+});
+
+t.test("the conntrack settings and the host's families before any object is read, as kube-proxy's platform setup before its informers", async (t) => {
+  const dir = manifestsDir();
+  const steps: string[] = [];
+  class RecordedSource extends ManifestsSource {
+    override start(...args: Parameters<ManifestsSource['start']>) {
+      steps.push('read objects');
+      return super.start(...args);
+    }
+  }
+  const recorded = (fail?: Error) => {
+    const host = fakeHost();
+    return {
+      ...host,
+      setConntrack: async (...args: Parameters<typeof host.setConntrack>) => {
+        steps.push('conntrack');
+        if (fail) throw fail;
+        return host.setConntrack(...args);
+      },
+      families: async () => {
+        steps.push('families');
+        return host.families();
+      },
+    };
+  };
+  const proxy = new Proxy(options(dir), { source: new RecordedSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: recorded() });
+  await proxy.start();
+  await proxy.stop();
+  t.same(steps, ['conntrack', 'families', 'read objects']);
+  steps.length = 0;
+  const failing = new Proxy(options(dir), { source: new RecordedSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: recorded(new Error('could not set conntrack parameters')) });
+  await t.rejects(failing.start(), /could not set conntrack parameters/);
+  await failing.stop();
+  t.same(steps, ['conntrack'], 'a conntrack failure stops the start before the cluster is read');
 });
 
 t.test('start-up failures explain themselves', async (t) => {
