@@ -2,20 +2,20 @@
  * The proxy: source → controller → sync runner, with the healthz, metrics
  * and health-check-node-port servers around it.
  *
- * Start-up order matters: the initial objects are collected until the
- * source says it has delivered them all (a first sync with half the
- * services known would delete the others' virtual servers), the Node
- * object gives the node's addresses (waited for as kube-proxy waits, then
- * loopback is assumed and the Node taken when it appears), the host says
- * which families are served, the conntrack sysctls are set, then the
- * controller adopts the kernel, takes the objects and the first (full)
- * sync runs. Any failure before that is thrown with an explanation; after
- * it, failures are logged and retried.
+ * Start-up order matters: the conntrack sysctls are set and the host says
+ * which families are served (before any object is read, as kube-proxy
+ * does both before its informers start), the initial objects are
+ * collected until the source says it has delivered them all (a first sync
+ * with half the services known would delete the others' virtual servers),
+ * the Node object gives the node's addresses (waited for as kube-proxy
+ * waits, then loopback is assumed and the Node taken when it appears),
+ * then the controller adopts the kernel, takes the objects and the first
+ * (full) sync runs. Any failure before that is thrown with an
+ * explanation; after it, failures are logged and retried.
  */
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, NodeInfo, Service } from '../kubernetes/model.js';
-import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
-import { nodeContext } from '../desired/node-addresses.js';
+import type { AddressFamily } from 'ipvs-netlink/address';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
 import { BULK_MESSAGES, collectGarbage, messagesOf, trimNativeHeap } from './heap.js';
@@ -30,7 +30,7 @@ import { ServerStart } from './server-start.js';
 import { nodeInfoFor, type ProxyOptions, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
 import { ProxyHealth } from './proxy-health.js';
-import { ServiceHealthServers } from './service-health.js';
+import { healthCheckHosts, ServiceHealthServers } from './service-health.js';
 import { type Source, type SourceEvent, eventLabel } from './sources/source.js';
 import { type RunOutcome, SyncRunner } from './sync-runner.js';
 
@@ -135,10 +135,9 @@ export class Proxy {
       addresses.metrics = await start.first();
     }
 
-    // As kube-proxy's platformSetup and platformCheckSupported, before any
-    // Service is read: a failure stops the start early, and the programs
-    // that find the families are forked from a process that does not yet
-    // hold the cluster's objects (a fork copies the page tables of all).
+    // Before any object is read: a failure stops the start early, and the
+    // programs run here are forked from a process that does not yet hold
+    // the cluster's objects (a fork copies the page tables of all).
     await host.setConntrack(o.conntrack, this.log);
     const found = await host.families();
     if (found.iptables) this.log.info({ iptables: found.iptables.mode }, 'iptables flavour');
@@ -384,18 +383,6 @@ export class Proxy {
       'garbage collected after bulk work',
     );
   }
-}
-
-/**
- * Where health-check node ports listen, as kube-proxy decides it: on every
- * address when --nodeport-addresses is unset ("::" when the node has IPv6,
- * which a dual-stack socket also serves over IPv4), else on the node
- * addresses it selects, the same ones NodePorts are served on.
- */
-export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): string[] {
-  const v6 = node?.families ? node.families.includes('inet6') : (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
-  if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
-  return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
 }
 
 /** A sync that went through with some operations refused: the runner retries it (as a resync) like a failed one. */

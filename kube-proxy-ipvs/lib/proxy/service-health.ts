@@ -17,9 +17,25 @@ import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { closeServer, listenOn } from './http-util.js';
 import type { HealthCheckService } from '../desired/local-endpoints.js';
+import { nodeContext } from '../desired/node-addresses.js';
+import type { NodeInfo } from '../kubernetes/model.js';
+import { familyOf } from 'ipvs-netlink/address';
+import { type ProxyOptions, proxyConfigOf } from './options.js';
 
 async function closeAll(servers: Server[]): Promise<void> {
   await Promise.all(servers.map((s) => closeServer(s)));
+}
+
+/**
+ * Where health-check node ports listen, as kube-proxy decides it: on every
+ * address when --nodeport-addresses is unset ("::" when the node has IPv6,
+ * which a dual-stack socket also serves over IPv4), else on the node
+ * addresses it selects, the same ones NodePorts are served on.
+ */
+export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): string[] {
+  const v6 = node?.families ? node.families.includes('inet6') : (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
+  if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
+  return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
 }
 
 interface Listener {
