@@ -24,8 +24,8 @@ import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
-import { execError, type Exec } from './exec.js';
-import { readSysctlFiles, writeSysctlFiles } from './sysctls.js';
+import type { Exec } from './exec.js';
+import { sysctlAccess } from './sysctls.js';
 
 /** conntrack.* of the configuration; null leaves that setting alone, as upstream's nil. */
 export interface ConntrackSettings {
@@ -119,18 +119,27 @@ export async function setConntrackSysctls(c: ConntrackSettings, io: ConntrackIO,
 /**
  * The real values. nf_conntrack_max and the hash size are host-wide and
  * read and written from this process's namespace. The per-namespace ones
- * go through /proc/sys when the proxy programs its own namespace, as
- * kube-proxy's sysctl helper does (no program run), and through `sysctl`
- * run by `exec` in another (--netns). Either way each value is tried and
- * the failures are reported together, naming their keys.
+ * go as sysctlAccess() says: through /proc/sys when the proxy programs its
+ * own namespace, as kube-proxy's sysctl helper does, and through `sysctl`
+ * run by `exec` in another (--netns).
  */
 export function conntrackIO(exec: Exec, where: { ownNamespace: boolean }): ConntrackIO {
-  const perNamespace = where.ownNamespace ? procSys : sysctlIn(exec);
-  const hostWide = (entries: readonly string[]) => entries.length === 1 && entries[0] === MAX;
+  // nf_conntrack_max: this process's /proc/sys, whichever namespace is programmed.
+  const hostWide = sysctlAccess(exec, { ownNamespace: true });
+  const perNamespace = sysctlAccess(exec, where);
+  const isMax = (entries: readonly string[]) => entries.length === 1 && entries[0] === MAX;
   return {
     cpus: onlineCPUs,
-    get: (entries) => (hostWide(entries) ? procSys.get(entries) : perNamespace.get(entries)),
-    set: (values) => (hostWide(values.map(([e]) => e)) ? procSys.set(values) : perNamespace.set(values)),
+    async get(entries) {
+      const read = await (isMax(entries) ? hostWide : perNamespace).read(entries.map(keyOf));
+      const out = new Map<string, number>();
+      for (const e of entries) {
+        const v = read.get(keyOf(e));
+        if (v !== undefined) out.set(e, v);
+      }
+      return out;
+    },
+    set: (values) => (isMax(values.map(([e]) => e)) ? hostWide : perNamespace).write(values.map(([e, value]) => ({ key: keyOf(e), value }))),
     async getHashsize() {
       const n = intOf(await readFile(HASHSIZE, 'utf8'));
       if (n === undefined) throw new Error(`${HASHSIZE}: not a number`);
@@ -140,46 +149,8 @@ export function conntrackIO(exec: Exec, where: { ownNamespace: boolean }): Connt
   };
 }
 
-type Values = Pick<ConntrackIO, 'get' | 'set'>;
-
 // Entries are paths under /proc/sys ("net/netfilter/nf_conntrack_max"); sysctl names them with dots.
 const keyOf = (entry: string) => entry.replaceAll('/', '.');
-
-/** This process's namespace, through /proc/sys. */
-const procSys: Values = {
-  async get(entries) {
-    const read = await readSysctlFiles(entries.map(keyOf));
-    const out = new Map<string, number>();
-    for (const e of entries) {
-      const v = read.get(keyOf(e));
-      if (v !== undefined) out.set(e, v);
-    }
-    return out;
-  },
-  set: (values) => writeSysctlFiles(values.map(([e, value]) => ({ key: keyOf(e), value }))),
-};
-
-/** Another namespace, through one `sysctl` run there for a read and one for a write. */
-function sysctlIn(exec: Exec): Values {
-  return {
-    async get(entries) {
-      const out = new Map<string, number>();
-      // "key = value" lines; a key sysctl cannot read is left out (and then written, which reports why).
-      const r = await exec('sysctl', entries.map(keyOf));
-      for (const line of r.stdout.split('\n')) {
-        const m = /^(\S+) = (-?\d+)$/.exec(line.trim());
-        const entry = m && entries.find((e) => keyOf(e) === m[1]);
-        if (entry) out.set(entry, Number(m[2]));
-      }
-      return out;
-    },
-    async set(values) {
-      const args = ['-q', '-w', ...values.map(([e, v]) => `${keyOf(e)}=${v}`)];
-      const r = await exec('sysctl', args);
-      if (r.code !== 0) throw execError('sysctl', args, r);
-    },
-  };
-}
 
 /**
  * The host's online CPUs (/sys/devices/system/cpu/online, "0-3,6"), not

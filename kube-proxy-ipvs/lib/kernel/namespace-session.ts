@@ -17,7 +17,7 @@ import { detectIptables } from './iptables-flavour.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { readKernel, type KernelRead } from './kernel-reader.js';
 import { closeClients, openClients, type Clients } from './netlink-clients.js';
-import { kubeProxySysctls, writeSysctlFiles, writeSysctls } from './sysctls.js';
+import { kubeProxySysctls, sysctlAccess, type SysctlAccess } from './sysctls.js';
 
 /** The handles of the namespace, opened together. */
 export interface Kernel {
@@ -28,6 +28,7 @@ export interface Kernel {
 export class NamespaceSession {
   /** Runs a program in the namespace (iptables, sysctl). */
   readonly exec: Exec;
+  private readonly sysctls: SysctlAccess;
   private kernel?: Kernel;
   /** The iptables programs, once their flavour is found (the iptables backend, cleanup, a switch from it). */
   private iptablesRunner?: Promise<IptablesRunner>;
@@ -38,6 +39,7 @@ export class NamespaceSession {
     private readonly logger: Logger,
   ) {
     this.exec = execIn(options.netns);
+    this.sysctls = sysctlAccess(this.exec, { ownNamespace: options.netns === undefined });
   }
 
   /** The handles if open: what counters and traffic figures read, never opening anything. */
@@ -82,8 +84,7 @@ export class NamespaceSession {
   }
 
   writeSysctls(): Promise<void> {
-    const sysctls = kubeProxySysctls(this.config, release());
-    return this.options.netns === undefined ? writeSysctlFiles(sysctls) : writeSysctls(this.exec, sysctls);
+    return this.sysctls.write(kubeProxySysctls(this.config, release()));
   }
 
   /** ipvsadm --set semantics: a 0 leaves that timeout as the kernel has it. */

@@ -2,9 +2,9 @@
  * The kernel settings kube-proxy's IPVS mode makes (NewProxier in
  * proxier.go). They are per network namespace, and /proc/sys/net shows the
  * namespace of the process that opens it: in the proxy's own namespace
- * they are written there, as kube-proxy writes them; in another (--netns)
- * by a `sysctl` run in it. The conntrack settings (conntrack-sysctls.ts)
- * go the same two ways.
+ * they are read and written there, as kube-proxy does; in another
+ * (--netns) by a `sysctl` run in it. sysctlAccess() picks the way for both
+ * these and the conntrack settings (conntrack-sysctls.ts).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { execError, type Exec } from './exec.js';
@@ -51,14 +51,31 @@ function atLeast(v: [number, number], min: [number, number]): boolean {
   return v[0] > min[0] || (v[0] === min[0] && v[1] >= min[1]);
 }
 
-const procSysPath = (key: string) => `/proc/sys/${key.replaceAll('.', '/')}`;
+/**
+ * Integer settings of the namespace programmed, by key ("net.ipv4.ip_forward").
+ * A key that cannot be read is left out of what read() gives, for the
+ * caller to write (which then says why); write() tries each, as `sysctl
+ * -w` does, and reports the failures together.
+ */
+export interface SysctlAccess {
+  read(keys: readonly string[]): Promise<Map<string, number>>;
+  write(sysctls: readonly Sysctl[]): Promise<void>;
+}
 
 /**
- * Reads integer settings through /proc/sys, in the proxy's own namespace;
- * a key that cannot be read, or does not hold one integer, is left out of
- * the map (as `sysctl` prints nothing for it), for the caller to write.
+ * Through /proc/sys in the proxy's own namespace, so no program is run
+ * (the resyncs that write the IPVS settings again fork nothing); through
+ * `sysctl` run by `exec` in another.
  */
-export async function readSysctlFiles(keys: readonly string[]): Promise<Map<string, number>> {
+export function sysctlAccess(exec: Exec, where: { ownNamespace: boolean }): SysctlAccess {
+  if (where.ownNamespace) return { read: readSysctlFiles, write: writeSysctlFiles };
+  return { read: (keys) => readSysctls(exec, keys), write: (sysctls) => writeSysctls(exec, sysctls) };
+}
+
+const procSysPath = (key: string) => `/proc/sys/${key.replaceAll('.', '/')}`;
+
+/** Through /proc/sys; a value that is not one integer counts as unreadable. */
+async function readSysctlFiles(keys: readonly string[]): Promise<Map<string, number>> {
   const values = new Map<string, number>();
   for (const key of keys) {
     const text = (await readFile(procSysPath(key), 'utf8').catch(() => '')).trim();
@@ -67,12 +84,8 @@ export async function readSysctlFiles(keys: readonly string[]): Promise<Map<stri
   return values;
 }
 
-/**
- * Writes them through /proc/sys, for the proxy's own namespace: no program
- * is run, so the resyncs that write them again fork nothing. Each is tried,
- * as `sysctl -w` tries each, and the failures are reported together.
- */
-export async function writeSysctlFiles(sysctls: readonly Sysctl[]): Promise<void> {
+/** Through /proc/sys, each tried; the failures named together. */
+async function writeSysctlFiles(sysctls: readonly Sysctl[]): Promise<void> {
   const failed: string[] = [];
   for (const s of sysctls) {
     try {
@@ -84,8 +97,20 @@ export async function writeSysctlFiles(sysctls: readonly Sysctl[]): Promise<void
   if (failed.length > 0) throw new Error(`could not set ${failed.join('; ')}`);
 }
 
-/** Writes them all with one `sysctl -w` in the namespace. */
-export async function writeSysctls(exec: Exec, sysctls: readonly Sysctl[]): Promise<void> {
+/** With one `sysctl` run: its "key = value" lines; a key it cannot read prints none. */
+async function readSysctls(exec: Exec, keys: readonly string[]): Promise<Map<string, number>> {
+  const values = new Map<string, number>();
+  if (keys.length === 0) return values;
+  const r = await exec('sysctl', [...keys]);
+  for (const line of r.stdout.split('\n')) {
+    const m = /^(\S+) = (-?\d+)$/.exec(line.trim());
+    if (m && keys.includes(m[1])) values.set(m[1], Number(m[2]));
+  }
+  return values;
+}
+
+/** With one `sysctl -q -w` run. */
+async function writeSysctls(exec: Exec, sysctls: readonly Sysctl[]): Promise<void> {
   if (sysctls.length === 0) return;
   const args = ['-q', '-w', ...sysctls.map((s) => `${s.key}=${s.value}`)];
   const r = await exec('sysctl', args);

@@ -18,10 +18,11 @@ const run = promisify(execFile);
 const writer = fileURLToPath(new URL('../../lib/kernel/sysctls.ts', import.meta.url));
 const conntrack = fileURLToPath(new URL('../../lib/kernel/conntrack-sysctls.ts', import.meta.url));
 
-/** writeSysctlFiles(list) run by a node process inside `ns`; its error message, or '' when it succeeded. */
+/** The proxy's sysctl writer for its own namespace, run on `list` by a node process inside `ns` (a program run fails it); its error message, or '' when it succeeded. */
 async function writeIn(ns: Netns, list: Array<{ key: string; value: number }>): Promise<string> {
-  const code = `const { writeSysctlFiles } = await import(${JSON.stringify(writer)});
-try { await writeSysctlFiles(${JSON.stringify(list)}); console.log(''); } catch (e) { console.log(e.message); }`;
+  const code = `const { sysctlAccess } = await import(${JSON.stringify(writer)});
+const sysctls = sysctlAccess(async (file) => { throw new Error('ran ' + file); }, { ownNamespace: true });
+try { await sysctls.write(${JSON.stringify(list)}); console.log(''); } catch (e) { console.log(e.message); }`;
   return (await ns.exec(process.execPath, [...process.execArgv, '--input-type=module', '-e', code])).trim();
 }
 
