@@ -244,16 +244,12 @@ export class Controller implements ControllerPort {
   }
 
   counters(): ControllerCounters {
-    let realServers = 0;
-    for (const vs of this.mirror.virtualServers.values()) realServers += vs.destinations.length;
-    // With the nftables backend these are the table's set elements.
-    let ipsetEntries = 0;
-    for (const set of this.mirror.ipsets.values()) ipsetEntries += set.entries.size;
     const clients = this.session.opened?.clients;
     return {
       virtualServers: this.mirror.virtualServers.size,
-      realServers,
-      ipsetEntries,
+      realServers: this.mirror.realServers,
+      // With the nftables backend these are the table's set elements.
+      ipsetEntries: this.mirror.ipsetEntries,
       boundAddresses: this.mirror.boundAddresses.size,
       ipsetFailures: this.stats.ipsetFailures(),
       operations: structuredClone(this.session.opened?.applier.counts ?? emptyOperationCounts()),

@@ -9,7 +9,9 @@
  * state is the desired state's own objects and strings (real servers,
  * service specs, keys: the planner hands them over in its operations; a
  * snapshot is matched against the desired state). Nothing here is changed
- * in place: an update replaces the object.
+ * in place: an update replaces the object. The totals the proxy reports
+ * after every sync and at every scrape (real servers, set entries) are
+ * kept as it changes, so reading them does not walk the cluster.
  */
 import type { AddressServiceKey, ServiceSpec } from 'ipvs-netlink';
 import { canonicalAddress, type AddressFamily } from 'ipvs-netlink/address';
@@ -49,6 +51,18 @@ export class Mirror implements CurrentState {
   readonly boundAddresses = new Set<string>();
   readonly iptables = new Map<AddressFamily, string>();
   readonly nftables = new Map<AddressFamily, string>();
+  private realServerCount = 0;
+  private ipsetEntryCount = 0;
+
+  /** Real servers over all virtual servers. */
+  get realServers(): number {
+    return this.realServerCount;
+  }
+
+  /** Entries over all sets (with the nftables backend, the tables' set elements). */
+  get ipsetEntries(): number {
+    return this.ipsetEntryCount;
+  }
 
   /**
    * The kernel as read. Given the desired state, what the kernel holds as
@@ -70,9 +84,9 @@ export class Mirror implements CurrentState {
       const destinations = vs.destinations
         .map((d): CurrentDestination => ({ address: canonicalAddress(d.address) ?? d.address, port: d.port, weight: d.weight }))
         .sort(compareDestinations);
-      m.virtualServers.set(want?.key ?? key, { service, destinations: want ? shared(destinations, want.destinations) : destinations });
+      m.setVirtualServer(want?.key ?? key, { service, destinations: want ? shared(destinations, want.destinations) : destinations });
     }
-    for (const set of snapshot.ipsets) m.ipsets.set(set.name, { type: set.type, entries: sharedEntries(set.entries, desired?.ipsets.get(set.name)?.entries) });
+    for (const set of snapshot.ipsets) m.setIpset(set.name, { type: set.type, entries: sharedEntries(set.entries, desired?.ipsets.get(set.name)?.entries) });
     for (const a of snapshot.boundAddresses) m.boundAddresses.add(canonicalAddress(a) ?? a);
     for (const [family, fingerprint] of snapshot.nftables ?? []) m.nftables.set(family, fingerprint);
     return m;
@@ -110,12 +124,12 @@ export class Mirror implements CurrentState {
   private recordNftables(op: NftablesOp): void {
     if (op.op === 'table') {
       this.nftables.set(op.family, op.table.fingerprint);
-      for (const [name, entries] of op.entries) this.ipsets.set(name, { type: 'hash:ip', entries: new Set(entries) });
+      for (const [name, entries] of op.entries) this.setIpset(name, { type: 'hash:ip', entries: new Set(entries) });
     } else if (op.op === 'deleteTable') this.nftables.delete(op.family);
     else {
       let set = this.ipsets.get(op.set);
-      if (!set) this.ipsets.set(op.set, (set = { type: 'hash:ip', entries: new Set() }));
-      for (const e of op.entries) op.op === 'add' ? set.entries.add(e) : set.entries.delete(e);
+      if (!set) this.setIpset(op.set, (set = { type: 'hash:ip', entries: new Set() }));
+      this.changeEntries(set.entries, op.op === 'add', op.entries);
     }
   }
 
@@ -125,11 +139,38 @@ export class Mirror implements CurrentState {
   }
 
   private recordIpset(op: Extract<Operation, { kind: 'ipset' }>): void {
-    if (op.op === 'create') this.ipsets.set(op.set, { type: op.type, entries: new Set() });
-    else if (op.op === 'destroy') this.ipsets.delete(op.set);
+    if (op.op === 'create') this.setIpset(op.set, { type: op.type, entries: new Set() });
+    else if (op.op === 'destroy') this.setIpset(op.set, undefined);
     else {
       const set = this.ipsets.get(op.set);
-      for (const e of op.entries) op.op === 'add' ? set?.entries.add(e) : set?.entries.delete(e);
+      if (set) this.changeEntries(set.entries, op.op === 'add', op.entries);
+    }
+  }
+
+  /** Puts (or with undefined removes) a set, keeping the entry total. */
+  private setIpset(name: string, set: { type: IpsetType; entries: Set<string> } | undefined): void {
+    this.ipsetEntryCount -= this.ipsets.get(name)?.entries.size ?? 0;
+    if (set === undefined) this.ipsets.delete(name);
+    else {
+      this.ipsets.set(name, set);
+      this.ipsetEntryCount += set.entries.size;
+    }
+  }
+
+  /** Adds or removes entries of a set the mirror holds, keeping the entry total (an entry already there, or not there, changes nothing). */
+  private changeEntries(entries: Set<string>, add: boolean, changed: Iterable<string>): void {
+    const before = entries.size;
+    for (const e of changed) add ? entries.add(e) : entries.delete(e);
+    this.ipsetEntryCount += entries.size - before;
+  }
+
+  /** Puts (or with undefined removes) a virtual server, keeping the real-server total. */
+  private setVirtualServer(key: string, vs: MutableVirtualServer | undefined): void {
+    this.realServerCount -= this.virtualServers.get(key)?.destinations.length ?? 0;
+    if (vs === undefined) this.virtualServers.delete(key);
+    else {
+      this.virtualServers.set(key, vs);
+      this.realServerCount += vs.destinations.length;
     }
   }
 
@@ -139,7 +180,7 @@ export class Mirror implements CurrentState {
     const key = op.key ?? virtualServerKey(b.service);
     switch (b.op) {
       case 'addService':
-        this.virtualServers.set(key, { service: b.service as AddressServiceKey & Partial<ServiceSpec>, destinations: [] });
+        this.setVirtualServer(key, { service: b.service as AddressServiceKey & Partial<ServiceSpec>, destinations: [] });
         return;
       case 'updateService': {
         const vs = this.virtualServers.get(key);
@@ -147,7 +188,7 @@ export class Mirror implements CurrentState {
         return;
       }
       case 'deleteService':
-        this.virtualServers.delete(key);
+        this.setVirtualServer(key, undefined);
         return;
       case 'addDestination':
       case 'updateDestination': {
@@ -158,18 +199,26 @@ export class Mirror implements CurrentState {
         const d: CurrentDestination = given.weight !== undefined ? (given as CurrentDestination) : { address: given.address, port: given.port, weight: 1 };
         // The planner emits real servers in destination order: appending is the common case.
         const last = list[list.length - 1];
-        if (last === undefined || compareDestinations(last, d) < 0) list.push(d);
-        else {
+        if (last === undefined || compareDestinations(last, d) < 0) {
+          list.push(d);
+          this.realServerCount++;
+        } else {
           const at = findDestination(list, d);
           if (at >= 0) list[at] = d;
-          else list.splice(-at - 1, 0, d);
+          else {
+            list.splice(-at - 1, 0, d);
+            this.realServerCount++;
+          }
         }
         return;
       }
       case 'deleteDestination': {
         const list = this.virtualServers.get(key)?.destinations;
         const at = list ? findDestination(list, b.destination) : -1;
-        if (at >= 0) list!.splice(at, 1);
+        if (at >= 0) {
+          list!.splice(at, 1);
+          this.realServerCount--;
+        }
         return;
       }
     }
