@@ -3,10 +3,10 @@
  * (`node --import ./bench/proxy-instrument.mjs kube-proxy-ipvs/dist/lib/cli/main.js ...`):
  * reports, as JSON lines on the file descriptor BENCH_PROXY_EVENTS_FD,
  * when the controller starts and when each sync, resync and drain begins
- * and ends, with the netlink traffic of each (messages and system calls
- * per socket, from the clients' own counters), the process's CPU time and
- * its memory. Nothing else changes: it wraps the methods of the very
- * module instances the binary loads (ES modules are cached by URL).
+ * and ends; each end with the netlink traffic of the run (messages and
+ * system calls per socket, from the clients' own counters), the process's
+ * CPU time and its memory. Nothing else changes: it wraps the methods of
+ * the very module instances the binary loads (ES modules are cached by URL).
  *
  * Times are process.hrtime (CLOCK_MONOTONIC, shared by every process of the
  * machine), so the benchmark driver can subtract its own timestamps.
@@ -30,6 +30,31 @@ if (Number.isInteger(fd) && fd > 2) {
   // too, with V8's garbage-collection pauses, the arrival of each object event and the main thread's wait for a CPU,
   // to see where a slow change's time went.
   const traceFd = process.env.BENCH_PROXY_TRACE ? openSync(`${process.env.BENCH_PROXY_TRACE}.${process.pid}`, 'w') : undefined;
+  // A line written to the pipe wakes the driver (bench/controller.mjs), which
+  // then competes with the proxy for the CPU (user-mode-linux has one): a
+  // line nothing waits for, written in the middle of a sync, would count the
+  // driver's work in that sync's time. So a run's begin line is held back
+  // until the next line or, for a long run, HOLD_MS (the driver's stop()
+  // reads a begin line as a run under way); its time is taken at once.
+  const HOLD_MS = 50;
+  let held = '';
+  let heldTimer;
+  const write = (text) => {
+    clearTimeout(heldTimer);
+    heldTimer = undefined;
+    writeSync(fd, held + text);
+    held = '';
+  };
+  const trace = (line) => {
+    if (traceFd !== undefined) writeSync(traceFd, JSON.stringify({ ...line, runDelayNs: runDelayNs() }) + '\n');
+  };
+  /** A run's begin: its time only (the driver reads no usage from a begin line, and reading it would count in the run). */
+  const begin = (ev) => {
+    const line = { ev, t: String(process.hrtime.bigint()) };
+    held += JSON.stringify(line) + '\n';
+    heldTimer ??= setTimeout(() => write(''), HOLD_MS).unref();
+    trace(line);
+  };
   const emit = (ev, extra = {}) => {
     const cpu = process.cpuUsage();
     const mem = process.memoryUsage();
@@ -46,8 +71,8 @@ if (Number.isInteger(fd) && fd > 2) {
       arrayBuffers: mem.arrayBuffers,
       ...extra,
     };
-    writeSync(fd, JSON.stringify(line) + '\n');
-    if (traceFd !== undefined) writeSync(traceFd, JSON.stringify({ ...line, runDelayNs: runDelayNs() }) + '\n');
+    write(JSON.stringify(line) + '\n');
+    trace(line);
   };
   emit('loaded');
   if (traceFd !== undefined) {
@@ -79,9 +104,13 @@ if (Number.isInteger(fd) && fd > 2) {
     });
   }
 
-  /** Per-socket counters; the clients are private to the Controller, read here without the O(services) walk counters() makes. */
-  const netlink = (controller) => {
-    const c = controller.kernel?.clients;
+  /** Per-socket counters; the clients are private to the Controller, read here straight from its sockets. */
+  const netlink = (wrapped) => {
+    // The manifests source is wrapped too: it has no sockets.
+    if (!(wrapped instanceof Controller)) return {};
+    if (!('session' in wrapped)) throw new Error('proxy-instrument: the Controller keeps its sockets elsewhere now; update bench/proxy-instrument.mjs');
+    // Before start() opens them there are none.
+    const c = wrapped.session.opened?.clients;
     if (!c) return {};
     return { ipvs: c.ipvs.counters(), ipset: c.ipset.counters(), rtnl: c.rtnl.counters() };
   };
@@ -99,7 +128,7 @@ if (Number.isInteger(fd) && fd > 2) {
     if (typeof original !== 'function') throw new Error(`proxy-instrument: ${name} is not a method any more; update bench/proxy-instrument.mjs`);
     proto[method] = async function (...args) {
       const before = netlink(this);
-      emit(`${name}-begin`);
+      begin(`${name}-begin`);
       let result, error;
       try {
         result = await original.apply(this, args);
@@ -126,7 +155,7 @@ if (Number.isInteger(fd) && fd > 2) {
   const collect = Proxy.prototype.collectAfterBulk;
   if (typeof collect !== 'function') throw new Error('proxy-instrument: Proxy.collectAfterBulk is not a method any more; update bench/proxy-instrument.mjs');
   Proxy.prototype.collectAfterBulk = function (...args) {
-    emit('gc-begin');
+    begin('gc-begin');
     const c = collect.apply(this, args);
     emit('gc-end');
     return c;
@@ -135,7 +164,7 @@ if (Number.isInteger(fd) && fd > 2) {
   const reload = ManifestsSource.prototype.reload;
   if (typeof reload !== 'function') throw new Error('proxy-instrument: ManifestsSource.reload is not a method any more; update bench/proxy-instrument.mjs');
   ManifestsSource.prototype.reload = function (...args) {
-    emit('reload-begin');
+    begin('reload-begin');
     try {
       return reload.apply(this, args);
     } finally {
