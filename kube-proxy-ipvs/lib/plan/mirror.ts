@@ -198,18 +198,15 @@ export class Mirror implements CurrentState {
         const given = b.destination;
         const d: CurrentDestination = given.weight !== undefined ? (given as CurrentDestination) : { address: given.address, port: given.port, weight: 1 };
         // The planner emits real servers in destination order: appending is the common case.
+        const before = list.length;
         const last = list[list.length - 1];
-        if (last === undefined || compareDestinations(last, d) < 0) {
-          list.push(d);
-          this.realServerCount++;
-        } else {
+        if (last === undefined || compareDestinations(last, d) < 0) list.push(d);
+        else {
           const at = findDestination(list, d);
           if (at >= 0) list[at] = d;
-          else {
-            list.splice(-at - 1, 0, d);
-            this.realServerCount++;
-          }
+          else list.splice(-at - 1, 0, d);
         }
+        this.realServerCount += list.length - before;
         return;
       }
       case 'deleteDestination': {
