@@ -65,7 +65,10 @@ export function controllerFigures(r) {
       toSyncStart: median(xs.map((c) => c.toSyncStartMs)),
       sync: median(xs.map((c) => c.syncMs)),
     };
-  const changes = ch.length ? { add: changeStats(ch.filter((c) => c.add)), remove: changeStats(ch.filter((c) => !c.add)), all: changeStats(ch), services: new Set(ch.map((c, i) => i >> 1)).size } : undefined;
+  const byKind = (xs) => ({ add: changeStats(xs.filter((c) => c.add)), remove: changeStats(xs.filter((c) => !c.add)), all: changeStats(xs) });
+  const changes = ch.length ? { ...byKind(ch), services: new Set(ch.map((c, i) => i >> 1)).size } : undefined;
+  // The same changes programmed by bench/change-floor.mjs (no floor in results made before it).
+  const changeFloor = api?.changeFloor?.changes.length ? byKind(api.changeFloor.changes) : undefined;
   const mem = m.filter((x) => x.memory);
   const memory = mem.length
     ? {
@@ -84,5 +87,5 @@ export function controllerFigures(r) {
         apiSettled: api?.memorySettled,
       }
     : undefined;
-  return { services: r.services, floor, cold, apiCold, changes, memory, kernel: m[m.length - 1].kernel, firstSyncNetlink: m[m.length - 1].firstSync.netlink, manifestChanges: m.flatMap((x) => x.manifestChanges ?? []) };
+  return { services: r.services, floor, cold, apiCold, changes, changeFloor, memory, kernel: m[m.length - 1].kernel, firstSyncNetlink: m[m.length - 1].firstSync.netlink, manifestChanges: m.flatMap((x) => x.manifestChanges ?? []) };
 }

@@ -3,7 +3,8 @@
  * `node kube-proxy-ipvs/dist/lib/cli/main.js` with --netns, started like a real process,
  * with bench/proxy-instrument.mjs preloaded so that every controller start,
  * sync, resync and drain is reported (time, netlink counters, CPU, memory)
- * on a pipe. Also reads the process's resident set from /proc.
+ * on a pipe. Also reads the process's resident set from /proc. Benchmark 5's
+ * floor (bench/change-floor.mjs) runs through it too, reporting the same way.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { BINARY_NODE_FLAGS, MAIN } from '../kube-proxy-ipvs/test/support/binary.
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const INSTRUMENT = path.join(here, 'proxy-instrument.mjs');
+const CHANGE_FLOOR = path.join(here, 'change-floor.mjs');
 
 let nextPort = 30000 + (process.pid % 500) * 4;
 
@@ -26,8 +28,10 @@ export class ProxyProcess {
    * @param {string} o.netns  /run/netns/NAME to program
    * @param {string[]} o.args the source (--manifests DIR or --master URL) and any other flags
    * @param {string} o.node   --hostname-override
+   * @param {boolean} [o.floor] run bench/change-floor.mjs instead, with `args` (--master URL): benchmark 5's floor
    */
-  constructor({ netns, args, node }) {
+  constructor({ netns, args, node, floor }) {
+    this.name = floor ? 'the change floor' : 'kube-proxy-ipvs';
     this.events = [];
     this.waiters = [];
     this.logTail = '';
@@ -39,11 +43,10 @@ export class ProxyProcess {
     // Profiling runs only: e.g. BENCH_PROXY_NODE_FLAGS="--cpu-prof --cpu-prof-dir=bench/.build/prof".
     const nodeFlags = (process.env.BENCH_PROXY_NODE_FLAGS ?? '').split(' ').filter(Boolean);
     this.startedAt = now();
-    this.child = spawn(
-      process.execPath,
-      [...BINARY_NODE_FLAGS, ...nodeFlags, '--import', INSTRUMENT, MAIN, '--netns', netns, '--hostname-override', node, '--healthz-bind-address', healthz, '--metrics-bind-address', this.metricsAddress, ...args],
-      { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env },
-    );
+    const argv = floor
+      ? [...BINARY_NODE_FLAGS, CHANGE_FLOOR, '--netns', netns, ...args]
+      : [...BINARY_NODE_FLAGS, ...nodeFlags, '--import', INSTRUMENT, MAIN, '--netns', netns, '--hostname-override', node, '--healthz-bind-address', healthz, '--metrics-bind-address', this.metricsAddress, ...args];
+    this.child = spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], env });
     this.pid = this.child.pid;
     this.child.stderr.setEncoding('utf8').on('data', (d) => {
       this.logTail = (this.logTail + d).slice(-20000);
@@ -60,7 +63,7 @@ export class ProxyProcess {
     });
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve(code ?? signal)));
     this.child.on('exit', (code, signal) => {
-      for (const w of this.waiters.splice(0)) w.reject(new Error(`kube-proxy-ipvs exited (${code ?? signal}) while waiting for ${w.what}; log tail:\n${this.logTail.slice(-4000)}`));
+      for (const w of this.waiters.splice(0)) w.reject(new Error(`${this.name} exited (${code ?? signal}) while waiting for ${w.what}; log tail:\n${this.logTail.slice(-4000)}`));
     });
   }
 
@@ -79,7 +82,7 @@ export class ProxyProcess {
   waitFor(what, match, { from = 0, timeoutMs = 600_000 } = {}) {
     const seen = this.events.slice(from).find(match);
     if (seen) return Promise.resolve(seen);
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.reject(new Error(`kube-proxy-ipvs has exited; log tail:\n${this.logTail.slice(-4000)}`));
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.reject(new Error(`${this.name} has exited; log tail:\n${this.logTail.slice(-4000)}`));
     return new Promise((resolve, reject) => {
       const w = { what, match, resolve, reject };
       w.timer = setTimeout(() => {

@@ -24,7 +24,9 @@
  *    by then; each change is also read back with listDestinations), with
  *    the netlink messages and sendmsg calls of that sync from the
  *    controller's socket counters. M changes are also made through the
- *    manifests folder, to show what that path adds.
+ *    manifests folder, to show what that path adds. The floor: the same C
+ *    changes, the proxy stopped, programmed by bench/change-floor.mjs (the
+ *    watch and the kernel requests alone; --skip-change-floor leaves it out).
  * 6. Memory: the proxy's VmRSS and VmHWM (peak) after its first periodic
  *    resync.
  *
@@ -56,6 +58,7 @@ const { values: a } = parseArgs({
     'address-probe': { type: 'string', default: path.join(here, '.build', 'address-probe') },
     out: { type: 'string', default: path.join(here, 'results', 'controller.json') },
     'skip-apiserver': { type: 'boolean', default: false },
+    'skip-change-floor': { type: 'boolean', default: false },
     // Profiling aids (the sandbox passes no environment variables of ours through):
     // node flags for the proxy, e.g. "--cpu-prof --cpu-prof-dir=bench/.build/prof"; a folder for a
     // heap snapshot of the proxy taken after the memory measurement.
@@ -278,6 +281,36 @@ async function timedChange(p, ipvs, i, add, change, label) {
 }
 
 /**
+ * Benchmark 5's floor: the same changes made again, with the proxy stopped
+ * (it leaves the kernel programmed), programmed by bench/change-floor.mjs,
+ * which watches the same API server and sends only the kernel requests each
+ * change needs. Timed and read back as the proxy's changes are.
+ */
+async function changeFloor(api, ns) {
+  say(`change floor: bench/change-floor.mjs (watch + the same kernel requests), ${CHANGES} changes`);
+  const p = new ProxyProcess({ netns: ns.path, args: ['--master', api.url], floor: true });
+  try {
+    await p.waitFor('the change floor to watch', (e) => e.ev === 'start-end', { timeoutMs: 120_000 });
+    const ipvs = await Ipvs.open({ netns: ns.path });
+    try {
+      const changes = [];
+      for (let c = 0; c < CHANGES; c++) {
+        const i = serviceOfChange(c);
+        const add = c % 2 === 0;
+        changes.push(await timedChange(p, ipvs, i, add, () => api.apply('endpointslices', slice(i, add ? ENDPOINTS_PER_SERVICE + 1 : ENDPOINTS_PER_SERVICE)), `floor change ${c}`));
+      }
+      const l = changes.map((x) => x.latencyMs);
+      say(`  ${CHANGES} changes: median ${median(l).toFixed(1)} ms, max ${Math.max(...l).toFixed(1)} ms`);
+      return { changes };
+    } finally {
+      ipvs.close();
+    }
+  } finally {
+    await p.stop();
+  }
+}
+
+/**
  * The proxy's own reaction to a change, not its rate limit: by default (as upstream's) it syncs IPVS at most
  * once a second, so a change within a second of the previous sync (every change here after the first) would
  * wait out the rest of that second.
@@ -386,6 +419,7 @@ if (!a['skip-apiserver']) {
       if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM; its log's last lines:\n${p.logTail.slice(-3000)}`);
       if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
       run.kernelAfter = kernelCounts(ns.name);
+      if (!a['skip-change-floor']) run.changeFloor = await changeFloor(api, ns);
     } finally {
       await p.stop();
       ns.remove();
