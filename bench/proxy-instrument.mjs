@@ -24,7 +24,10 @@ if (Number.isInteger(fd) && fd > 2) {
   const { ManifestsSource } = await import('../kube-proxy-ipvs/dist/lib/proxy/sources/manifests-source.js');
   const { Proxy } = await import('../kube-proxy-ipvs/dist/lib/proxy/proxy.js');
 
-  /** How long the main thread has waited, runnable, for a CPU (/proc/PID/schedstat's second field). */
+  /**
+   * How long the main thread has waited, runnable, for a CPU (/proc/PID/schedstat's second field). User-mode-linux's
+   * scheduler clock advances in whole ticks (10 ms), so there a wait reads as 0 or a multiple of 10 ms.
+   */
   const runDelayNs = () => Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]);
   // Profiling aid (not used by the benchmark's figures): BENCH_PROXY_TRACE=PREFIX writes every event to PREFIX.PID
   // too, with V8's garbage-collection pauses, the arrival of each object event and the main thread's wait for a CPU,
