@@ -41,8 +41,9 @@ import { parseArgs } from 'node:util';
 
 import { Ipvs } from '../dist/lib/index.js';
 import { BULK_MESSAGES, messagesOf } from '../kube-proxy-ipvs/dist/lib/proxy/heap.js';
-import { clusterIP, endpointIP, ENDPOINTS_PER_SERVICE, node, NODE_NAME, rewriteManifest, service, slice, writeJsonObjects, writeManifests } from './controller-objects.mjs';
+import { ENDPOINTS_PER_SERVICE, node, NODE_NAME, rewriteManifest, service, slice, writeJsonObjects, writeManifests } from './controller-objects.mjs';
 import { coldStartPlan, ipvsMessages } from './controller-plan.mjs';
+import { changeFloor, endpointChanges, serviceOfChange, timedChange } from './controller-changes.mjs';
 import { msBetween, now, ProxyProcess } from './controller-proxy.mjs';
 import { expectKernel, freshNetns, kernelCounts, timed } from './netns-util.mjs';
 
@@ -79,7 +80,6 @@ const SYNC_PERIOD_MS = (() => {
 })();
 const T0 = Date.now();
 const say = (s) => process.stderr.write(`bench controller [${((Date.now() - T0) / 1000).toFixed(0)}s]: ${s}\n`);
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 if (!existsSync('/proc/net/ip_vs')) throw new Error('no IPVS here: run through scripts/with-kernel.sh');
@@ -233,92 +233,12 @@ async function memoryAfterResync(p) {
   };
 }
 
-/** One endpoint change, timed from `change()` to the end of the sync that programs it, then read back from the kernel. */
-async function timedChange(p, ipvs, i, add, change, label) {
-  const from = p.events.length;
-  const t0 = now();
-  change();
-  let end, syncs = 0, idx = from;
-  for (;;) {
-    // A periodic resync that starts first programs the change as well.
-    end = await p.waitFor(`the sync of ${label}`, (e) => e.ev === 'sync-end' || e.ev === 'resync-end', { from: idx, timeoutMs: 300_000 });
-    syncs++;
-    if (end.error) throw new Error(`${label}: sync failed: ${end.error}`);
-    if (end.planned > 0) break;
-    // A sync with nothing to do (it ran before the change arrived): the next one programs it.
-    idx = p.events.indexOf(end) + 1;
-  }
-  const endIdx = p.events.indexOf(end);
-  // The latest begin before that end: on a loaded machine a periodic resync may have begun before the change was made.
-  const begin = p.events.slice(0, endIdx).reverse().find((e) => e.ev === (end.ev === 'sync-end' ? 'sync-begin' : 'resync-begin'));
-  const reloadBegin = p.events.slice(from, endIdx).find((e) => e.ev === 'reload-begin');
-  const reloadEnd = p.events.slice(from, endIdx).reverse().find((e) => e.ev === 'reload-end');
-  const resyncs = p.events.slice(from, endIdx + 1).filter((e) => e.ev === 'resync-end').length;
-  // The graceful-termination pass (every minute) also runs between syncs; a change may wait for it.
-  const drains = p.events.slice(from, endIdx).filter((e) => e.ev === 'drain-begin').length;
-  // Read back: the extra endpoint is there (or gone), the ten others too.
-  const dests = await ipvs.listDestinations({ protocol: 'tcp', address: clusterIP(i), port: 80 });
-  const extra = endpointIP(i, ENDPOINTS_PER_SERVICE);
-  const has = dests.some((d) => d.address === extra);
-  if (has !== add || dests.length !== ENDPOINTS_PER_SERVICE + (add ? 1 : 0)) {
-    throw new Error(`${label}: the kernel holds ${dests.length} destinations for ${clusterIP(i)}:80 (extra ${has ? 'present' : 'absent'}) after the sync`);
-  }
-  return {
-    add,
-    latencyMs: msBetween(t0, end.t),
-    toSyncStartMs: msBetween(t0, begin.t),
-    syncMs: msBetween(begin.t, end.t),
-    reloadMs: reloadBegin && reloadEnd ? msBetween(reloadBegin.t, reloadEnd.t) : undefined,
-    toReloadMs: reloadBegin ? msBetween(t0, reloadBegin.t) : undefined,
-    planned: end.planned,
-    syncs,
-    /** Programmed by a periodic resync rather than a sync (it started first), or waited for one. */
-    resyncs,
-    by: end.ev === 'sync-end' ? 'sync' : 'resync',
-    drains,
-    netlink: end.netlink,
-  };
-}
-
-/**
- * Benchmark 5's floor: the same changes made again, with the proxy stopped
- * (it leaves the kernel programmed), programmed by bench/change-floor.mjs,
- * which watches the same API server and sends only the kernel requests each
- * change needs. Timed and read back as the proxy's changes are.
- */
-async function changeFloor(api, ns) {
-  say(`change floor: bench/change-floor.mjs (watch + the same kernel requests), ${CHANGES} changes`);
-  const p = new ProxyProcess({ netns: ns.path, args: ['--master', api.url], floor: true });
-  try {
-    await p.waitFor('the change floor to watch', (e) => e.ev === 'start-end', { timeoutMs: 120_000 });
-    const ipvs = await Ipvs.open({ netns: ns.path });
-    try {
-      const changes = [];
-      for (let c = 0; c < CHANGES; c++) {
-        const i = serviceOfChange(c);
-        const add = c % 2 === 0;
-        changes.push(await timedChange(p, ipvs, i, add, () => api.apply('endpointslices', slice(i, add ? ENDPOINTS_PER_SERVICE + 1 : ENDPOINTS_PER_SERVICE)), `floor change ${c}`));
-      }
-      const l = changes.map((x) => x.latencyMs);
-      say(`  ${CHANGES} changes: median ${median(l).toFixed(1)} ms, max ${Math.max(...l).toFixed(1)} ms`);
-      return { changes };
-    } finally {
-      ipvs.close();
-    }
-  } finally {
-    await p.stop();
-  }
-}
-
 /**
  * The proxy's own reaction to a change, not its rate limit: by default (as upstream's) it syncs IPVS at most
  * once a second, so a change within a second of the previous sync (every change here after the first) would
  * wait out the rest of that second.
  */
 const NO_RATE_LIMIT = ['--ipvs-min-sync-period', '0s'];
-
-/** Which service change c touches: pairs (add, then remove) on services spread over the cluster. */
-const serviceOfChange = (c) => ((c >> 1) * 7919 + 13) % N;
 
 const result = { date: new Date().toISOString(), kernel: execFileSync('uname', ['-r']).toString().trim(), sandbox: process.env.IPVS_NETLINK_SANDBOX ?? 'host', kernelBuild: readFileSync('/proc/version', 'utf8').trim(), services: N, endpointsPerService: ENDPOINTS_PER_SERVICE, plan: planned.counts, runs: RUNS };
 const started = Date.now();
@@ -354,7 +274,7 @@ for (let r = 0; r < RUNS; r++) {
       try {
         run.manifestChanges = [];
         for (let c = 0; c < MANIFEST_CHANGES; c++) {
-          const i = serviceOfChange(c);
+          const i = serviceOfChange(c, N);
           const add = c % 2 === 0;
           const x = await timedChange(p, ipvs, i, add, () => rewriteManifest(manifests, N, i, add, renameSync), `manifest change ${c}`);
           say(`  manifest change ${c + 1}/${MANIFEST_CHANGES} (${add ? 'add' : 'remove'} an endpoint of svc-${i}): ${x.latencyMs.toFixed(0)} ms (reload ${x.reloadMs?.toFixed(0)} ms, sync ${x.syncMs.toFixed(1)} ms)`);
@@ -391,16 +311,7 @@ if (!a['skip-apiserver']) {
     try {
       const ipvs = await Ipvs.open({ netns: ns.path });
       try {
-        run.changes = [];
-        for (let c = 0; c < CHANGES; c++) {
-          const i = serviceOfChange(c);
-          const add = c % 2 === 0;
-          run.changes.push(await timedChange(p, ipvs, i, add, () => api.apply('endpointslices', slice(i, add ? ENDPOINTS_PER_SERVICE + 1 : ENDPOINTS_PER_SERVICE)), `API change ${c}`));
-          if ((c + 1) % 20 === 0 || c + 1 === CHANGES) {
-            const l = run.changes.map((x) => x.latencyMs);
-            say(`  ${c + 1}/${CHANGES} changes: median ${median(l).toFixed(1)} ms, max ${Math.max(...l).toFixed(1)} ms`);
-          }
-        }
+        run.changes = await endpointChanges(p, ipvs, api, { services: N, changes: CHANGES, label: 'API change', say });
       } finally {
         ipvs.close();
       }
@@ -419,7 +330,7 @@ if (!a['skip-apiserver']) {
       if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM; its log's last lines:\n${p.logTail.slice(-3000)}`);
       if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
       run.kernelAfter = kernelCounts(ns.name);
-      if (!a['skip-change-floor']) run.changeFloor = await changeFloor(api, ns);
+      if (!a['skip-change-floor']) run.changeFloor = await changeFloor(api, ns, { services: N, changes: CHANGES, say });
     } finally {
       await p.stop();
       ns.remove();
