@@ -330,7 +330,7 @@ if (!a['skip-apiserver']) {
       if (run.exitCode !== 0) throw new Error(`kube-proxy-ipvs exited ${run.exitCode} on SIGTERM; its log's last lines:\n${p.logTail.slice(-3000)}`);
       if (a['proxy-node-flags']) run.events = p.events.map((e) => ({ ev: e.ev, t: String(e.t), msSinceSpawn: msBetween(p.startedAt, e.t) }));
       run.kernelAfter = kernelCounts(ns.name);
-      if (!a['skip-change-floor']) run.changeFloor = await changeFloor(api, ns, { services: N, changes: CHANGES, say });
+      if (CHANGES > 0 && !a['skip-change-floor']) run.changeFloor = await changeFloor(api, ns, { services: N, changes: CHANGES, say });
     } finally {
       await p.stop();
       ns.remove();
