@@ -18,7 +18,12 @@ const HDRLEN = 4;
 const TYPE_MASK = 0x3fff;
 const align4 = (n: number) => (n + 3) & ~3;
 
-/** Element items, written into one growing buffer. */
+/**
+ * Element items, written into one growing buffer. Growing replaces `buf`:
+ * take the room first and only then read `buf` to fill it
+ * (`const at = w.value(...); w.buf.set(bytes, at)`), never
+ * `w.buf.set(bytes, w.value(...))`, which fills the buffer that was.
+ */
 export class ElementWriter {
   /** The bytes so far; a value's room returned by value() is filled in here. */
   buf: Buffer;
@@ -41,7 +46,8 @@ export class ElementWriter {
   }
 
   u32(type: number, v: number): void {
-    this.buf.writeUInt32BE(v >>> 0, this.room(type, 4));
+    const at = this.room(type, 4);
+    this.buf.writeUInt32BE(v >>> 0, at);
   }
 
   /** A 64-bit big-endian attribute from a safe integer (milliseconds). */
@@ -52,7 +58,8 @@ export class ElementWriter {
   }
 
   bytes(type: number, b: Uint8Array): void {
-    this.buf.set(b, this.room(type, b.length));
+    const at = this.room(type, b.length);
+    this.buf.set(b, at);
   }
 
   /** A struct nft_data value of `len` zeroed bytes under `type`; returns where they start in `buf`, for the caller to fill. */
@@ -67,10 +74,12 @@ export class ElementWriter {
   verdict(type: number, code: number, chain?: string): void {
     const nest = this.open(type);
     const v = this.open(K.NFTA_DATA_VERDICT);
-    this.buf.writeInt32BE(code, this.room(K.NFTA_VERDICT_CODE, 4));
+    const at = this.room(K.NFTA_VERDICT_CODE, 4);
+    this.buf.writeInt32BE(code, at);
     if (chain !== undefined) {
       const s = Buffer.from(chain);
-      this.buf.set(s, this.room(K.NFTA_VERDICT_CHAIN, s.length + 1));
+      const name = this.room(K.NFTA_VERDICT_CHAIN, s.length + 1);
+      this.buf.set(s, name);
     }
     this.close(v);
     this.close(nest);

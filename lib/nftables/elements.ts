@@ -65,8 +65,12 @@ function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Elem
   w.begin();
   if (add && e.timeout !== undefined) w.u64(K.NFTA_SET_ELEM_TIMEOUT, integer(e.timeout, '.timeout', 1, Number.MAX_SAFE_INTEGER));
   if (key) {
-    w.buf.set(key.first, w.value(K.NFTA_SET_ELEM_KEY, keyLen));
-    if (shape.interval && !isRbtree(shape)) w.buf.set(key.last, w.value(K.NFTA_SET_ELEM_KEY_END, keyLen));
+    const first = w.value(K.NFTA_SET_ELEM_KEY, keyLen);
+    w.buf.set(key.first, first);
+    if (shape.interval && !isRbtree(shape)) {
+      const last = w.value(K.NFTA_SET_ELEM_KEY_END, keyLen);
+      w.buf.set(key.last, last);
+    }
   } else {
     writePlainKey(w, shape, keyLen, e.key);
   }
@@ -138,7 +142,8 @@ export function elementsToRaw(shape: SetShape, elements: readonly Element[], fie
 function writeEnd(w: ElementWriter, key: Buffer): void {
   w.begin();
   w.u32(K.NFTA_SET_ELEM_FLAGS, K.NFT_SET_ELEM_INTERVAL_END);
-  w.buf.set(key, w.value(K.NFTA_SET_ELEM_KEY, key.length));
+  const at = w.value(K.NFTA_SET_ELEM_KEY, key.length);
+  w.buf.set(key, at);
   w.end();
 }
 

@@ -42,6 +42,25 @@ t.test('every key and value type reads back as written', async (t) => {
   for (const [set, elements] of cases) t.same(roundTrip(set, elements), elements, JSON.stringify(set.type));
 });
 
+t.test('elements bigger than the first guess at their size: the buffer grows at every kind of attribute, nothing is lost', async (t) => {
+  // The writer starts from 16 bytes plus the key per element; chains, comments, timeouts and interval ends
+  // outgrow that, so with 1 to 40 elements the buffer grows in the middle of each kind of attribute somewhere.
+  const cases: Array<[Omit<NftSet, 'family' | 'table' | 'name'>, (i: number) => Element]> = [
+    [{ type: 'inet_service', map: 'verdict' }, (i) => ({ key: i, value: { verdict: 'jump', chain: `chain-${'x'.repeat(i % 9)}` }, comment: 'c'.repeat((i % 7) + 1) })],
+    [{ type: 'ipv4_addr', flags: ['timeout'] }, (i) => ({ key: `10.0.0.${i}`, timeout: 1000 * (i + 1), comment: 'odd'.repeat((i % 5) + 1) })],
+    [{ type: 'ipv4_addr', flags: ['interval'] }, (i) => ({ key: `10.${2 * i}.0.0/16`, comment: 'n'.repeat((i % 3) + 1) })],
+    [{ type: 'inet_service', map: ['ipv4_addr', 'inet_service'] }, (i) => ({ key: i, value: [`10.1.0.${i}`, 8000 + i] })],
+  ];
+  for (const [set, element] of cases) {
+    for (let n = 1; n <= 40; n++) {
+      const elements = Array.from({ length: n }, (_, i) => element(i));
+      const back = roundTrip(set, elements);
+      if (JSON.stringify(back) !== JSON.stringify(elements)) t.same(back, elements, `${JSON.stringify(set)}, ${n} elements`);
+    }
+    t.pass(`${JSON.stringify(set)}: 1 to 40 elements read back as written`);
+  }
+});
+
 t.test('a large list: split by the addon into messages of at most 64 KiB, numbered as nft numbers them, read back whole', async (t) => {
   const set = { ...T, name: 's', type: ['ipv4_addr', 'inet_proto', 'inet_service'] } as const;
   const elements: Element[] = Array.from({ length: 20_000 }, (_, i) => ({ key: [`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, 'tcp', 80 + (i % 3)] }));
