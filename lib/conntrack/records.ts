@@ -4,6 +4,7 @@
  * from the buffer. The offsets come from the addon, never retyped here.
  */
 import { ipv4Text } from '../util/address.js';
+import { keepLayout } from '../util/keep-layout.js';
 import { CT, PROTOCOL_NAME, STATE_NAME, STATUS_NAME } from './constants.js';
 import type { ConntrackEntry, ConntrackFamily, ConntrackProtocol, Counters, StatusFlag, Tuple } from './types.js';
 
@@ -113,3 +114,6 @@ export class EntryRecords {
     return out;
   }
 }
+
+// Each reply's reader is dropped once its entries are read (util/keep-layout.ts says why one is kept).
+keepLayout(new EntryRecords({ records: new ArrayBuffer(0), strings: [] }));

@@ -6,6 +6,7 @@
  * service i; strings are numbered across the whole dump, each chunk
  * bringing those it introduces.
  */
+import { keepLayout } from '../util/keep-layout.js';
 import { errorOf } from './errors.js';
 import { type NativeReplies, ReplyRecords } from './reply-reader.js';
 import type { ServiceWithDestinations } from './types.js';
@@ -58,3 +59,6 @@ export class DumpReader {
     }
   }
 }
+
+// Each dump's reader is dropped when the dump ends (util/keep-layout.ts says why one is kept).
+keepLayout(new DumpReader(true));

@@ -4,6 +4,7 @@
  * object is built once, field by field, straight from the buffer.
  */
 import { ipv4Text } from '../util/address.js';
+import { keepLayout } from '../util/keep-layout.js';
 import { AF_INET6, DAEMON_STATE, FORWARD, IPPROTO, SVC_F, TUNNEL_FLAG, TUNNEL_TYPE, nameOf } from './constants.js';
 import { FLAG, KIND, LITTLE_ENDIAN, REP } from './records.js';
 import type { Daemon, Destination, Family, ForwardMethod, Info, Protocol, Service, Stats, Timeouts } from './types.js';
@@ -264,3 +265,6 @@ const familyOf = (af: number): Family => (af === AF_INET6 ? 'inet6' : 'inet');
 function protocolName(n: number): Protocol {
   return (nameOf(IPPROTO, n) ?? String(n)) as Protocol;
 }
+
+// Each reply's reader is dropped once its records are read (util/keep-layout.ts says why one is kept).
+keepLayout(new ReplyRecords(new ArrayBuffer(0), []));

@@ -11,6 +11,7 @@
  */
 import { type AddressFamily, writeAddress } from '../util/address.js';
 import { FieldNames, integer, interfaceName, knownFields, object, optionalBoolean, outOfRange, port, tableValue, wrongValue } from '../util/check.js';
+import { keepLayout } from '../util/keep-layout.js';
 import { AF_INET, AF_INET6, FORWARD, IFNAME_MAXLEN, IPPROTO, PENAME_MAXLEN, SCHEDNAME_MAXLEN, SVC_F, TUNNEL_FLAG, TUNNEL_TYPE } from './constants.js';
 import { FLAG, REQ } from './records.js';
 import type { DaemonConfig } from './types.js';
@@ -340,3 +341,6 @@ export class RequestWriter {
     this.u32 = new Uint32Array(next.buffer);
   }
 }
+
+// Every batch's writer is dropped when its call ends (util/keep-layout.ts says why one is kept).
+keepLayout(new RequestWriter());

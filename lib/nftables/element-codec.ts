@@ -11,6 +11,7 @@
  * the bytes are nft's (test/unit/nftables-golden.test.ts).
  */
 import { NetlinkError } from '../netlink/errors.js';
+import { keepLayout } from '../util/keep-layout.js';
 import { K } from './native.js';
 
 const HDRLEN = 4;
@@ -284,3 +285,6 @@ export function readElements(items: Uint8Array, visit: (view: ElementView) => vo
     item += align4(itemEnd - item);
   }
 }
+
+// Each call's writer is dropped when its elements are sent (util/keep-layout.ts says why one is kept).
+keepLayout(new ElementWriter(0));
