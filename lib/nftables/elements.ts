@@ -126,15 +126,17 @@ export function elementsToRaw(shape: SetShape, elements: readonly Element[], fie
   }
   // A single type: a start element, and an end element one past the
   // interval's last value (unless that is the top), all in key order, as
-  // nft sends them. (nft also adds an end at zero below the lowest interval
-  // on a first fill; the kernel's lookup needs none.)
+  // nft sends them; where one interval ends and the next begins (adjacent
+  // intervals), the end goes before the start. (nft also adds an end at
+  // zero below the lowest interval on a first fill; the kernel's lookup
+  // needs none.)
   const parts: Array<{ first: Buffer; end: boolean; write: () => void }> = [];
   elements.forEach((e, i) => {
     parts.push({ first: keys[i].first, end: false, write: () => rooted(i, () => writeElement(w, shape, keyLen, e, add, keys[i])) });
     const end = successor(keys[i].last);
     if (end) parts.push({ first: end, end: true, write: () => writeEnd(w, end) });
   });
-  parts.sort((a, b) => Buffer.compare(a.first, b.first) || Number(a.end) - Number(b.end));
+  parts.sort((a, b) => Buffer.compare(a.first, b.first) || Number(b.end) - Number(a.end));
   for (const p of parts) p.write();
   return w.take();
 }
@@ -198,17 +200,21 @@ export function elementsFromRaw(shape: SetShape, lists: readonly Uint8Array[]): 
     }
     return out;
   }
-  // Start and end elements, in key order: each start runs to the next end.
+  // Start and end elements, in key order, an end before a start at the
+  // same key (where one interval ends, the adjacent next one begins): each
+  // start runs to just before the next element, or to the top when nothing
+  // follows.
   const all: ElementView[] = [];
   for (const list of lists) readElements(list, (v) => all.push({ ...v }));
   const keyOfView = (v: ElementView) => v.b.subarray(v.key, v.key + v.keyLen);
-  all.sort((a, b) => Buffer.compare(keyOfView(a), keyOfView(b)));
+  const isEnd = (v: ElementView) => (v.flags & K.NFT_SET_ELEM_INTERVAL_END ? 1 : 0);
+  all.sort((a, b) => Buffer.compare(keyOfView(a), keyOfView(b)) || isEnd(b) - isEnd(a));
   for (let i = 0; i < all.length; i++) {
     const v = all[i];
     if (v.flags & K.NFT_SET_ELEM_INTERVAL_END) continue;
     const first = keyOfView(v);
     const next = all[i + 1];
-    const last = next && next.flags & K.NFT_SET_ELEM_INTERVAL_END ? predecessor(keyOfView(next)) : Buffer.alloc(keyLen, 0xff);
+    const last = next ? predecessor(keyOfView(next)) : Buffer.alloc(keyLen, 0xff);
     out.push(elementOf(v, v.keyLen === keyLen ? keyOf(types!, first, last) : Buffer.from(first), valueOf));
   }
   return out;

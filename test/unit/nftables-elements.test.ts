@@ -33,6 +33,7 @@ t.test('every key and value type reads back as written', async (t) => {
     [{ type: ['ipv6_addr', 'inet_proto', 'inet_service'] }, [{ key: ['fd00::10', 'udp', 53] }]],
     [{ type: ['ipv4_addr', 'inet_service'], flags: ['interval'] }, [{ key: ['10.0.0.0/8', 80] }, { key: ['192.168.0.1-192.168.0.9', '1000-2000'] }]],
     [{ type: 'ipv4_addr', flags: ['interval'] }, [{ key: '10.0.0.0/8' }, { key: '192.168.1.1-192.168.1.5' }, { key: '255.255.255.0/24' }]],
+    [{ type: 'ipv4_addr', flags: ['interval'] }, [{ key: '10.0.0.0/16' }, { key: '10.1.0.0/16' }, { key: '10.2.0.0' }, { key: '10.2.0.1-10.2.0.9' }]],
     [{ type: ['ipv4_addr', 'inet_service'], map: 'mark' }, [{ key: ['10.0.0.1', 80], value: 7 }]],
     [{ type: 'inet_service', map: ['ipv4_addr', 'inet_service'] }, [{ key: 80, value: ['10.0.0.1', 8080] }]],
     [{ type: 'inet_service', map: 'verdict' }, [{ key: 80, value: { verdict: 'accept' } }, { key: 81, value: { verdict: 'jump', chain: 'web' } }, { key: 82, value: { verdict: 'goto', chain: 'x' } }]],
