@@ -41,9 +41,9 @@ import { parseArgs } from 'node:util';
 
 import { Ipvs } from '../dist/lib/index.js';
 import { BULK_MESSAGES, messagesOf } from '../kube-proxy-ipvs/dist/lib/proxy/heap.js';
+import { changeFloor, endpointChanges, serviceOfChange, timedChange } from './controller-changes.mjs';
 import { ENDPOINTS_PER_SERVICE, node, NODE_NAME, rewriteManifest, service, slice, writeJsonObjects, writeManifests } from './controller-objects.mjs';
 import { coldStartPlan, ipvsMessages } from './controller-plan.mjs';
-import { changeFloor, endpointChanges, serviceOfChange, timedChange } from './controller-changes.mjs';
 import { msBetween, now, ProxyProcess } from './controller-proxy.mjs';
 import { expectKernel, freshNetns, kernelCounts, timed } from './netns-util.mjs';
 
