@@ -41,13 +41,11 @@ const seen = new Map();
 /** Service ClusterIPs by namespace/name: the slice names its service by label only. */
 const clusterIPs = new Map();
 
-const getJson = (p) =>
-  new Promise((resolve, reject) => {
-    http.get(a.master + p, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d) => (body += d)).on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`GET ${p}: ${res.statusCode} ${body.slice(0, 200)}`))));
-    }).on('error', reject);
-  });
+const getJson = async (p) => {
+  const res = await fetch(a.master + p);
+  if (!res.ok) throw new Error(`GET ${p}: ${res.status} ${(await res.text()).slice(0, 200)}`);
+  return res.json();
+};
 
 const keyOf = (o) => `${o.metadata.namespace}/${o.metadata.name}`;
 const addressesOf = (slice) => new Set((slice.endpoints ?? []).filter((e) => e.conditions?.ready !== false).flatMap((e) => e.addresses));

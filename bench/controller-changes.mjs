@@ -9,8 +9,7 @@
 import { Ipvs } from '../dist/lib/index.js';
 import { clusterIP, endpointIP, ENDPOINTS_PER_SERVICE, slice } from './controller-objects.mjs';
 import { msBetween, now, ProxyProcess } from './controller-proxy.mjs';
-
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+import { median } from './report-format.mjs';
 
 /** Which service change c touches, of n: pairs (add, then remove) on services spread over the cluster. */
 export const serviceOfChange = (c, n) => ((c >> 1) * 7919 + 13) % n;

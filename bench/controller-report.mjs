@@ -72,7 +72,8 @@ export function controllerTables(results, { targetIn }) {
     md.push('');
     md.push(`| | ${withChanges.map(label).join(' | ')} |`);
     md.push(`|---|${withChanges.map(() => '---:').join('|')}|`);
-    const crow = (name, key, fmt = f1) => md.push(`| ${name} | ${withChanges.map((sb) => ['add', 'remove', 'all'].map((k) => fmt(fig[sb].changes[k][key])).join(' / ')).join(' | ')} |`);
+    // A row of add / remove / all cells from fig[sb][of] (the proxy's changes, or the floor's), empty where a sandbox has none.
+    const crow = (name, key, fmt = f1, of = 'changes') => md.push(`| ${name} | ${withChanges.map((sb) => (fig[sb][of] ? ['add', 'remove', 'all'].map((k) => fmt(fig[sb][of][k][key])).join(' / ') : '')).join(' | ')} |`);
     crow('changes', 'n', String);
     crow('netlink messages per change (max)', 'maxMessages', String);
     crow('sendmsg calls per change (max)', 'maxSendmsg', String);
@@ -83,10 +84,9 @@ export function controllerTables(results, { targetIn }) {
     crow('of which the sync, median (ms)', 'sync');
     const withFloor = withChanges.filter((sb) => fig[sb].changeFloor);
     if (withFloor.length) {
-      const frow = (name, key) => md.push(`| ${name} | ${withChanges.map((sb) => (fig[sb].changeFloor ? ['add', 'remove', 'all'].map((k) => f1(fig[sb].changeFloor[k][key])).join(' / ') : '')).join(' | ')} |`);
-      frow('the floor: latency, median (ms)', 'median');
-      frow('the floor: latency, 99th percentile (ms)', 'p99');
-      frow('the floor: latency, max (ms)', 'max');
+      crow('the floor: latency, median (ms)', 'median', f1, 'changeFloor');
+      crow('the floor: latency, 99th percentile (ms)', 'p99', f1, 'changeFloor');
+      crow('the floor: latency, max (ms)', 'max', f1, 'changeFloor');
     }
     md.push('');
     md.push('Until the sync starts: the watch event over HTTP, the proxy\'s informer (its watch stream and parsing), the proxy handing the slice to the controller (which recomputes that one service) and the sync runner starting at once. The sync: planning the touched keys against the mirror and the netlink round trips; adding is one IPVS request (IPVS_CMD_NEW_DEST) in one sendmsg; removing a TCP endpoint sets it to weight 0 with a read of that virtual server\'s destinations behind it in the same sendmsg (graceful termination: IPVS_CMD_SET_DEST, then GET_SERVICE + GET_DEST dump for the connection counts, taken once nothing new can be scheduled to it), then deletes it at once because it has none (IPVS_CMD_DEL_DEST).');

@@ -211,7 +211,7 @@ export function elementsFromRaw(shape: SetShape, lists: readonly Uint8Array[]): 
   all.sort((a, b) => Buffer.compare(keyOfView(a), keyOfView(b)) || isEnd(b) - isEnd(a));
   for (let i = 0; i < all.length; i++) {
     const v = all[i];
-    if (v.flags & K.NFT_SET_ELEM_INTERVAL_END) continue;
+    if (isEnd(v)) continue;
     const first = keyOfView(v);
     const next = all[i + 1];
     const last = next ? predecessor(keyOfView(next)) : Buffer.alloc(keyLen, 0xff);
