@@ -62,6 +62,14 @@ step_done() {
 	step_name=
 }
 
+# Every failure also gets one line in a list printed again just above the
+# totals, so the end of a long log names what failed (both lanes write it).
+failures="$logdir/failures"
+: >"$failures"
+note_failure() { # STEP WHAT
+	printf '%s: %s\n' "$1" "$2" >>"$failures"
+}
+
 # Runs tap (through an optional wrapper) and adds its counts to the totals.
 # tap's summary line looks like: # { total: 130, pass: 127, fail: 3 }
 run_tap() {
@@ -75,11 +83,13 @@ run_tap() {
 	if grep -qE '^ *not ok ' "$log"; then
 		echo "--- failures in $name ---"
 		grep -E -A40 '^ *not ok ' "$log" | head -n 400
+		grep -E '^ *not ok ' "$log" | sed -E 's/^ +//' | head -n 20 | while IFS= read -r line; do note_failure "$name" "$line"; done
 	fi
 	local summary
 	summary=$(grep -E '^# \{ total: [0-9]+' "$log" | tail -n 1)
 	if [ -z "$summary" ]; then
 		echo "test: $name produced no tap summary (exit $rc): counted as one failure" >&2
+		note_failure "$name" "no tap summary (exit $rc)"
 		failed=$((failed + 1))
 		status=1
 		return
@@ -92,7 +102,10 @@ run_tap() {
 	if [ "$rc" -ne 0 ]; then
 		status=1
 		# A non-zero exit with no failed assertion (a crash, a timeout) still fails.
-		[ "${f:-0}" -eq 0 ] && failed=$((failed + 1))
+		if [ "${f:-0}" -eq 0 ]; then
+			note_failure "$name" "exit $rc with no failed assertion"
+			failed=$((failed + 1))
+		fi
 	fi
 }
 
@@ -109,6 +122,7 @@ expect_files() {
 		done
 		if [ -z "$found" ]; then
 			echo "test: $names: $f never reported a result: counted as one failure" >&2
+			note_failure "$names" "$f never reported a result"
 			failed=$((failed + 1))
 			status=1
 		fi
@@ -126,6 +140,7 @@ run_one() {
 	else
 		echo "not ok - $*"
 		tail -n 60 "$logdir/$name.log"
+		note_failure "$name" "not ok - $*"
 		failed=$((failed + 1))
 		status=1
 	fi
@@ -260,6 +275,7 @@ host_tests=(test/kernel/ipset-*.test.ts test/kernel/nft-*.test.ts kube-proxy-ipv
 if conntrack -C >/dev/null 2>&1; then host_tests+=(test/kernel/conntrack-*.test.ts); fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "test: kernel tests need root (network namespaces, netlink admin); run: sudo npm test" >&2
+	note_failure host "not run: needs root"
 	failed=$((failed + 1))
 	status=1
 else
@@ -285,11 +301,16 @@ if read -r p f s <"$logdir/kernel-lane.counts" 2>/dev/null; then
 	[ "$s" -eq 0 ] || status=1
 else
 	echo "test: the kernel lane ended without its counts: counted as one failure" >&2
+	note_failure kernel "the lane ended without its counts"
 	failed=$((failed + 1))
 	status=1
 fi
 # Every kernel test file ran in one of the two boots.
 expect_files kernel,kernel-2 "${kernel_tests[@]}"
+if [ -s "$failures" ]; then
+	printf '\n== what failed (the step, then the line) ==\n'
+	cat "$failures"
+fi
 echo
 echo "$passed passed, $failed failed"
 exit $status
