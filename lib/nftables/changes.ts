@@ -47,8 +47,17 @@ export function setsToLookUp(changes: readonly Change[], known: (key: string) =>
   return [...out.values()];
 }
 
-/** Encodes the changes; `shapeOf` knows every set whose elements change (setsToLookUp's answer). */
-export function changesToRaw(changes: readonly Change[], shapeOf: (key: string) => SetShape | undefined): RawMessage[] {
+/**
+ * Encodes the changes; `shapeOf` knows every set whose elements change
+ * (setsToLookUp's answer). `itemOrigins` gets, for each element change
+ * whose items are not its elements one for one, which element each item
+ * came from (elementsToRaw's `origins`), by the change's index.
+ */
+export function changesToRaw(
+  changes: readonly Change[],
+  shapeOf: (key: string) => SetShape | undefined,
+  itemOrigins?: Map<number, number[]>,
+): RawMessage[] {
   if (!Array.isArray(changes)) throw wrongType('changes', 'an array of changes', changes);
   const shapes = new Map<string, SetShape>();
   const ids = new Map<string, number>();
@@ -111,7 +120,9 @@ export function changesToRaw(changes: readonly Change[], shapeOf: (key: string) 
         if (!shape) throw new Error(`${at}: the set's type is not known (internal: look it up first)`);
         const attrs: RawAttrs = { table: r.table, set: r.name };
         if (ids.has(k)) attrs.setId = ids.get(k);
-        attrs.elements = elementsToRaw(shape, o.elements as never, `${field}.elements`, op === 'addElements');
+        const origins: number[] = [];
+        attrs.elements = elementsToRaw(shape, o.elements as never, `${field}.elements`, op === 'addElements', origins);
+        if (origins.length) itemOrigins?.set(i, origins);
         return op === 'addElements'
           ? { type: 'newsetelem', family: r.family, flags: create, attrs }
           : { type: 'delsetelem', family: r.family, attrs };

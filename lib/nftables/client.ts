@@ -13,7 +13,7 @@ import { NetlinkError } from '../netlink/errors.js';
 import { integer, knownFields, object, unknownField, wrongValue } from '../util/check.js';
 import { changesToRaw, setKey, setsToLookUp } from './changes.js';
 import { elementsFromRaw } from './elements.js';
-import { GenerationChangedError, NftablesTransactionError } from './errors.js';
+import { GenerationChangedError, NftablesTransactionError, refusedChange } from './errors.js';
 import { type NativeNftablesHandle, type RawAttrs, type RawMessage, type RawReply, K, addon } from './native.js';
 import type { Family } from './names.js';
 import {
@@ -152,7 +152,8 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
     if (opts.generation !== undefined) integer(opts.generation, 'options.generation', 0, 0xffffffff);
     const missing = setsToLookUp(changes, (k) => this.shapes.has(k));
     if (missing.length) await this.lookUpSets(missing);
-    const raw = changesToRaw(changes, (k) => this.shapes.get(k));
+    const itemOrigins = new Map<number, number[]>();
+    const raw = changesToRaw(changes, (k) => this.shapes.get(k), itemOrigins);
     if (raw.length === 0) return 0;
     const genid = opts.generation as number | undefined;
     return this.exclusive('commit', async () => {
@@ -162,14 +163,7 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
         if (r.whole?.code === 'ERESTART' && genid !== undefined && !r.failures.length) throw new GenerationChangedError(genid);
         throw new NftablesTransactionError(
           changes,
-          r.failures.map((f) => ({
-            index: f.change,
-            ...(f.element >= 0 ? { element: f.element } : {}),
-            errno: f.errno,
-            code: f.code,
-            ...(f.message ? { kernelMessage: f.message } : {}),
-            ...(f.path ? { attribute: f.path } : {}),
-          })),
+          r.failures.map((f) => refusedChange(f, itemOrigins.get(f.change))),
           r.whole,
         );
       }

@@ -92,8 +92,15 @@ function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Elem
 
 const isRbtree = (shape: SetShape) => shape.interval && Array.isArray(shape.key) && shape.key.length === 1;
 
-/** The element list for adding (`add`) or deleting these elements: their items' bytes (element-codec.ts). */
-export function elementsToRaw(shape: SetShape, elements: readonly Element[], field: string, add: boolean): Buffer {
+/**
+ * The element list for adding (`add`) or deleting these elements: their
+ * items' bytes (element-codec.ts). Where the list's items are not the
+ * elements one for one (a single-type interval set: a start and an end
+ * item each, in key order), `origins` gets, for each item in order, the
+ * index of the element it came from, so that a refused item can be named
+ * by the caller's element.
+ */
+export function elementsToRaw(shape: SetShape, elements: readonly Element[], field: string, add: boolean, origins?: number[]): Buffer {
   if (!Array.isArray(elements)) throw wrongType(field, 'an array of elements', elements);
   const keyLen = lengthOf(shape.key);
   const w = new ElementWriter(elements.length * (16 + keyLen));
@@ -130,16 +137,47 @@ export function elementsToRaw(shape: SetShape, elements: readonly Element[], fie
   // intervals), the end goes before the start. (nft also adds an end at
   // zero below the lowest interval on a first fill; the kernel's lookup
   // needs none.)
-  const parts: Array<{ first: Buffer; end: boolean; write: () => void }> = [];
+  if (add) refuseOverlaps(elements, keys, field);
+  const parts: Array<{ first: Buffer; end: boolean; element: number; write: () => void }> = [];
   elements.forEach((e, i) => {
-    parts.push({ first: keys[i].first, end: false, write: () => rooted(i, () => writeElement(w, shape, keyLen, e, add, keys[i])) });
+    parts.push({ first: keys[i].first, end: false, element: i, write: () => rooted(i, () => writeElement(w, shape, keyLen, e, add, keys[i])) });
     const end = successor(keys[i].last);
-    if (end) parts.push({ first: end, end: true, write: () => writeEnd(w, end) });
+    if (end) parts.push({ first: end, end: true, element: i, write: () => writeEnd(w, end) });
   });
   parts.sort((a, b) => Buffer.compare(a.first, b.first) || Number(b.end) - Number(a.end));
-  for (const p of parts) p.write();
+  for (const p of parts) {
+    p.write();
+    origins?.push(p.element);
+  }
   return w.take();
 }
+
+/**
+ * Intervals of one add that overlap are refused before anything is sent,
+ * naming both, as nft refuses them ("conflicting intervals specified"):
+ * the kernel would refuse the change (EEXIST) and so the whole transaction.
+ * The same interval twice is let through, as nft lets it.
+ */
+function refuseOverlaps(elements: readonly Element[], keys: readonly KeyBytes[], field: string): void {
+  const order = keys.map((_, i) => i).sort((a, b) => Buffer.compare(keys[a].first, keys[b].first) || Buffer.compare(keys[a].last, keys[b].last));
+  let reach = -1; // of the elements so far, the one whose interval ends last
+  for (const i of order) {
+    if (reach >= 0 && Buffer.compare(keys[i].first, keys[reach].last) <= 0) {
+      const same = keys[i].first.equals(keys[reach].first) && keys[i].last.equals(keys[reach].last);
+      if (!same) {
+        const other = `${field}[${reach}]`;
+        throw outOfRange(
+          `${field}[${i}].key`,
+          `an interval clear of the add's others (it overlaps ${other}, ${describeKey(elements[reach].key)}; the kernel refuses overlapping intervals: merge the two into one)`,
+          elements[i].key,
+        );
+      }
+    }
+    if (reach < 0 || Buffer.compare(keys[i].last, keys[reach].last) > 0) reach = i;
+  }
+}
+
+const describeKey = (key: unknown): string => (typeof key === 'string' ? key : JSON.stringify(key));
 
 function writeEnd(w: ElementWriter, key: Buffer): void {
   w.begin();

@@ -7,6 +7,7 @@
  * moved is refused whole, with a GenerationChangedError.
  */
 import { NetlinkError } from '../netlink/errors.js';
+import type { NativeCommitResult } from './native.js';
 import type { Change } from './types.js';
 
 /** One change the kernel refused. */
@@ -23,6 +24,24 @@ export interface RefusedChange {
   kernelMessage?: string;
   /** The part of the change the kernel pointed at, e.g. `expressions[2](payload)`, `elements[3].key`. */
   attribute?: string;
+}
+
+/**
+ * A change the addon reports refused, named by the caller's element:
+ * `origins` (where the change's items are not its elements one for one)
+ * maps the item the kernel pointed at to the element it came from.
+ */
+export function refusedChange(f: NativeCommitResult['failures'][number], origins: readonly number[] | undefined): RefusedChange {
+  const element = f.element >= 0 && origins ? origins[f.element] : f.element;
+  const path = f.path && element !== f.element ? f.path.replace(`elements[${f.element}]`, `elements[${element}]`) : f.path;
+  return {
+    index: f.change,
+    ...(element >= 0 ? { element } : {}),
+    errno: f.errno,
+    code: f.code,
+    ...(f.message ? { kernelMessage: f.message } : {}),
+    ...(path ? { attribute: path } : {}),
+  };
 }
 
 /** The kernel refused a transaction: nothing of it was applied. */

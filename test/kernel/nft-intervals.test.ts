@@ -4,7 +4,8 @@
 // of the key space, and single addresses: what the library writes, `nft -j
 // list` shows as it shows the same elements added by nft; what nft added,
 // the library reads back as nft lists it; and what the library reads, it
-// writes back to the same set.
+// writes back to the same set. Overlapping intervals are refused as nft
+// refuses them, and a refusal names the element as the caller wrote it.
 import t from 'tap';
 
 import { type Element, Nftables, type NftSet } from '../../lib/nftables/index.js';
@@ -61,4 +62,34 @@ t.test('what the library reads, it writes back to the same set', async (t) => {
   const nft = await open(t, dst);
   await nft.commit([{ op: 'addTable', table: { family: 'ip', name: 't' } }, { op: 'addSet', set: SET }, { op: 'addElements', set: SET, elements: read }]);
   t.same(await listed(dst), await listed(src));
+});
+
+t.test('intervals that overlap in one add: nft refuses them, and so does the library, before sending anything', async (t) => {
+  const ns = await freshNetns(t, 'nft');
+  await withNft(t, ns);
+  const before = await listed(ns);
+  const theirs = await ns.tryExec('nft', ['add', 'element', 'ip', 't', 'r', '{ 172.16.0.0/12, 172.17.0.0/16 }']);
+  t.not(theirs.code, 0, 'nft refuses');
+  t.match(theirs.stderr, /conflicting intervals/);
+  const nft = await open(t, ns);
+  await t.rejects(nft.commit([{ op: 'addElements', set: SET, elements: [{ key: '172.16.0.0/12' }, { key: '172.17.0.0/16' }] }]), {
+    name: 'RangeError',
+    code: 'ERR_OUT_OF_RANGE',
+    field: 'changes[0].elements[1].key',
+  });
+  t.same(await listed(ns), before, 'the set is as it was');
+});
+
+t.test('an interval over one the set holds: the kernel refuses it, for nft and the library alike, and the error names the element as the caller wrote it', async (t) => {
+  const ns = await freshNetns(t, 'nft');
+  await withNft(t, ns);
+  const before = await listed(ns);
+  // 10.0.0.0/8 takes in 10.0.0.0/16 and the rest nft added; each interval goes as a start and an end item.
+  const theirs = await ns.tryExec('nft', ['add', 'element', 'ip', 't', 'r', '{ 10.0.0.0/8, 172.16.0.0/12 }']);
+  t.not(theirs.code, 0, 'nft refuses');
+  const nft = await open(t, ns);
+  const err = await nft.commit([{ op: 'addElements', set: SET, elements: [{ key: '10.0.0.0/8' }, { key: '172.16.0.0/12' }] }]).catch((e: unknown) => e);
+  t.match(err, { name: 'NftablesTransactionError', code: 'EEXIST', index: 0, element: 0 });
+  t.match((err as { attribute?: string }).attribute ?? 'elements[0]', /^elements\[0\]/, 'the attribute the kernel pointed at, under the same element');
+  t.same(await listed(ns), before, 'the set is as it was');
 });

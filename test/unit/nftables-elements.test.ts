@@ -9,6 +9,7 @@ import t from 'tap';
 
 import { changesToRaw } from '../../lib/nftables/changes.js';
 import { elementsFromRaw, elementsToRaw } from '../../lib/nftables/elements.js';
+import { refusedChange } from '../../lib/nftables/errors.js';
 import type { Change, Element, NftSet } from '../../lib/nftables/index.js';
 import { addon } from '../../lib/nftables/native.js';
 import { setShape } from '../../lib/nftables/objects.js';
@@ -105,6 +106,37 @@ t.test('bad input names the element and its field, before anything is encoded', 
   t.throws(() => changesToRaw([{ op: 'addSet', set }, { op: 'addElements', set, elements: [good, { key: ['10.0.0.1', 'tcp', -1] }] as Element[] }], () => undefined), {
     field: 'changes[1].elements[1].key[2]',
   });
+});
+
+t.test('overlapping intervals in one add are refused naming both, before anything is encoded; equal and adjacent ones are not', async (t) => {
+  const shape = shapeOf({ type: 'ipv4_addr', flags: ['interval'] });
+  const add = (keys: string[]) => elementsToRaw(shape, keys.map((key) => ({ key })), 'changes[2].elements', true);
+  const overlap = (keys: string[], field: string, other: string) =>
+    t.throws(() => add(keys), { name: 'RangeError', code: 'ERR_OUT_OF_RANGE', field, message: new RegExp(`overlaps ${other.replace(/[[\]]/g, '\\$&')}, `) }, keys.join(' '));
+  overlap(['10.0.0.0/8', '10.1.0.0/16'], 'changes[2].elements[1].key', 'changes[2].elements[0]');
+  overlap(['10.1.0.0/16', '10.0.0.0/8'], 'changes[2].elements[0].key', 'changes[2].elements[1]');
+  overlap(['192.168.1.1-192.168.1.5', '192.168.1.5'], 'changes[2].elements[1].key', 'changes[2].elements[0]');
+  overlap(['10.0.0.0/8', '11.0.0.0/8', '12.0.0.0/8', '10.255.255.255-11.0.0.0'], 'changes[2].elements[3].key', 'changes[2].elements[0]');
+  // Each case as nft takes it in one add: equal intervals, adjacent ones, one inside a gap.
+  for (const keys of [['10.0.0.0/16', '10.0.0.0/16'], ['10.0.0.0/16', '10.1.0.0/16'], ['192.168.1.1-192.168.1.5', '192.168.1.6'], ['10.0.0.0/8', '12.0.0.0/8', '11.0.0.0/8']])
+    t.doesNotThrow(() => add(keys), keys.join(' '));
+  t.doesNotThrow(() => elementsToRaw(shape, [{ key: '10.0.0.0/8' }, { key: '10.1.0.0/16' }], 'elements', false), 'a delete is not checked: the kernel answers for what the set holds');
+});
+
+t.test('an interval set\'s items each name the element they came from, so a refused one is named as the caller wrote it', async (t) => {
+  const set = { ...T, name: 's', type: 'ipv4_addr', flags: ['interval'] } as NftSet;
+  const origins = new Map<number, number[]>();
+  // A start and an end item each, in key order (where one interval ends and
+  // the next begins, the end first); the last runs to the top (no end item).
+  changesToRaw([{ op: 'addSet', set }, { op: 'addElements', set, elements: [{ key: '10.1.0.0/16' }, { key: '10.0.0.0/16' }, { key: '240.0.0.0/4' }] }], () => undefined, origins);
+  t.same([...origins], [[1, [1, 1, 0, 0, 2]]]);
+  const plain = new Map<number, number[]>();
+  changesToRaw([{ op: 'addSet', set: { ...set, flags: [] } }, { op: 'addElements', set, elements: [{ key: '10.0.0.1' }] }], () => undefined, plain);
+  t.same([...plain], [], 'items that are the elements one for one need no map');
+  const refused = { change: 1, element: 3, path: 'elements[3].key', errno: 17, code: 'EEXIST', message: '', text: 'File exists' };
+  t.same(refusedChange(refused, [1, 1, 0, 0, 2]), { index: 1, element: 0, errno: 17, code: 'EEXIST', attribute: 'elements[0].key' });
+  t.same(refusedChange(refused, undefined), { index: 1, element: 3, errno: 17, code: 'EEXIST', attribute: 'elements[3].key' });
+  t.same(refusedChange({ ...refused, element: -1, path: 'table' }, [1, 0]), { index: 1, errno: 17, code: 'EEXIST', attribute: 'table' });
 });
 
 t.test('the addon refuses element bytes that are not list items of attributes, naming the field', async (t) => {
