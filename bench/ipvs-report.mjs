@@ -84,17 +84,27 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   const hostSide = sbs.map((sb) => fig[sb].hostClientSide).filter(Boolean).sort((x, y) => (y.dumpCpuUs ? 1 : 0) - (x.dumpCpuUs ? 1 : 0))[0];
   if (hostSide || sbs.some((sb) => fig[sb].clientSide)) {
     md.push('');
-    md.push(`The library's side of apply() alone (bench/ipvs-client-side.mjs, one fresh node process per run): the same ops checked, written as request records and their results built, with a stub of the addon answering at once; the addon's encoding and the kernel's work are left out. On the host kernel (${head[sbs[0]].hostKernel ?? 'this host'}) a page fault and a system call cost what a real kernel charges: that column is what the target judges, with the first call in a fresh process. Its CPU time counts every thread; the JavaScript thread's share is the library's code as it runs (interpreted at first) and the collections made there, the rest is V8 compiling that code and collecting on its own threads. The third call runs the same ops with the code compiled.`);
+    const sides = [...sbs.map((sb) => fig[sb].clientSide && [fig[sb].clientSide, fig[sb]]), hostSide && [hostSide, first]];
+    // Results from runs that predate a figure have none of it: its row and its sentence are left out.
+    const recorded = (key) => sides.some((x) => x && x[0][key] !== undefined);
+    md.push(
+      `The library's side of apply() alone (bench/ipvs-client-side.mjs, one fresh node process per run): the same ops checked, written as request records and their results built, with a stub of the addon answering at once; the addon's encoding and the kernel's work are left out. On the host kernel (${head[sbs[0]].hostKernel ?? 'this host'}) a page fault and a system call cost what a real kernel charges: that column is what the target judges, with the first call in a fresh process.` +
+        (recorded('applyThreadCpuUs') ? " Its CPU time counts every thread; the JavaScript thread's share is the library's code as it runs (interpreted at first) and the collections made there, the rest is V8 compiling that code and collecting on its own threads." : '') +
+        (recorded('warmApplyMs') ? ' The third call runs the same ops with the code compiled.' : ''),
+    );
     md.push('');
     md.push(`| | ${sbs.map((sb) => `in ${label(sb)}`).join(' | ')} | on the host |`);
     md.push(`|---|${sbs.map(() => '---:').join('|')}|---:|`);
-    const side = (name, fn) => md.push(`| ${name} | ${sbs.map((sb) => (fig[sb].clientSide ? fn(fig[sb].clientSide, fig[sb]) : '')).join(' | ')} | ${hostSide ? fn(hostSide, first) : ''} |`);
+    const side = (name, fn, key) => {
+      if (key && !recorded(key)) return;
+      md.push(`| ${name} | ${sides.map((x) => (x ? fn(...x) : '')).join(' | ')} |`);
+    };
     side('wall time (ms)', (s) => cell(s.applyMs));
     side('CPU per op (µs)', (s, x) => cell(s.applyCpuUs / x.ops));
-    side('of which the JavaScript thread (µs per op)', (s, x) => cell(s.applyThreadCpuUs / x.ops));
+    side('of which the JavaScript thread (µs per op)', (s, x) => cell(s.applyThreadCpuUs / x.ops), 'applyThreadCpuUs');
     side('minor page faults', (s) => cell(s.applyFaults, count));
-    side('the third call in the same process: wall time (ms)', (s) => cell(s.warmApplyMs));
-    side('the third call: CPU per op (µs)', (s, x) => cell(s.warmApplyCpuUs / x.ops));
+    side('the third call in the same process: wall time (ms)', (s) => cell(s.warmApplyMs), 'warmApplyMs');
+    side('the third call: CPU per op (µs)', (s, x) => cell(s.warmApplyCpuUs / x.ops), 'warmApplyCpuUs');
   }
   const profile = sbs.map((sb) => head[sb].hostProfile).find(Boolean);
   if (profile) md.push('', `Where it goes on the host: ${profileLine(profile.apply)}.`);
