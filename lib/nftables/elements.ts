@@ -15,7 +15,7 @@ import { K } from './native.js';
 import { NAME_MAX_BYTES, verdicts } from './names.js';
 import type { SetShape } from './objects.js';
 import type { Element, OtherType, Verdict } from './types.js';
-import { UDATA, commentOf, stringRecord } from './udata.js';
+import { UDATA, commentOf, stringRecord, u32Record } from './udata.js';
 
 const elementFields = new FieldNames(new Set(['key', 'value', 'timeout', 'expires', 'comment', 'counter']));
 const verdictFields = new FieldNames(new Set(['verdict', 'chain']));
@@ -60,7 +60,7 @@ function writeValue(w: ElementWriter, shape: SetShape, v: unknown): void {
  * userdata; writeEnd() writes an interval's end). Fields are named from
  * the element ('.key[0]'): the caller roots them.
  */
-function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Element, add: boolean, key: KeyBytes | undefined): void {
+function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Element, add: boolean, key: KeyBytes | undefined, open = false): void {
   elementFields.check(object(e, ''), '');
   w.begin();
   if (add && e.timeout !== undefined) w.u64(K.NFTA_SET_ELEM_TIMEOUT, integer(e.timeout, '.timeout', 1, Number.MAX_SAFE_INTEGER));
@@ -82,10 +82,16 @@ function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Elem
   } else if (e.value !== undefined) {
     throw wrongType('.value', 'absent: the set is not a map', e.value);
   }
-  if (add && e.comment !== undefined) {
-    const c = string(e.comment, '', 'comment');
-    if (Buffer.byteLength(c) > 127) throw outOfRange('.comment', 'at most 127 bytes', c);
-    w.bytes(K.NFTA_SET_ELEM_USERDATA, stringRecord(UDATA.COMMENT, c));
+  if (add) {
+    let comment: Buffer | undefined;
+    if (e.comment !== undefined) {
+      const c = string(e.comment, '', 'comment');
+      if (Buffer.byteLength(c) > 127) throw outOfRange('.comment', 'at most 127 bytes', c);
+      comment = stringRecord(UDATA.COMMENT, c);
+    }
+    // nft marks an interval that runs to the top (it has no end element) in the element's userdata.
+    const flags = open ? u32Record(UDATA.ELEM_FLAGS, UDATA.ELEM_F_INTERVAL_OPEN) : undefined;
+    if (comment || flags) w.bytes(K.NFTA_SET_ELEM_USERDATA, comment && flags ? Buffer.concat([comment, flags]) : (comment ?? flags)!);
   }
   w.end();
 }
@@ -140,8 +146,8 @@ export function elementsToRaw(shape: SetShape, elements: readonly Element[], fie
   if (add) refuseOverlaps(elements, keys, field);
   const parts: Array<{ first: Buffer; end: boolean; element: number; write: () => void }> = [];
   elements.forEach((e, i) => {
-    parts.push({ first: keys[i].first, end: false, element: i, write: () => rooted(i, () => writeElement(w, shape, keyLen, e, add, keys[i])) });
     const end = successor(keys[i].last);
+    parts.push({ first: keys[i].first, end: false, element: i, write: () => rooted(i, () => writeElement(w, shape, keyLen, e, add, keys[i], !end)) });
     if (end) parts.push({ first: end, end: true, element: i, write: () => writeEnd(w, end) });
   });
   parts.sort((a, b) => Buffer.compare(a.first, b.first) || Number(b.end) - Number(a.end));
@@ -226,7 +232,7 @@ export function elementsFromRaw(shape: SetShape, lists: readonly Uint8Array[]): 
   const types = Array.isArray(shape.key) ? shape.key : undefined;
   const valueOf = valueReader(shape);
   if (!isRbtree(shape)) {
-    const plainKey = types && keyReader(types);
+    const plainKey = types && keyReader(types, shape.interval);
     for (const list of lists) {
       readElements(list, (v) => {
         let key: Element['key'];

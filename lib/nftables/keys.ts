@@ -5,7 +5,7 @@
  * only; each is kept as a first and last value.
  */
 import { wrongType, wrongValue } from '../util/check.js';
-import { type DataType, pad4, typeInfo, valueAt, valueBytes, valueOf, writeValue } from './datatypes.js';
+import { type DataType, pad4, typeInfo, valueAt, valueBytes, writeValue } from './datatypes.js';
 
 /** One part of a key: a value, or in an interval set a prefix (`'10.0.0.0/8'`) or range (`'1000-2000'`). */
 export type KeyPart = string | number;
@@ -20,12 +20,31 @@ export interface KeyBytes {
 
 const isAddress = (t: DataType) => t === 'ipv4_addr' || t === 'ipv6_addr';
 
+/**
+ * Marks are integers in host order, but nft writes them big end first in
+ * interval sets (concatenations included): the kernel orders interval keys
+ * byte by byte, and only that way is their byte order their numeric order.
+ * Plain sets and map values keep them in host order.
+ */
+const bigEndInInterval = (t: DataType, interval: boolean) => interval && t === 'mark';
+
+/** A value's bytes in a key, in the order the set keeps it (valueBytes() gives host order). */
+function keyValueBytes(t: DataType, v: unknown, interval: boolean, field: string): Buffer {
+  const b = valueBytes(t, v, field);
+  return bigEndInInterval(t, interval) ? b.swap32() : b;
+}
+
+/** A value back from a key's bytes at `at`, in the order the set keeps it. */
+function keyValueAt(t: DataType, b: Buffer, at: number, interval: boolean): KeyPart {
+  return bigEndInInterval(t, interval) ? b.readUInt32BE(at) : valueAt(t, b, at);
+}
+
 /** One part's first and last value bytes. */
 function partBytes(t: DataType, v: unknown, interval: boolean, field: string): KeyBytes {
   if (interval && typeof v === 'string') {
     const slash = isAddress(t) ? v.indexOf('/') : -1;
     if (slash >= 0) {
-      const first = valueBytes(t, v.slice(0, slash), field);
+      const first = keyValueBytes(t, v.slice(0, slash), interval, field);
       const text = v.slice(slash + 1);
       const bits = Number(text);
       if (!/^\d+$/.test(text) || bits > first.length * 8) throw wrongValue(field, `a prefix length from 0 to ${first.length * 8}`, v);
@@ -44,20 +63,15 @@ function partBytes(t: DataType, v: unknown, interval: boolean, field: string): K
       const lo = v.slice(0, dash);
       const hi = v.slice(dash + 1);
       const num = (s: string) => (/^\d+$/.test(s) && t !== 'ipv4_addr' ? Number(s) : s);
-      const first = valueBytes(t, num(lo), field);
-      const last = valueBytes(t, num(hi), field);
-      if (compareValue(t, first, last) > 0) throw wrongValue(field, 'a range whose first value is not above its last', v);
+      const first = keyValueBytes(t, num(lo), interval, field);
+      const last = keyValueBytes(t, num(hi), interval, field);
+      // The kernel's order, byte by byte (keyValueBytes() gives marks big end first here).
+      if (Buffer.compare(first, last) > 0) throw wrongValue(field, 'a range whose first value is not above its last', v);
       return { first, last };
     }
   }
-  const b = valueBytes(t, v, field);
+  const b = keyValueBytes(t, v, interval, field);
   return { first: b, last: b };
-}
-
-/** Compares values as the kernel orders keys (bytes, big end first; marks are host order). */
-function compareValue(t: DataType, a: Buffer, b: Buffer): number {
-  if (t === 'mark') return a.readUInt32LE(0) - b.readUInt32LE(0);
-  return Buffer.compare(a, b);
 }
 
 /** A key's bytes for a set of `types` (concatenated parts padded to 4 bytes each). */
@@ -98,16 +112,20 @@ export function writeKey(types: readonly DataType[], key: unknown, field: string
   }
 }
 
-/** A reader of plain keys of `types` (keyOf() with first and last equal, without copies): each part at its register's offset. */
-export function keyReader(types: readonly DataType[]): (b: Buffer, at: number) => Key {
+/**
+ * A reader of plain keys of `types` (keyOf() with first and last equal,
+ * without copies): each part at its register's offset. `interval`: the
+ * keys are an interval set's; without it, a plain set's or a map's values.
+ */
+export function keyReader(types: readonly DataType[], interval = false): (b: Buffer, at: number) => Key {
   if (types.length === 1) {
     const [t] = types;
-    return (b, at) => valueAt(t, b, at);
+    return (b, at) => keyValueAt(t, b, at, interval);
   }
   const offsets = types.map((_, i) => types.slice(0, i).reduce((n, t) => n + pad4(typeInfo(t).len), 0));
   return (b, at) => {
     const out: KeyPart[] = new Array(types.length);
-    for (let i = 0; i < types.length; i++) out[i] = valueAt(types[i], b, at + offsets[i]);
+    for (let i = 0; i < types.length; i++) out[i] = keyValueAt(types[i], b, at + offsets[i], interval);
     return out;
   };
 }
@@ -117,15 +135,15 @@ export function dataBytes(types: readonly DataType[], value: unknown, field: str
   return keyBytes(types, value, false, field).first;
 }
 
-/** One part back from its first and last bytes: a value, a prefix or a range. */
+/** One part of an interval set's key back from its first and last bytes: a value, a prefix or a range. */
 function partOf(t: DataType, first: Buffer, last: Buffer): KeyPart {
-  const a = valueOf(t, first);
+  const a = keyValueAt(t, first, 0, true);
   if (first.equals(last)) return a;
   if (isAddress(t)) {
     const bits = prefixLength(first, last);
     if (bits >= 0) return `${a}/${bits}`;
   }
-  return `${a}-${valueOf(t, last)}`;
+  return `${a}-${keyValueAt(t, last, 0, true)}`;
 }
 
 /** The prefix length when first..last is exactly one prefix, else -1. */
@@ -141,7 +159,7 @@ function bitAt(b: Buffer, i: number): number {
   return (b[i >> 3] >> (7 - (i & 7))) & 1;
 }
 
-/** A key back from its bytes (first and last equal for a plain key). */
+/** An interval set's key back from its first and last bytes (equal for a single value). */
 export function keyOf(types: readonly DataType[], first: Buffer, last: Buffer = first): Key {
   if (types.length === 1) return partOf(types[0], first, last);
   const out: KeyPart[] = [];

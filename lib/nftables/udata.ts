@@ -21,6 +21,9 @@ export const UDATA = {
   SET_COMMENT: 7,
   SET_TYPEOF_EXPR: 0,
   SET_TYPEOF_DATA: 1,
+  /** An element's flags record (after its comment), and its one flag: an interval with no end element, running to the top. */
+  ELEM_FLAGS: 1,
+  ELEM_F_INTERVAL_OPEN: 1,
 } as const;
 
 /** One userdata record. */

@@ -331,6 +331,9 @@ suite_nft() {
 	gcase elem-interval "$B" nft add element inet t r '{' 10.0.0.0/8, 192.168.1.1-192.168.1.5 '}'
 	gcase elem-concat-interval "$B" nft add element inet t ranges '{' 10.0.0.0/8 . 80, 192.168.0.1-192.168.0.9 . 1000-2000 '}'
 	gcase elem-timeout-comment "$B" nft add element inet t tc '{' 10.0.0.1 timeout 30s comment '"x"' '}'
+	# Marks are host order, but big end first in interval sets.
+	gcase elem-mark-interval "$T; nft add set inet t mk '{ type mark; flags interval; }'" nft add element inet t mk '{' 0x1-0x5, 0x10, 0xfffffff0-0xffffffff '}'
+	gcase elem-mark-concat-interval "$T; nft add set inet t mkc '{ type mark . inet_service; flags interval; }'" nft add element inet t mkc '{' 0x1-0x5 . 80, 0x7 . 90-95 '}'
 	gcase elem-map-verdict "$B" nft add element inet t m '{' 10.0.0.1 . tcp . 80 : jump r1 ',' 10.0.0.2 . udp . 53 : drop '}'
 	gcase elem-delete "$F" nft delete element inet t s '{' 10.0.0.1 . tcp . 80 '}'
 	gcase rule-match-counter-accept "$B" nft add rule inet t c ip saddr 10.0.0.0/8 tcp dport 80 counter accept comment '"hi"'

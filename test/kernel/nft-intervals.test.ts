@@ -6,6 +6,8 @@
 // the library reads back as nft lists it; and what the library reads, it
 // writes back to the same set. Overlapping intervals are refused as nft
 // refuses them, and a refusal names the element as the caller wrote it.
+// Marks (host order elsewhere) go big end first in interval sets, alone
+// and in concatenations, both ways.
 import t from 'tap';
 
 import { type Element, Nftables, type NftSet } from '../../lib/nftables/index.js';
@@ -92,4 +94,29 @@ t.test('an interval over one the set holds: the kernel refuses it, for nft and t
   t.match(err, { name: 'NftablesTransactionError', code: 'EEXIST', index: 0, element: 0 });
   t.match((err as { attribute?: string }).attribute ?? 'elements[0]', /^elements\[0\]/, 'the attribute the kernel pointed at, under the same element');
   t.same(await listed(ns), before, 'the set is as it was');
+});
+
+t.test('marks in interval sets, alone and concatenated: big end first both ways, as nft keeps them', async (t) => {
+  const [ours, theirs] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
+  const sets: Array<[NftSet, string, Element[]]> = [
+    [{ family: 'ip', table: 't', name: 'mk', type: 'mark', flags: ['interval'] }, '0x1-0x5, 0x10, 0x100-0x1ff, 0xfffffff0-0xffffffff', [{ key: '1-5' }, { key: 16 }, { key: '256-511' }, { key: '4294967280-4294967295' }]],
+    [{ family: 'ip', table: 't', name: 'mkc', type: ['mark', 'inet_service'], flags: ['interval'] }, '0x1-0x5 . 80, 0x7 . 90-95', [{ key: ['1-5', 80] }, { key: [7, '90-95'] }]],
+  ];
+  await theirs.exec('nft', ['add', 'table', 'ip', 't']);
+  for (const [set, elements] of sets) {
+    const type = Array.isArray(set.type) ? set.type.join(' . ') : set.type;
+    await theirs.exec('nft', ['add', 'set', 'ip', 't', set.name, `{ type ${type}; flags interval; }`]);
+    await theirs.exec('nft', ['add', 'element', 'ip', 't', set.name, `{ ${elements} }`]);
+  }
+  const nft = await open(t, ours);
+  await nft.commit([{ op: 'addTable', table: { family: 'ip', name: 't' } }, ...sets.flatMap(([set, , elements]) => [{ op: 'addSet' as const, set }, { op: 'addElements' as const, set, elements }])]);
+  const theirsRead = await open(t, theirs);
+  for (const [set, , elements] of sets) {
+    const list = async (ns: Netns) => {
+      const j = JSON.parse(await ns.exec('nft', ['-j', 'list', 'set', 'ip', 't', set.name])) as { nftables: Array<{ set?: { elem?: unknown } }> };
+      return j.nftables.find((o) => o.set)!.set!.elem;
+    };
+    t.same(await list(ours), await list(theirs), `${set.name}: nft lists the library's elements as its own`);
+    t.same(await theirsRead.listElements(set), elements, `${set.name}: the library reads nft's as written`);
+  }
 });

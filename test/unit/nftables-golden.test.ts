@@ -117,6 +117,8 @@ t.test('element changes of sets made earlier: the same bytes, but for the set id
     ['1\0t\0s', setShape({ ...T, name: 's', type: ['ipv4_addr', 'inet_proto', 'inet_service'] }, 's')],
     ['1\0t\0r', setShape({ ...T, name: 'r', type: 'ipv4_addr', flags: ['interval'] }, 'r')],
     ['1\0t\0ranges', setShape({ ...T, name: 'ranges', type: ['ipv4_addr', 'inet_service'], flags: ['interval'] }, 'ranges')],
+    ['1\0t\0mk', setShape({ ...T, name: 'mk', type: 'mark', flags: ['interval'] }, 'mk')],
+    ['1\0t\0mkc', setShape({ ...T, name: 'mkc', type: ['mark', 'inet_service'], flags: ['interval'] }, 'mkc')],
   ]);
   const cases: Array<[string, Change, number?]> = [
     ['elem-concat', { op: 'addElements', set: { ...T, name: 's' }, elements: [{ key: ['10.0.0.1', 'tcp', 80] }, { key: ['10.0.0.2', 'udp', 53] }] }],
@@ -124,6 +126,9 @@ t.test('element changes of sets made earlier: the same bytes, but for the set id
     ['elem-delete', { op: 'deleteElements', set: { ...T, name: 's' }, elements: [{ key: ['10.0.0.1', 'tcp', 80] }] }],
     // nft adds an end at zero below the lowest interval on this first fill.
     ['elem-interval', { op: 'addElements', set: { ...T, name: 'r' }, elements: [{ key: '10.0.0.0/8' }, { key: '192.168.1.1-192.168.1.5' }] }, 0],
+    // Marks, host order elsewhere, go big end first in interval sets.
+    ['elem-mark-interval', { op: 'addElements', set: { ...T, name: 'mk' }, elements: [{ key: '1-5' }, { key: 0x10 }, { key: '4294967280-4294967295' }] }, 0],
+    ['elem-mark-concat-interval', { op: 'addElements', set: { ...T, name: 'mkc' }, elements: [{ key: ['1-5', 80] }, { key: [7, '90-95'] }] }],
   ];
   for (const [name, change, skipElement] of cases) {
     const theirs = batchOf(name).map((m, i, all) => {
