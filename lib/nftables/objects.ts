@@ -4,7 +4,7 @@
  * in userdata the way nft writes them, so `nft list` shows them.
  */
 import { integer, knownFields, name as checkName, object, oneOf, optionalBoolean, outOfRange, string, wrongType, wrongValue } from '../util/check.js';
-import { type DataType, EXPR_CONCAT, VERDICT_TYPE_ID, dataTypes, keyLayout, typeById, typeInfo, typesOfKey } from './datatypes.js';
+import { type DataType, EXPR_CONCAT, VERDICT_TYPE_ID, dataTypes, keyLayout, typeInfo, typesOfKey } from './datatypes.js';
 import { expressionFromRaw, expressionToRaw } from './expressions/index.js';
 import { flagBits } from './expressions/fields.js';
 import { K, type RawAttrs } from './native.js';
@@ -190,9 +190,11 @@ export function setToRaw(s: NftSet, field: string, id: number): { family: number
   if (Object.keys(desc).length) a.desc = desc;
   if (s.timeout !== undefined) a.timeout = integer(s.timeout, `${field}.timeout`, 0, Number.MAX_SAFE_INTEGER);
   if (s.gcInterval !== undefined) a.gcInterval = integer(s.gcInterval, `${field}.gcInterval`, 0, 0xffffffff);
-  // A concatenation's key is described as a "typeof" record too (of no
-  // expressions: the types come from the key type number), as nft does.
-  if (concat) ud.push(record(UDATA.SET_KEY_TYPEOF, Buffer.concat([u32Record(UDATA.SET_TYPEOF_EXPR, EXPR_CONCAT), record(UDATA.SET_TYPEOF_DATA, Buffer.alloc(0))])));
+  // A concatenation (key or map value) is described as a "typeof" record
+  // too (of no expressions: the types come from the type number), as nft does.
+  const concatTypeof = () => Buffer.concat([u32Record(UDATA.SET_TYPEOF_EXPR, EXPR_CONCAT), record(UDATA.SET_TYPEOF_DATA, Buffer.alloc(0))]);
+  if (concat) ud.push(record(UDATA.SET_KEY_TYPEOF, concatTypeof()));
+  if (Array.isArray(shape.value) && shape.value.length > 1) ud.push(record(UDATA.SET_DATA_TYPEOF, concatTypeof()));
   if (shape.value) ud.push(u32Record(UDATA.SET_DATA_INTERVAL, 0));
   if (s.comment !== undefined) ud.push(comment(s.comment, `${field}.comment`, UDATA.SET_COMMENT));
   a.userdata = Buffer.concat(ud);
@@ -200,9 +202,10 @@ export function setToRaw(s: NftSet, field: string, id: number): { family: number
   return { family: ref.family, attrs: a, shape };
 }
 
+/** A key's or a map value's types from the set's type number; one this library does not know (or whose length is not theirs) as its number and length. */
 function typesOf(id: number, len: number): DataType | DataType[] | OtherType {
   const t = typesOfKey(id);
-  if (!t) return { id, len };
+  if (!t || (len && keyLayout(t).len !== len)) return { id, len };
   return t.length === 1 ? t[0] : t;
 }
 
@@ -215,7 +218,8 @@ export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: S
   let map: NftSet['map'];
   if (rawFlags & K.NFT_SET_MAP) {
     const dt = (a.dataType as number | undefined) ?? 0;
-    map = dt === K.NFT_DATA_VERDICT || dt === VERDICT_TYPE_ID ? 'verdict' : (typeById(dt) ?? { id: dt, len: (a.dataLen as number | undefined) ?? 0 });
+    // A concatenation of values (ipv4_addr . inet_service) is numbered as a concatenated key is.
+    map = dt === K.NFT_DATA_VERDICT || dt === VERDICT_TYPE_ID ? 'verdict' : typesOf(dt, (a.dataLen as number | undefined) ?? 0);
     s.map = map;
   }
   const shown = setFlags.flags(rawFlags & ~(K.NFT_SET_MAP | K.NFT_SET_CONCAT | K.NFT_SET_EXPR)) as NftSet['flags'];

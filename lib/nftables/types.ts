@@ -86,8 +86,8 @@ export interface OtherType {
 export interface NftSet extends SetRef {
   /** The key's type, or a concatenation's types in order (`['ipv4_addr', 'inet_service']`), as nft's `type` names them. */
   type: DataType | DataType[] | OtherType;
-  /** A map's value type: a data type, or verdicts (a verdict map). */
-  map?: DataType | 'verdict' | OtherType;
+  /** A map's value type: a data type, a concatenation's types in order (`['ipv4_addr', 'inet_service']`), or verdicts (a verdict map). */
+  map?: DataType | DataType[] | 'verdict' | OtherType;
   /** 'interval' (prefixes and ranges), 'timeout', 'constant', 'dynamic'; 'map' and 'concat' follow from `map` and `type`. */
   flags?: SetFlag[];
   /** Default element timeout in milliseconds (sets the 'timeout' flag). */

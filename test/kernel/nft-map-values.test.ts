@@ -1,0 +1,51 @@
+// Maps whose values are concatenations (`type inet_service : ipv4_addr .
+// inet_service`, as nat maps are written) against the kernel and nft, both
+// ways: the map and its elements the library writes, `nft -j list` shows as
+// it shows the same written by nft; what nft wrote, the library reads back
+// with the value's types and each value as written.
+import t from 'tap';
+
+import { type Element, Nftables, type NftSet } from '../../lib/nftables/index.js';
+import { freshNetns, type Netns } from '../support/netns.js';
+
+const MAP: NftSet = { family: 'ip', table: 't', name: 'dn', type: 'inet_service', map: ['ipv4_addr', 'inet_service'] };
+const ELEMENTS: Element[] = [{ key: 80, value: ['10.0.0.1', 8080] }, { key: 443, value: ['10.0.0.2', 8443] }];
+
+async function withNft(ns: Netns): Promise<void> {
+  await ns.exec('nft', ['add', 'table', 'ip', 't']);
+  await ns.exec('nft', ['add', 'map', 'ip', 't', 'dn', '{ type inet_service : ipv4_addr . inet_service; }']);
+  await ns.exec('nft', ['add', 'element', 'ip', 't', 'dn', '{ 80 : 10.0.0.1 . 8080, 443 : 10.0.0.2 . 8443 }']);
+}
+
+async function listed(ns: Netns): Promise<unknown> {
+  const j = JSON.parse(await ns.exec('nft', ['-j', 'list', 'map', 'ip', 't', 'dn'])) as { nftables: Array<{ map?: Record<string, unknown> }> };
+  const { handle, ...map } = j.nftables.find((o) => o.map)!.map!;
+  return map;
+}
+
+async function open(t: Tap.Test, ns: Netns): Promise<Nftables> {
+  const nft = await Nftables.open({ netns: ns.path });
+  t.teardown(() => nft.close());
+  return nft;
+}
+
+t.test('what the library writes, nft lists as it lists the same map written by nft', async (t) => {
+  const [ours, theirs] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
+  const nft = await open(t, ours);
+  await nft.commit([{ op: 'addTable', table: { family: 'ip', name: 't' } }, { op: 'addSet', set: MAP }, { op: 'addElements', set: MAP, elements: ELEMENTS }]);
+  await withNft(theirs);
+  const mine = await listed(ours);
+  t.same(mine, await listed(theirs));
+  t.match(mine, { map: 'ipv4_addr . inet_service' }, 'nft names the value types');
+});
+
+t.test('what nft wrote, the library reads back: the value types and each value', async (t) => {
+  const ns = await freshNetns(t, 'nft');
+  await withNft(ns);
+  const nft = await open(t, ns);
+  const [set] = (await nft.ruleset()).sets;
+  const { handle, elements, ...rest } = set;
+  t.same(rest, MAP);
+  t.same(elements, ELEMENTS);
+  t.same(await nft.listElements(MAP), ELEMENTS, 'listElements too');
+});
