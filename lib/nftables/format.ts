@@ -2,13 +2,14 @@
  * Rules as nft prints them (`nft list ruleset`), for the expression
  * patterns nft itself generates for matches on addresses, ports, protocols,
  * marks, conntrack state, route type and set lookups, and for the
- * statements of the vocabulary. A step it does not recognise is shown as
+ * statements of the vocabulary (the stateful ones: format-stateful.ts). A step it does not recognise is shown as
  * nft's debug form does (`[ payload load 4b @ network header + 12 => reg 1 ]`),
  * so the text stays faithful even where it is not nft's.
  */
 import ipaddr from 'ipaddr.js';
 
 import type { Expression } from './expressions/index.js';
+import { limitText, objrefText, quotaText } from './format-stateful.js';
 import { addrTypes, ctStates, l4protos, verdicts } from './names.js';
 import type { Rule } from './types.js';
 
@@ -182,6 +183,15 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         break;
       case 'log':
         out.push(`log${e.prefix !== undefined ? ` prefix ${JSON.stringify(e.prefix)}` : ''}${e.group !== undefined ? ` group ${e.group}` : ''}`);
+        break;
+      case 'limit':
+        out.push(limitText(e) ?? debug(e));
+        break;
+      case 'quota':
+        out.push(quotaText(e));
+        break;
+      case 'objref':
+        out.push(objrefText(e) ?? debug(e));
         break;
       default:
         out.push(debug(e));

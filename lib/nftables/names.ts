@@ -218,6 +218,27 @@ export type RejectType = 'icmp' | 'tcp reset' | 'icmpx';
 /** Reject types to NFT_REJECT_*. */
 export const rejectTypes = new Names<RejectType>({ icmp: K.NFT_REJECT_ICMP_UNREACH, 'tcp reset': K.NFT_REJECT_TCP_RST, icmpx: K.NFT_REJECT_ICMPX_UNREACH });
 
+/** What a limit counts. */
+export type LimitType = 'packets' | 'bytes';
+/** Limit types to NFT_LIMIT_*. */
+export const limitTypes = new Names<LimitType>({ packets: K.NFT_LIMIT_PKTS, bytes: K.NFT_LIMIT_PKT_BYTES });
+
+/** Kinds of stateful object a rule can refer to by name. */
+export type ObjectType = 'counter' | 'quota' | 'ct helper' | 'limit' | 'connlimit' | 'tunnel' | 'ct timeout' | 'secmark' | 'ct expectation' | 'synproxy';
+/** Object types to NFT_OBJECT_* (nft's words for them). */
+export const objectTypes = new Names<ObjectType>({
+  counter: K.NFT_OBJECT_COUNTER,
+  quota: K.NFT_OBJECT_QUOTA,
+  'ct helper': K.NFT_OBJECT_CT_HELPER,
+  limit: K.NFT_OBJECT_LIMIT,
+  connlimit: K.NFT_OBJECT_CONNLIMIT,
+  tunnel: K.NFT_OBJECT_TUNNEL,
+  'ct timeout': K.NFT_OBJECT_CT_TIMEOUT,
+  secmark: K.NFT_OBJECT_SECMARK,
+  'ct expectation': K.NFT_OBJECT_CT_EXPECT,
+  synproxy: K.NFT_OBJECT_SYNPROXY,
+});
+
 /** What a fib lookup yields. */
 export type FibResult = 'oif' | 'oifname' | 'type';
 /** Fib results to NFT_FIB_RESULT_*. */

@@ -49,6 +49,7 @@ void EncodeField(nl::AttrWriter& w, const Field& f, const Value& v) {
     case Kind::kBe64:
     case Kind::kBe64Big: w.Be64(f.attr, v.num); break;
     case Kind::kString: w.String(f.attr, v.str); break;
+    case Kind::kStringUnterminated: w.Raw(f.attr, v.str.data(), v.str.size()); break;
     case Kind::kBytes: w.Raw(f.attr, v.str.data(), v.str.size()); break;
     case Kind::kFlag: w.Raw(f.attr, nullptr, 0); break;
     case Kind::kNest: {
@@ -166,6 +167,7 @@ bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error
     case Kind::kBe64Big:
       return ReadNumber<uint64_t, nl::GetBe64>(a, &v.num) || bad_size();
     case Kind::kString:
+    case Kind::kStringUnterminated:
       v.type = Value::Type::kString;
       v.str = nl::GetString(a);
       return true;

@@ -54,6 +54,7 @@ Value FieldFromJs(const Napi::Value& v, const Field& f, const std::string& path)
   Value out;
   switch (f.kind) {
     case Kind::kString:
+    case Kind::kStringUnterminated:
       out.type = Value::Type::kString;
       out.str = StringFromJs(v, path);
       return out;

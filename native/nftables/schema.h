@@ -26,6 +26,7 @@ enum class Kind : uint8_t {
   kBe64,      // a 64-bit value shown as a number (handles, milliseconds)
   kBe64Big,   // a 64-bit value shown as a BigInt (counters)
   kString,
+  kStringUnterminated,  // a string sent without its NUL (libnftnl's mnl_attr_put_str: objref names)
   kBytes,     // opaque bytes (userdata, raw expression data)
   kNest,      // one nested attribute holding an object of `schema`
   kList,      // a nest of NFTA_LIST_ELEM items, each an object of `schema`

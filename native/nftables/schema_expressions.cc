@@ -152,17 +152,18 @@ const Schema kLimit{"limit", NFTA_LIMIT_MAX, {
   {"flags", NFTA_LIMIT_FLAGS, Kind::kBe32},
 }};
 
+// In the order libnftnl writes them.
 const Schema kQuota{"quota", NFTA_QUOTA_MAX, {
   {"bytes", NFTA_QUOTA_BYTES, Kind::kBe64Big},
-  {"flags", NFTA_QUOTA_FLAGS, Kind::kBe32},
   {"consumed", NFTA_QUOTA_CONSUMED, Kind::kBe64Big},
+  {"flags", NFTA_QUOTA_FLAGS, Kind::kBe32},
 }};
 
 const Schema kObjref{"objref", NFTA_OBJREF_MAX, {
   {"immType", NFTA_OBJREF_IMM_TYPE, Kind::kBe32},
-  {"immName", NFTA_OBJREF_IMM_NAME, Kind::kString},
+  {"immName", NFTA_OBJREF_IMM_NAME, Kind::kStringUnterminated},
   {"setSreg", NFTA_OBJREF_SET_SREG, Kind::kBe32},
-  {"setName", NFTA_OBJREF_SET_NAME, Kind::kString},
+  {"setName", NFTA_OBJREF_SET_NAME, Kind::kStringUnterminated},
   {"setId", NFTA_OBJREF_SET_ID, Kind::kBe32},
 }};
 

@@ -341,6 +341,10 @@ suite_nft() {
 	gcase rule-match-counter-accept "$B" nft add rule inet t c ip saddr 10.0.0.0/8 tcp dport 80 counter accept comment '"hi"'
 	gcase rule-mark-set "$B" nft add rule inet t c meta mark set 0x4000
 	gcase rule-ct-state "$B" nft add rule inet t c ct state established,related accept
+	gcase rule-limit "$B" nft add rule inet t c limit rate 10/second accept
+	gcase rule-limit-bytes-over "$B" nft add rule inet t c limit rate over 1 mbytes/second burst 100 kbytes drop
+	gcase rule-quota "$B" nft add rule inet t c quota over 100 mbytes drop
+	gcase rule-objref-counter "$B"$'\n'"nft add counter inet t hits" nft add rule inet t c counter name '"hits"' accept
 	gcase rule-vmap-concat "$B" nft add rule inet t c ip daddr . meta l4proto . th dport vmap @m
 	gcase rule-fib-jump "$B" nft add rule inet t c fib daddr type local jump r1
 	gcase rule-mark-masquerade "$B" nft add rule inet t n meta mark '&' 0x4000 == 0x4000 masquerade

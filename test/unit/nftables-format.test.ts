@@ -1,9 +1,13 @@
 // formatRule() against nft's own text: the rules of the recorded listing
 // (test/fixtures/nft/list-ruleset), decoded and printed, are the lines nft
-// printed for them; and the statements nft prints in its own ways.
+// printed for them; and the statements nft prints in its own ways. (The
+// stateful statements' texts are checked against nft's listing in the host
+// kernel test nft-stateful.)
 import t from 'tap';
 
+import { expressionToRaw } from '../../lib/nftables/expressions/index.js';
 import { formatRule } from '../../lib/nftables/format.js';
+import type { Expression } from '../../lib/nftables/index.js';
 import { addon } from '../../lib/nftables/native.js';
 import { ruleFromRaw } from '../../lib/nftables/objects.js';
 import { loadFixture, messages } from '../support/fixtures.js';
@@ -44,4 +48,32 @@ t.test('a mark computed from itself, and masquerade flags, as nft prints them', 
   t.equal(formatRule({ family: 'ip', expressions: [{ type: 'reject', reject: 'icmp', code: 3 }] }), 'reject', 'port unreachable is nft\'s plain reject in ip');
   t.equal(formatRule({ family: 'ip6', expressions: [{ type: 'reject', reject: 'icmp', code: 4 }] }), 'reject', 'and in ip6');
   t.equal(formatRule({ family: 'ip6', expressions: [{ type: 'reject', reject: 'icmp', code: 3 }] }), 'reject with icmp 3');
+});
+
+t.test('limit, quota and named objects, as nft prints them; the forms it has no words for, in its debug form', async (t) => {
+  const f = (...expressions: Expression[]) => formatRule({ expressions });
+  t.equal(f({ type: 'limit', rate: 3, unit: 3600, limitType: 'packets', burst: 5 }), 'limit rate 3/hour', "nft's default burst left out");
+  t.equal(f({ type: 'limit', rate: 3, unit: 86400, burst: 1 }), 'limit rate 3/day burst 1 packets');
+  t.equal(f({ type: 'limit', rate: 3072, unit: 604800, limitType: 'bytes', over: true }), 'limit rate over 3 kbytes/week', 'the largest unit that divides it');
+  t.equal(f({ type: 'limit', rate: 1536, unit: 1, limitType: 'bytes' }), 'limit rate 1536 bytes/second', 'bytes where 1024 does not divide it');
+  t.equal(f({ type: 'limit', rate: 3 * 2 ** 30, unit: 60, limitType: 'bytes', burst: 1000 }), 'limit rate 3072 mbytes/minute burst 1000 bytes', 'mbytes at most');
+  t.equal(f({ type: 'limit', rate: 3, unit: 7 }), '[ limit rate 3 unit 7 ]');
+  t.equal(f({ type: 'quota', bytes: 2048n, consumed: 1n }), 'quota 2 kbytes used 1 bytes');
+  t.equal(f({ type: 'quota', bytes: 5n * 2n ** 20n, consumed: 0n, over: true }, { type: 'verdict', verdict: 'drop' }), 'quota over 5 mbytes drop');
+  t.equal(f({ type: 'objref', objectType: 'counter', name: 'a "b"' }), 'counter name "a \\"b\\""');
+  t.equal(f({ type: 'objref', objectType: 'synproxy', name: 'p' }), '[ objref objectType synproxy name p ]');
+});
+
+t.test('limit, quota and named objects: bad input names the field', async (t) => {
+  const refused = (e: unknown, want: Record<string, unknown>) => t.throws(() => expressionToRaw(e, 'rule.expressions[1]'), want, JSON.stringify(e, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+  refused({ type: 'limit', rate: 0, unit: 1 }, { code: 'ERR_OUT_OF_RANGE', field: 'rule.expressions[1].rate' });
+  refused({ type: 'limit', rate: 1 }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].unit' });
+  refused({ type: 'limit', rate: 1, unit: 1, limitType: 'frames' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].limitType' });
+  refused({ type: 'limit', rate: 1, unit: 1, over: 'yes' }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].over' });
+  refused({ type: 'limit', rate: 1, unit: 1, per: 'second' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].per' });
+  refused({ type: 'quota', bytes: 100 }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].bytes' });
+  refused({ type: 'quota', bytes: 100n, consumed: -1n }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].consumed' });
+  refused({ type: 'objref', objectType: 'meter', name: 'x' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].objectType' });
+  refused({ type: 'objref', objectType: 'counter', name: '' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].name' });
+  t.same(expressionToRaw({ type: 'limit', rate: 1, unit: 1, limitType: 'bytes' }, 'e'), { type: 'limit', rate: 1, unit: 1, burst: 0, limitType: 1, flags: 0 }, "a byte limit's burst defaults to 0, as nft's");
 });

@@ -89,6 +89,12 @@ t.test('single commands', async (t) => {
       { type: 'payload', base: 'transport', offset: 2, len: 2, dreg: 1 }, { type: 'cmp', op: 'eq', sreg: 1, data: Buffer.from([0, 80]) },
       { type: 'counter' }, { type: 'verdict', verdict: 'accept' },
     ] } }],
+    ['rule-limit', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'limit', rate: 10, unit: 1 }, { type: 'verdict', verdict: 'accept' }] } }],
+    ['rule-limit-bytes-over', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [
+      { type: 'limit', rate: 1048576, unit: 1, limitType: 'bytes', burst: 102400, over: true }, { type: 'verdict', verdict: 'drop' },
+    ] } }],
+    ['rule-quota', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'quota', bytes: 104857600n, over: true }, { type: 'verdict', verdict: 'drop' }] } }],
+    ['rule-objref-counter', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'objref', objectType: 'counter', name: 'hits' }, { type: 'verdict', verdict: 'accept' }] } }],
     ['rule-goto-return', { op: 'addRule', rule: { ...T, chain: 'r1', expressions: [
       { type: 'meta', key: 'l4proto', dreg: 1 }, { type: 'cmp', op: 'eq', sreg: 1, data: Buffer.from([17]) },
       { type: 'verdict', verdict: 'goto', chain: 'r1' },

@@ -10,18 +10,20 @@ import * as actions from './actions.js';
 import { bytes } from './fields.js';
 import * as compare from './compare.js';
 import * as load from './load.js';
+import * as stateful from './stateful.js';
 
 export type { PayloadExpr, MetaExpr, CtExpr, FibExpr } from './load.js';
 export type { CmpExpr, RangeExpr, BitwiseExpr, ByteorderExpr, LookupExpr, DynsetExpr } from './compare.js';
 export type {
   VerdictExpr, ImmediateExpr, CounterExpr, NatExpr, MasqueradeExpr, RedirectExpr, RejectExpr, NotrackExpr, LogExpr,
 } from './actions.js';
+export type { LimitExpr, QuotaExpr, ObjrefExpr } from './stateful.js';
 
 /** An expression the kernel has that this library has no vocabulary for: kept as read, so a rule with it can be written back. */
 export interface RawExpr {
   /** Marks an expression kept as raw bytes. */
   type: 'raw';
-  /** The kernel's name for it ("quota", "exthdr", ...). */
+  /** The kernel's name for it ("exthdr", "connlimit", ...). */
   name: string;
   /** Its NFTA_EXPR_DATA attributes, as bytes. */
   data: Uint8Array;
@@ -33,6 +35,7 @@ export type Expression =
   | compare.CmpExpr | compare.RangeExpr | compare.BitwiseExpr | compare.ByteorderExpr | compare.LookupExpr | compare.DynsetExpr
   | actions.VerdictExpr | actions.ImmediateExpr | actions.CounterExpr | actions.NatExpr | actions.MasqueradeExpr
   | actions.RedirectExpr | actions.RejectExpr | actions.NotrackExpr | actions.LogExpr
+  | stateful.LimitExpr | stateful.QuotaExpr | stateful.ObjrefExpr
   | RawExpr;
 
 interface Codec {
@@ -47,7 +50,7 @@ const byType: Record<Exclude<Expression['type'], 'raw'>, Codec> = {
   lookup: compare.lookup, dynset: compare.dynset,
   verdict: actions.immediate, immediate: actions.immediate, counter: actions.counter, nat: actions.nat,
   masquerade: actions.masquerade, redirect: actions.redirect, reject: actions.reject, notrack: actions.notrack,
-  log: actions.log,
+  log: actions.log, limit: stateful.limit, quota: stateful.quota, objref: stateful.objref,
 };
 const byKernel = new Map<string, Codec>(Object.values(byType).map((c) => [c.kernel, c]));
 const types = [...Object.keys(byType), 'raw'];
