@@ -123,8 +123,8 @@ export function chainFromRaw(family: number, a: RawAttrs): Chain {
 // --- sets ---
 
 const setFields = new Set(['family', 'table', 'name', 'type', 'map', 'flags', 'timeout', 'gcInterval', 'size', 'policy', 'counter', 'comment', 'handle', 'elements']);
-/** Flags a caller sets; 'map' and 'concat' follow from the set's types. */
-const settableFlags = setFlags.names.filter((f) => f !== 'map' && f !== 'concat' && f !== 'anonymous' && f !== 'expr' && f !== 'object');
+/** Flags a caller sets ('anonymous' too, so that nft's inline sets read back can be written back); 'map' and 'concat' follow from the set's types. */
+const settableFlags = setFlags.names.filter((f) => f !== 'map' && f !== 'concat' && f !== 'expr' && f !== 'object');
 
 /** What elements of a set need: the key's types and how values are laid out. */
 export interface SetShape {

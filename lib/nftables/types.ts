@@ -88,7 +88,7 @@ export interface NftSet extends SetRef {
   type: DataType | DataType[] | OtherType;
   /** A map's value type: a data type, a concatenation's types in order (`['ipv4_addr', 'inet_service']`), or verdicts (a verdict map). */
   map?: DataType | DataType[] | 'verdict' | OtherType;
-  /** 'interval' (prefixes and ranges), 'timeout', 'constant', 'dynamic'; 'map' and 'concat' follow from `map` and `type`. */
+  /** 'interval' (prefixes and ranges), 'timeout', 'constant', 'dynamic', 'anonymous' (nft's inline sets, named `__set0`..., bound to the rule that looks them up in the same transaction); 'map' and 'concat' follow from `map` and `type`. */
   flags?: SetFlag[];
   /** Default element timeout in milliseconds (sets the 'timeout' flag). */
   timeout?: number;
