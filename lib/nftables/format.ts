@@ -22,11 +22,21 @@ interface Load {
 const hex = (b: Buffer) => `0x${b.toString('hex')}`;
 const mark = (b: Buffer) => `0x${(b.length >= 4 ? b.readUInt32LE(0) : b.readUIntLE(0, b.length)).toString(16).padStart(8, '0')}`;
 const port = (b: Buffer) => String(b.readUInt16BE(0));
+/** An interface name; compared without its NUL (fewer than 16 bytes), a prefix: nft's `"eth*"`. */
+const ifname = (b: Buffer) => {
+  const end = b.indexOf(0);
+  return JSON.stringify(end < 0 ? `${b.toString()}${b.length < 16 ? '*' : ''}` : b.subarray(0, end).toString());
+};
 const proto = (b: Buffer) => String(l4protos.name(b[0]));
 const address = (b: Buffer) => (b.length === 4 ? ipaddr.fromByteArray([...b]).toString() : b.length === 16 ? (ipaddr.fromByteArray([...b]) as ipaddr.IPv6).toRFC5952String() : hex(b));
 
-/** A network-header field: ip/ip6 saddr/daddr by offset, printed as an address (or a prefix of one). */
+/** nft's names for raw payload bases (`@nh,72,8`). */
+const RAW_BASES: Record<string, string> = { ll: 'll', network: 'nh', transport: 'th', inner: 'ih' };
+
+/** A network-header field: ip/ip6 saddr/daddr by offset, printed as an address (or a prefix of one); ip protocol and ttl. */
 function networkField(offset: number, len: number): Load | undefined {
+  if (len === 1 && offset === 9) return { text: 'ip protocol', value: proto };
+  if (len === 1 && offset === 8) return { text: 'ip ttl', value: (b) => String(b[0]) };
   const v4 = offset === 12 ? 'ip saddr' : offset === 16 ? 'ip daddr' : undefined;
   const v6 = offset === 8 ? 'ip6 saddr' : offset === 24 ? 'ip6 daddr' : undefined;
   const text = len <= 4 ? v4 : v6;
@@ -37,16 +47,19 @@ function networkField(offset: number, len: number): Load | undefined {
 
 function load(e: Expression, l4: string | undefined): Load | undefined {
   switch (e.type) {
-    case 'payload':
-      if (e.base === 'network') return networkField(e.offset, e.len);
+    case 'payload': {
+      const field = e.base === 'network' ? networkField(e.offset, e.len) : undefined;
+      if (field) return field;
       if (e.base === 'transport' && e.len === 2 && (e.offset === 0 || e.offset === 2))
         return { text: `${l4 ?? 'th'} ${e.offset === 0 ? 'sport' : 'dport'}`, value: port };
-      return { text: `@${e.base},${e.offset * 8},${e.len * 8}`, value: hex };
+      // Any other field in nft's raw payload syntax, which means the same.
+      return { text: `@${RAW_BASES[e.base] ?? e.base},${e.offset * 8},${e.len * 8}`, value: hex };
+    }
     case 'meta':
       if (e.key === 'l4proto') return { text: 'meta l4proto', value: proto };
       if (e.key === 'nfproto') return { text: 'meta nfproto', value: (b) => (b[0] === 2 ? 'ipv4' : b[0] === 10 ? 'ipv6' : String(b[0])) };
       if (e.key === 'mark') return { text: 'meta mark', value: mark };
-      if (e.key === 'iifname' || e.key === 'oifname') return { text: `${e.key}`, value: (b) => JSON.stringify(b.subarray(0, b.indexOf(0) < 0 ? b.length : b.indexOf(0)).toString()) };
+      if (e.key === 'iifname' || e.key === 'oifname') return { text: `${e.key}`, value: ifname };
       return { text: `meta ${e.key}`, value: hex };
     case 'ct':
       if (e.key === 'state') return { text: 'ct state', value: (b) => ctStates.flags(b.readUInt32LE(0)).join(',') };
@@ -87,12 +100,17 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
   let pending: Array<{ reg: number; load: Load }> = [];
   let masked: { reg: number; mask: Buffer } | undefined;
   let l4: string | undefined;
+  /** A protocol match left out as implied by the field loaded next ("ip saddr", "tcp dport"). */
+  let elided: string | undefined;
   const exprs = rule.expressions;
   for (let i = 0; i < exprs.length; i++) {
     const e = exprs[i];
     const next = exprs[i + 1];
-    const l = 'dreg' in e && e.dreg !== undefined && e.type !== 'immediate' && e.type !== 'bitwise' ? load(e, l4) : undefined;
+    let l = 'dreg' in e && e.dreg !== undefined && e.type !== 'immediate' && e.type !== 'bitwise' ? load(e, l4) : undefined;
     if (l && 'dreg' in e) {
+      // A field in raw syntax does not imply the protocol match left out before it: print that match.
+      if (elided && l.text.startsWith('@')) l = { ...l, text: `${elided} ${l.text}` };
+      elided = undefined;
       regs.set(e.dreg!, l);
       pending.push({ reg: e.dreg!, load: l });
       continue;
@@ -103,12 +121,20 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         pending = pending.filter((p) => p.reg !== e.sreg);
         if (!src) { out.push(debug(e)); break; }
         const data = Buffer.from(e.data);
-        if (src.text === 'meta nfproto' && next?.type === 'payload' && next.base === 'network') break; // implied by ip/ip6
-        if (src.text === 'meta l4proto' && e.op === 'eq' && next?.type === 'payload' && next.base === 'transport') {
-          l4 = proto(data); // "tcp dport" rather than "meta l4proto tcp th dport"
+        if (src.text === 'meta nfproto' && e.op === 'eq' && next?.type === 'payload' && next.base === 'network') {
+          elided = `meta nfproto ${src.value(data)}`; // implied by ip/ip6
           break;
         }
-        if (masked && masked.reg === e.sreg && src.text === 'ct state' && e.op === 'neq' && data.every((x) => x === 0)) {
+        if (src.text === 'meta l4proto' && e.op === 'eq' && next?.type === 'payload' && next.base === 'transport') {
+          l4 = proto(data); // "tcp dport" rather than "meta l4proto tcp th dport"
+          elided = `meta l4proto ${l4}`;
+          break;
+        }
+        if (e.op === 'gte' && next?.type === 'cmp' && next.op === 'lte' && next.sreg === e.sreg && !masked) {
+          // nft writes a range as two comparisons of the same register, and prints it as one.
+          out.push(`${src.text} ${src.value(data)}-${src.value(Buffer.from(next.data))}`);
+          i++;
+        } else if (masked && masked.reg === e.sreg && src.text === 'ct state' && e.op === 'neq' && data.every((x) => x === 0)) {
           out.push(`ct state ${src.value(masked.mask)}`);
         } else if (masked && masked.reg === e.sreg) {
           out.push(`${src.text} & ${src.value(masked.mask)} ${e.op === 'eq' ? '==' : OPS[e.op as string] ?? e.op} ${src.value(data)}`);
@@ -155,6 +181,7 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         if (e.sreg !== undefined) {
           const v = Buffer.from(exprs.slice(0, i).reverse().find((x): x is Extract<Expression, { type: 'immediate' }> => x.type === 'immediate' && x.dreg === e.sreg)?.data ?? []);
           out.push(`${e.type} ${e.key} set ${e.key === 'mark' && v.length ? mark(v) : regs.get(e.sreg)?.text ?? `reg ${e.sreg}`}`);
+          pending = pending.filter((p) => p.reg !== e.sreg);
         } else out.push(debug(e));
         break;
       case 'counter':

@@ -1,0 +1,49 @@
+// formatRule() against nft on rules nft wrote: where it prints nft's own
+// text, that line is in `nft list ruleset`; where it falls back to nft's
+// raw payload syntax (`@th,104,8`), nft takes the text back and makes a
+// rule of the same expressions, so the text means what the rule does.
+import t from 'tap';
+
+import { Nftables, type Rule, formatRule } from '../../lib/nftables/index.js';
+import { freshNetns } from '../support/netns.js';
+
+/** Rules whose text formatRule() prints as nft does. */
+const AS_NFT = [
+  'ip saddr @allowed tcp dport 8080-8090 accept',
+  'iifname "eth*" accept',
+  'oifname "eth0" drop',
+  'ct mark set meta mark',
+  'ip ttl 1 drop',
+  'ip saddr 10.0.0.0/8 ip daddr != 10.1.2.3 udp dport 53 accept',
+];
+/** Rules it prints in raw payload syntax. */
+const RAW = ['ip protocol icmp icmp type echo-request accept', 'meta l4proto tcp tcp flags & (syn|ack) == syn', 'ip6 nexthdr icmpv6 accept', 'ip dscp cs1 drop'];
+
+const table = (rules: string[]) =>
+  `table inet f {\n set allowed { type ipv4_addr; flags interval; elements = { 10.0.0.0/8 } }\n chain c {\n${rules.map((r) => `  ${r}\n`).join('')} }\n}\n`;
+
+const expressionsOf = async (nft: Nftables): Promise<Rule['expressions'][]> =>
+  (await nft.listRules({ family: 'inet', table: 'f', chain: 'c' })).map((r) => r.expressions);
+
+t.test("nft's own text, where formatRule() prints it", async (t) => {
+  const ns = await freshNetns(t, 'nft');
+  await ns.exec('nft', ['-f', '-'], table(AS_NFT));
+  const nft = await Nftables.open({ netns: ns.path });
+  t.teardown(() => nft.close());
+  const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
+  const rules = await nft.listRules({ family: 'inet', table: 'f', chain: 'c' });
+  t.same(rules.map((r) => formatRule(r)), AS_NFT.map((r) => (listed.includes(r) ? r : `(nft lists it otherwise) ${r}`)));
+});
+
+t.test('raw payload syntax: nft makes the same rule from the text', async (t) => {
+  const [src, dst] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
+  await src.exec('nft', ['-f', '-'], table(RAW));
+  const from = await Nftables.open({ netns: src.path });
+  t.teardown(() => from.close());
+  const texts = (await from.listRules({ family: 'inet', table: 'f', chain: 'c' })).map((r) => formatRule(r));
+  t.ok(texts.every((x) => x.includes('@')), 'each falls back to raw payload syntax');
+  await dst.exec('nft', ['-f', '-'], table(texts));
+  const to = await Nftables.open({ netns: dst.path });
+  t.teardown(() => to.close());
+  t.same(await expressionsOf(to), await expressionsOf(from));
+});
