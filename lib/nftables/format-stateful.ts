@@ -19,7 +19,7 @@ function bytesText(n: bigint): string {
   return `${n} ${BYTE_UNITS[unit]}`;
 }
 
-/** undefined where nft would print something this does not know (a period it has no word for). */
+/** A limit; undefined where nft would print something this does not know (a period it has no word for). */
 export function limitText(e: LimitExpr): string | undefined {
   const period = PERIODS.get(e.unit);
   if (!period || typeof e.limitType === 'number') return undefined;
@@ -33,6 +33,7 @@ export function limitText(e: LimitExpr): string | undefined {
   return `limit rate ${over}${e.rate}/${period}${burst}`;
 }
 
+/** A quota, with what it has used when that is not nothing. */
 export function quotaText(e: QuotaExpr): string {
   const used = e.consumed ? ` used ${bytesText(e.consumed)}` : '';
   return `quota ${e.over ? 'over ' : ''}${bytesText(e.bytes)}${used}`;

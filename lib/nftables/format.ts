@@ -2,9 +2,11 @@
  * Rules as nft prints them (`nft list ruleset`), for the expression
  * patterns nft itself generates for matches on addresses, ports, protocols,
  * marks, conntrack state, route type and set lookups, and for the
- * statements of the vocabulary (the stateful ones: format-stateful.ts). A step it does not recognise is shown as
- * nft's debug form does (`[ payload load 4b @ network header + 12 => reg 1 ]`),
- * so the text stays faithful even where it is not nft's.
+ * statements of the vocabulary (the stateful ones: format-stateful.ts). A
+ * header field it has no name for is shown in nft's raw payload syntax
+ * (`@nh,8,8`), and any other step it does not recognise as nft's debug
+ * form does (`[ payload load 4b @ network header + 12 => reg 1 ]`), so the
+ * text stays faithful even where it is not nft's.
  */
 import ipaddr from 'ipaddr.js';
 
@@ -33,22 +35,27 @@ const address = (b: Buffer) => (b.length === 4 ? ipaddr.fromByteArray([...b]).to
 /** nft's names for raw payload bases (`@nh,72,8`). */
 const RAW_BASES: Record<string, string> = { ll: 'll', network: 'nh', transport: 'th', inner: 'ih' };
 
-/** A network-header field: ip/ip6 saddr/daddr by offset, printed as an address (or a prefix of one); ip protocol and ttl. */
-function networkField(offset: number, len: number): Load | undefined {
-  if (len === 1 && offset === 9) return { text: 'ip protocol', value: proto };
-  if (len === 1 && offset === 8) return { text: 'ip ttl', value: (b) => String(b[0]) };
-  const v4 = offset === 12 ? 'ip saddr' : offset === 16 ? 'ip daddr' : undefined;
-  const v6 = offset === 8 ? 'ip6 saddr' : offset === 24 ? 'ip6 daddr' : undefined;
-  const text = len <= 4 ? v4 : v6;
-  if (!text) return undefined;
-  const full = len <= 4 ? 4 : 16;
+/**
+ * A network-header field by offset: ip/ip6 saddr/daddr, printed as an
+ * address (or a prefix of one), and IPv4's protocol and ttl. `family` is
+ * the header the rule is known to match (its table's, or that of a meta
+ * nfproto match before the load); without it, a load of 4 bytes or fewer
+ * is taken for IPv4's.
+ */
+function networkField(offset: number, len: number, family: 'ip' | 'ip6' | undefined): Load | undefined {
+  if (family === 'ip' && len === 1 && offset === 9) return { text: 'ip protocol', value: proto };
+  if (family === 'ip' && len === 1 && offset === 8) return { text: 'ip ttl', value: (b) => String(b[0]) };
+  const v6 = family === 'ip6' || (family === undefined && len > 4);
+  const text = v6 ? (offset === 8 ? 'ip6 saddr' : offset === 24 ? 'ip6 daddr' : undefined) : offset === 12 ? 'ip saddr' : offset === 16 ? 'ip daddr' : undefined;
+  if (!text || len > (v6 ? 16 : 4)) return undefined;
+  const full = v6 ? 16 : 4;
   return { text, value: (b) => (b.length < full ? `${address(Buffer.concat([b, Buffer.alloc(full - b.length)]))}/${b.length * 8}` : address(b)) };
 }
 
-function load(e: Expression, l4: string | undefined): Load | undefined {
+function load(e: Expression, l4: string | undefined, family: 'ip' | 'ip6' | undefined): Load | undefined {
   switch (e.type) {
     case 'payload': {
-      const field = e.base === 'network' ? networkField(e.offset, e.len) : undefined;
+      const field = e.base === 'network' ? networkField(e.offset, e.len, family) : undefined;
       if (field) return field;
       if (e.base === 'transport' && e.len === 2 && (e.offset === 0 || e.offset === 2))
         return { text: `${l4 ?? 'th'} ${e.offset === 0 ? 'sport' : 'dport'}`, value: port };
@@ -100,13 +107,14 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
   let pending: Array<{ reg: number; load: Load }> = [];
   let masked: { reg: number; mask: Buffer } | undefined;
   let l4: string | undefined;
+  let family = rule.family === 'ip' || rule.family === 'ip6' ? rule.family : undefined;
   /** A protocol match left out as implied by the field loaded next ("ip saddr", "tcp dport"). */
   let elided: string | undefined;
   const exprs = rule.expressions;
   for (let i = 0; i < exprs.length; i++) {
     const e = exprs[i];
     const next = exprs[i + 1];
-    let l = 'dreg' in e && e.dreg !== undefined && e.type !== 'immediate' && e.type !== 'bitwise' ? load(e, l4) : undefined;
+    let l = 'dreg' in e && e.dreg !== undefined && e.type !== 'immediate' && e.type !== 'bitwise' ? load(e, l4, family) : undefined;
     if (l && 'dreg' in e) {
       // A field in raw syntax does not imply the protocol match left out before it: print that match.
       if (elided && l.text.startsWith('@')) l = { ...l, text: `${elided} ${l.text}` };
@@ -121,6 +129,7 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         pending = pending.filter((p) => p.reg !== e.sreg);
         if (!src) { out.push(debug(e)); break; }
         const data = Buffer.from(e.data);
+        if (src.text === 'meta nfproto' && e.op === 'eq' && (data[0] === 2 || data[0] === 10)) family = data[0] === 2 ? 'ip' : 'ip6';
         if (src.text === 'meta nfproto' && e.op === 'eq' && next?.type === 'payload' && next.base === 'network') {
           elided = `meta nfproto ${src.value(data)}`; // implied by ip/ip6
           break;

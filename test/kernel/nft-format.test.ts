@@ -14,6 +14,8 @@ const AS_NFT = [
   'oifname "eth0" drop',
   'ct mark set meta mark',
   'ip ttl 1 drop',
+  'ip6 saddr fd00::/8 drop',
+  'ip6 daddr ::1 accept',
   'ip saddr 10.0.0.0/8 ip daddr != 10.1.2.3 udp dport 53 accept',
 ];
 /** Rules it prints in raw payload syntax. */
