@@ -41,5 +41,6 @@ export function quotaText(e: QuotaExpr): string {
 
 /** The named objects nft refers to as `TYPE name "NAME"`; undefined for the others. */
 export function objrefText(e: ObjrefExpr): string | undefined {
+  if ('set' in e) return undefined;
   return e.objectType === 'counter' || e.objectType === 'quota' || e.objectType === 'limit' ? `${e.objectType} name ${JSON.stringify(e.name)}` : undefined;
 }

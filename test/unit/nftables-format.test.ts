@@ -62,6 +62,7 @@ t.test('limit, quota and named objects, as nft prints them; the forms it has no 
   t.equal(f({ type: 'quota', bytes: 5n * 2n ** 20n, consumed: 0n, over: true }, { type: 'verdict', verdict: 'drop' }), 'quota over 5 mbytes drop');
   t.equal(f({ type: 'objref', objectType: 'counter', name: 'a "b"' }), 'counter name "a \\"b\\""');
   t.equal(f({ type: 'objref', objectType: 'synproxy', name: 'p' }), '[ objref objectType synproxy name p ]');
+  t.equal(f({ type: 'objref', sreg: 1, set: 'm' }), '[ objref sreg 1 set m ]');
 });
 
 t.test('limit, quota and named objects: bad input names the field', async (t) => {
@@ -75,5 +76,7 @@ t.test('limit, quota and named objects: bad input names the field', async (t) =>
   refused({ type: 'quota', bytes: 100n, consumed: -1n }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].consumed' });
   refused({ type: 'objref', objectType: 'meter', name: 'x' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].objectType' });
   refused({ type: 'objref', objectType: 'counter', name: '' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].name' });
+  refused({ type: 'objref', set: 'm' }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].sreg' });
+  refused({ type: 'objref', set: 'm', sreg: 1, name: 'x' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].name' });
   t.same(expressionToRaw({ type: 'limit', rate: 1, unit: 1, limitType: 'bytes' }, 'e'), { type: 'limit', rate: 1, unit: 1, burst: 0, limitType: 1, flags: 0 }, "a byte limit's burst defaults to 0, as nft's");
 });

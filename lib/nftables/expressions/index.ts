@@ -17,7 +17,7 @@ export type { CmpExpr, RangeExpr, BitwiseExpr, ByteorderExpr, LookupExpr, Dynset
 export type {
   VerdictExpr, ImmediateExpr, CounterExpr, NatExpr, MasqueradeExpr, RedirectExpr, RejectExpr, NotrackExpr, LogExpr,
 } from './actions.js';
-export type { LimitExpr, QuotaExpr, ObjrefExpr } from './stateful.js';
+export type { LimitExpr, QuotaExpr, ObjrefExpr, NamedObjref, MappedObjref } from './stateful.js';
 
 /** An expression the kernel has that this library has no vocabulary for: kept as read, so a rule with it can be written back. */
 export interface RawExpr {

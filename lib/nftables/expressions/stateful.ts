@@ -8,7 +8,7 @@ import { integer, knownFields, name, wrongType } from '../../util/check.js';
 import { type LimitType, NAME_MAX_BYTES, type ObjectType, limitTypes, objectTypes } from '../names.js';
 import type { RawAttrs } from '../native.js';
 import { K } from '../native.js';
-import { named, num } from './fields.js';
+import { defined, named, num, reg } from './fields.js';
 
 /** A rate limit: matches while the rate is under `rate` per `unit` seconds (`limit rate 10/second`). */
 export interface LimitExpr {
@@ -40,8 +40,11 @@ export interface QuotaExpr {
   depleted?: boolean;
 }
 
-/** A reference to a named stateful object of the rule's table (`counter name "hits"`). */
-export interface ObjrefExpr {
+/** A reference to a named stateful object of the rule's table: one by name (`counter name "hits"`), or the one a map gives for register `sreg`'s value. */
+export type ObjrefExpr = NamedObjref | MappedObjref;
+
+/** `counter name "hits"`: the object by its kind and name. */
+export interface NamedObjref {
   /** The kernel's objref expression. */
   type: 'objref';
   /** The object's kind (NFTA_OBJREF_IMM_TYPE). */
@@ -50,9 +53,22 @@ export interface ObjrefExpr {
   name: string;
 }
 
+/** `counter name ip saddr map @m`: the object a map of object names gives for a key. */
+export interface MappedObjref {
+  /** The kernel's objref expression. */
+  type: 'objref';
+  /** The register holding the key (NFTA_OBJREF_SET_SREG). */
+  sreg: number;
+  /** The map (NFTA_OBJREF_SET_NAME). */
+  set: string;
+  /** The map's id, for a map added in the same transaction (NFTA_OBJREF_SET_ID). */
+  setId?: number;
+}
+
 const limitFields = new Set(['type', 'rate', 'unit', 'limitType', 'burst', 'over']);
 const quotaFields = new Set(['type', 'bytes', 'consumed', 'over', 'depleted']);
-const objrefFields = new Set(['type', 'objectType', 'name']);
+const namedObjrefFields = new Set(['type', 'objectType', 'name']);
+const mappedObjrefFields = new Set(['type', 'sreg', 'set', 'setId']);
 const objectName = { maxBytes: NAME_MAX_BYTES };
 const U64_MAX = 2n ** 64n - 1n;
 
@@ -111,14 +127,27 @@ export const quota = {
   },
 };
 
-/** The objref expression (a named object, not one looked up through a set map): typed form to raw attributes (checked) and back. */
+/** The objref expression, either form: typed form to raw attributes (checked) and back. */
 export const objref = {
   kernel: 'objref',
   toRaw(e: ObjrefExpr, field: string): RawAttrs {
-    knownFields(e as never, objrefFields, field);
+    if ('set' in e) {
+      knownFields(e as never, mappedObjrefFields, field);
+      return defined({
+        setSreg: reg(e.sreg, `${field}.sreg`),
+        setName: name(e.set, `${field}.set`, objectName),
+        setId: e.setId === undefined ? undefined : integer(e.setId, `${field}.setId`, 0, 0xffffffff),
+      });
+    }
+    knownFields(e as never, namedObjrefFields, field);
     return { immType: named(objectTypes, e.objectType, `${field}.objectType`), immName: name(e.name, `${field}.name`, objectName) };
   },
   fromRaw(a: RawAttrs): ObjrefExpr {
+    if (a.setName !== undefined) {
+      const e: MappedObjref = { type: 'objref', sreg: num(a, 'setSreg') ?? 0, set: a.setName as string };
+      if (a.setId !== undefined) e.setId = num(a, 'setId');
+      return e;
+    }
     return { type: 'objref', objectType: objectTypes.name(num(a, 'immType') ?? 0), name: (a.immName as string | undefined) ?? '' };
   },
 };
