@@ -58,6 +58,13 @@ export class ElementWriter {
     this.buf.writeUInt32BE(v >>> 0, at + 4);
   }
 
+  /** A NUL-terminated string (an object map's object name, as nft writes it). */
+  string(type: number, s: string): void {
+    const b = Buffer.from(s);
+    const at = this.room(type, b.length + 1);
+    this.buf.set(b, at);
+  }
+
   bytes(type: number, b: Uint8Array): void {
     const at = this.room(type, b.length);
     this.buf.set(b, at);
@@ -149,6 +156,8 @@ export interface ElementView {
   expiration: number | undefined;
   userdata: Uint8Array | undefined;
   counter: { packets: bigint; bytes: bigint } | undefined;
+  /** An object map's value: the object's name (NFTA_SET_ELEM_OBJREF). */
+  objref: string | undefined;
 }
 
 function malformed(what: string): NetlinkError {
@@ -232,14 +241,14 @@ export function readElements(items: Uint8Array, visit: (view: ElementView) => vo
   const b = Buffer.from(items.buffer, items.byteOffset, items.byteLength);
   const v: ElementView = {
     b, flags: 0, key: -1, keyLen: 0, keyEnd: -1, keyEndLen: 0, data: -1, dataLen: 0,
-    verdict: undefined, timeout: undefined, expiration: undefined, userdata: undefined, counter: undefined,
+    verdict: undefined, timeout: undefined, expiration: undefined, userdata: undefined, counter: undefined, objref: undefined,
   };
   for (let item = 0; item < b.length; ) {
     const itemEnd = item + attrLen(b, item, b.length);
     v.flags = 0;
     v.key = v.keyEnd = v.data = -1;
     v.keyLen = v.keyEndLen = v.dataLen = 0;
-    v.verdict = v.timeout = v.expiration = v.userdata = v.counter = undefined;
+    v.verdict = v.timeout = v.expiration = v.userdata = v.counter = v.objref = undefined;
     for (let p = item + HDRLEN; p < itemEnd; ) {
       const len = attrLen(b, p, itemEnd);
       const a = p + HDRLEN;
@@ -271,6 +280,11 @@ export function readElements(items: Uint8Array, visit: (view: ElementView) => vo
         case K.NFTA_SET_ELEM_USERDATA:
           v.userdata = b.subarray(a, e);
           break;
+        case K.NFTA_SET_ELEM_OBJREF: {
+          const nul = b.indexOf(0, a);
+          v.objref = b.toString('utf8', a, nul < 0 || nul > e ? e : nul);
+          break;
+        }
         case K.NFTA_SET_ELEM_EXPR:
           v.counter ??= counterIn(b, a, e);
           break;

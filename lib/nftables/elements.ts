@@ -6,7 +6,7 @@
  * type as a start element and an end element one past the last value
  * (NFT_SET_ELEM_INTERVAL_END), read back merged into prefixes and ranges.
  */
-import { FieldNames, integer, object, outOfRange, prefixField, string, wrongType } from '../util/check.js';
+import { FieldNames, name as checkName, integer, object, outOfRange, prefixField, string, wrongType } from '../util/check.js';
 import { type DataType, keyLayout } from './datatypes.js';
 import { type ElementView, ElementWriter, readElements } from './element-codec.js';
 import { bytes, named } from './expressions/fields.js';
@@ -19,6 +19,7 @@ import { UDATA, commentOf, stringRecord, u32Record } from './udata.js';
 
 const elementFields = new FieldNames(new Set(['key', 'value', 'timeout', 'expires', 'comment', 'counter']));
 const verdictFields = new FieldNames(new Set(['verdict', 'chain']));
+const objectName = { maxBytes: NAME_MAX_BYTES };
 
 /** The bytes a key or value of these types takes, or of a type this library does not know. */
 function lengthOf(types: DataType[] | OtherType): number {
@@ -74,7 +75,9 @@ function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Elem
   } else {
     writePlainKey(w, shape, keyLen, e.key);
   }
-  if (shape.value !== undefined) {
+  if (shape.value === 'object') {
+    if (add) w.string(K.NFTA_SET_ELEM_OBJREF, checkName(e.value, '.value', objectName));
+  } else if (shape.value !== undefined) {
     if (add) {
       if (e.value === undefined) throw wrongType('.value', "the map's value", undefined);
       writeValue(w, shape, e.value);
@@ -196,6 +199,7 @@ function writeEnd(w: ElementWriter, key: Buffer): void {
 /** How a map's values read back: typed by `shape.value`, or as bytes when the length is not the type's. */
 function valueReader(shape: SetShape): (v: ElementView) => Element['value'] {
   if (shape.value === undefined) return () => undefined;
+  if (shape.value === 'object') return (v) => v.objref;
   if (shape.value === 'verdict') {
     return (v) => {
       if (!v.verdict) return undefined;

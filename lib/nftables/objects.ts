@@ -6,10 +6,10 @@
 import { integer, knownFields, name as checkName, object, oneOf, optionalBoolean, outOfRange, string, wrongType, wrongValue } from '../util/check.js';
 import { type DataType, EXPR_CONCAT, VERDICT_TYPE_ID, dataTypes, keyLayout, typeInfo, typesOfKey } from './datatypes.js';
 import { expressionFromRaw, expressionToRaw } from './expressions/index.js';
-import { flagBits } from './expressions/fields.js';
+import { flagBits, named } from './expressions/fields.js';
 import { K, type RawAttrs } from './native.js';
-import { type Family, NAME_MAX_BYTES, USERDATA_MAX, families, hooksOf, policies, setFlags, setPolicies, tableFlags } from './names.js';
-import type { Chain, ChainRef, ChainType, NftSet, OtherType, Rule, SetRef, Table, TableRef } from './types.js';
+import { type Family, NAME_MAX_BYTES, USERDATA_MAX, families, hooksOf, objectTypes, policies, setFlags, setPolicies, tableFlags } from './names.js';
+import type { Chain, ChainRef, ChainType, NftSet, ObjectMap, OtherType, Rule, SetRef, Table, TableRef } from './types.js';
 import { UDATA, commentOf, record, stringRecord, u32Record } from './udata.js';
 
 const nameRule = { maxBytes: NAME_MAX_BYTES };
@@ -123,15 +123,18 @@ export function chainFromRaw(family: number, a: RawAttrs): Chain {
 // --- sets ---
 
 const setFields = new Set(['family', 'table', 'name', 'type', 'map', 'flags', 'timeout', 'gcInterval', 'size', 'policy', 'counter', 'comment', 'handle', 'elements']);
-/** Flags a caller sets ('anonymous' too, so that nft's inline sets read back can be written back); 'map' and 'concat' follow from the set's types. */
+/** Flags a caller sets ('anonymous' too, so that nft's inline sets read back can be written back); 'map', 'concat' and 'object' follow from the set's types. */
 const settableFlags = setFlags.names.filter((f) => f !== 'map' && f !== 'concat' && f !== 'expr' && f !== 'object');
 
 /** What elements of a set need: the key's types and how values are laid out. */
 export interface SetShape {
   key: DataType[] | OtherType;
-  value?: DataType[] | OtherType | 'verdict';
+  /** 'object': an object map's values are object names. */
+  value?: DataType[] | OtherType | 'verdict' | 'object';
   interval: boolean;
 }
+
+const isObjectMap = (m: unknown): m is ObjectMap => typeof m === 'object' && m !== null && 'object' in m;
 
 /** A set's name, table and family, checked. */
 export function setRefToRaw(s: SetRef, field: string): { family: number; table: string; name: string } {
@@ -154,7 +157,7 @@ export function setShape(s: NftSet, field: string): SetShape {
   const flags = s.flags === undefined ? [] : s.flags.map((f, i) => oneOf(f, settableFlags, `${field}.flags[${i}]`));
   return {
     key: typeList(s.type, `${field}.type`),
-    value: s.map === undefined ? undefined : s.map === 'verdict' ? 'verdict' : typeList(s.map, `${field}.map`),
+    value: s.map === undefined ? undefined : s.map === 'verdict' ? 'verdict' : isObjectMap(s.map) ? 'object' : typeList(s.map, `${field}.map`),
     interval: flags.includes('interval'),
   };
 }
@@ -167,7 +170,8 @@ export function setToRaw(s: NftSet, field: string, id: number): { family: number
   let flags = s.flags === undefined ? 0 : flagBits(setFlags, s.flags, `${field}.flags`);
   const concat = Array.isArray(shape.key) && shape.key.length > 1;
   const key = Array.isArray(shape.key) ? keyLayout(shape.key) : { id: shape.key.id, len: shape.key.len, fields: [] };
-  if (shape.value) flags |= K.NFT_SET_MAP;
+  if (shape.value === 'object') flags |= K.NFT_SET_OBJECT;
+  else if (shape.value) flags |= K.NFT_SET_MAP;
   if (concat && shape.interval) flags |= K.NFT_SET_CONCAT;
   if (s.timeout !== undefined) flags |= K.NFT_SET_TIMEOUT;
   const a: RawAttrs = { table: ref.table, name: ref.name, flags, keyType: key.id, keyLen: key.len };
@@ -176,6 +180,11 @@ export function setToRaw(s: NftSet, field: string, id: number): { family: number
     a.dataType = K.NFT_DATA_VERDICT;
     a.dataLen = 0;
     ud.push(u32Record(UDATA.SET_DATABYTEORDER, 0));
+  } else if (shape.value === 'object') {
+    // The objects' kind, and no value byte order in the userdata, as nft writes an object map.
+    const m = object(s.map, `${field}.map`);
+    knownFields(m, new Set(['object']), `${field}.map`);
+    a.objType = named(objectTypes, m.object, `${field}.map.object`);
   } else if (shape.value) {
     const v = Array.isArray(shape.value) ? keyLayout(shape.value) : { id: shape.value.id, len: shape.value.len };
     a.dataType = v.id;
@@ -216,13 +225,16 @@ export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: S
   const s: NftSet = { family: famName(family), table: a.table as string, name: a.name as string, type };
   const rawFlags = (a.flags as number | undefined) ?? 0;
   let map: NftSet['map'];
-  if (rawFlags & K.NFT_SET_MAP) {
+  if (rawFlags & K.NFT_SET_OBJECT) {
+    map = { object: objectTypes.name((a.objType as number | undefined) ?? 0) };
+    s.map = map;
+  } else if (rawFlags & K.NFT_SET_MAP) {
     const dt = (a.dataType as number | undefined) ?? 0;
     // A concatenation of values (ipv4_addr . inet_service) is numbered as a concatenated key is.
     map = dt === K.NFT_DATA_VERDICT || dt === VERDICT_TYPE_ID ? 'verdict' : typesOf(dt, (a.dataLen as number | undefined) ?? 0);
     s.map = map;
   }
-  const shown = setFlags.flags(rawFlags & ~(K.NFT_SET_MAP | K.NFT_SET_CONCAT | K.NFT_SET_EXPR)) as NftSet['flags'];
+  const shown = setFlags.flags(rawFlags & ~(K.NFT_SET_MAP | K.NFT_SET_CONCAT | K.NFT_SET_EXPR | K.NFT_SET_OBJECT)) as NftSet['flags'];
   if (shown && shown.length) s.flags = shown;
   if (a.timeout !== undefined) s.timeout = a.timeout as number;
   if (a.gcInterval !== undefined) s.gcInterval = a.gcInterval as number;
@@ -236,7 +248,7 @@ export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: S
   if (a.handle !== undefined) s.handle = a.handle as number;
   const shape: SetShape = {
     key: Array.isArray(type) ? type : typeof type === 'string' ? [type] : type,
-    value: map === undefined ? undefined : map === 'verdict' ? 'verdict' : typeof map === 'string' ? [map] : map,
+    value: map === undefined ? undefined : map === 'verdict' ? 'verdict' : isObjectMap(map) ? 'object' : typeof map === 'string' ? [map] : map,
     interval: (rawFlags & K.NFT_SET_INTERVAL) !== 0,
   };
   return { set: s, shape };

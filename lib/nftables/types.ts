@@ -6,7 +6,7 @@
 import type { DataType } from './datatypes.js';
 import type { Expression } from './expressions/index.js';
 import type { Key } from './keys.js';
-import type { Family, Hook, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';
+import type { Family, Hook, ObjectType, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';
 
 export type { DataType } from './datatypes.js';
 export type { Key, KeyPart } from './keys.js';
@@ -86,8 +86,8 @@ export interface OtherType {
 export interface NftSet extends SetRef {
   /** The key's type, or a concatenation's types in order (`['ipv4_addr', 'inet_service']`), as nft's `type` names them. */
   type: DataType | DataType[] | OtherType;
-  /** A map's value type: a data type, a concatenation's types in order (`['ipv4_addr', 'inet_service']`), or verdicts (a verdict map). */
-  map?: DataType | DataType[] | 'verdict' | OtherType;
+  /** A map's value type: a data type, a concatenation's types in order (`['ipv4_addr', 'inet_service']`), verdicts (a verdict map), or named objects of one kind (`{ object: 'counter' }`: nft's `type ipv4_addr : counter`, each element's value an object's name). */
+  map?: DataType | DataType[] | 'verdict' | OtherType | ObjectMap;
   /** 'interval' (prefixes and ranges), 'timeout', 'constant', 'dynamic', 'anonymous' (nft's inline sets, named `__set0`..., bound to the rule that looks them up in the same transaction); 'map' and 'concat' follow from `map` and `type`. */
   flags?: SetFlag[];
   /** Default element timeout in milliseconds (sets the 'timeout' flag). */
@@ -118,7 +118,7 @@ export interface Verdict {
 export interface Element {
   /** The key: `'10.0.0.1'`, `80`, `'tcp'`, in interval sets `'10.0.0.0/8'` or `'1000-2000'`, for a concatenation one per type. A Buffer for a type this library does not know. */
   key: Key | Uint8Array;
-  /** A map's value. */
+  /** A map's value; in an object map, the object's name. */
   value?: Key | Verdict | Uint8Array;
   /** Milliseconds until it expires (sets with the 'timeout' flag). */
   timeout?: number;
@@ -133,6 +133,12 @@ export interface Element {
     /** Their bytes. */
     bytes: bigint;
   };
+}
+
+/** An object map's value type: the kind of the named objects its elements give (NFTA_SET_OBJ_TYPE). */
+export interface ObjectMap {
+  /** The objects' kind. */
+  object: ObjectType | number;
 }
 
 /** Names a chain's rule. */

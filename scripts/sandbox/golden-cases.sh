@@ -327,6 +327,8 @@ suite_nft() {
 	gcase set-concat-interval "$T" nft add set inet t ranges '{' type ipv4_addr . inet_service ';' flags interval ';' '}'
 	gcase map-verdict "$T" nft add map inet t m '{' type ipv4_addr . inet_proto . inet_service : verdict ';' '}'
 	gcase set-ipv6-interval "$T" nft add set inet t r6 '{' type ipv6_addr ';' flags interval ';' '}'
+	gcase map-object "$T" nft add map inet t om '{' type ipv4_addr : counter ';' '}'
+	gcase elem-map-object "$T; nft add counter inet t hits; nft add counter inet t other; nft add map inet t om '{ type ipv4_addr : counter; }'" nft add element inet t om '{' 10.0.0.1 : '"hits"', 10.0.0.2 : '"other"' '}'
 	gcase map-concat-value "$T" nft add map inet t dn '{' type inet_service : ipv4_addr . inet_service ';' '}'
 	gcase elem-map-concat-value "$T; nft add map inet t dn '{ type inet_service : ipv4_addr . inet_service; }'" nft add element inet t dn '{' 80 : 10.0.0.1 . 8080, 443 : 10.0.0.2 . 8443 '}'
 	gcase elem-concat "$B" nft add element inet t s '{' 10.0.0.1 . tcp . 80, 10.0.0.2 . udp . 53 '}'

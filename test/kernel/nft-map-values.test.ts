@@ -2,7 +2,8 @@
 // inet_service`, as nat maps are written) against the kernel and nft, both
 // ways: the map and its elements the library writes, `nft -j list` shows as
 // it shows the same written by nft; what nft wrote, the library reads back
-// with the value's types and each value as written.
+// with the value's types and each value as written. Object maps (`type
+// ipv4_addr : counter`) the same way, each value an object's name.
 import t from 'tap';
 
 import { type Element, Nftables, type NftSet } from '../../lib/nftables/index.js';
@@ -50,4 +51,24 @@ t.test('what nft wrote, the library reads back: the value types and each value',
   const byKey = (list: Element[]) => [...list].sort((a, b) => Number(a.key) - Number(b.key));
   t.same(byKey(elements), ELEMENTS);
   t.same(byKey(await nft.listElements(MAP)), ELEMENTS, 'listElements too');
+});
+
+t.test("object maps (`type ipv4_addr : counter`): each element's object by name, both ways", async (t) => {
+  const OM: NftSet = { family: 'ip', table: 't', name: 'om', type: 'ipv4_addr', map: { object: 'counter' } };
+  const OM_ELEMENTS: Element[] = [{ key: '10.0.0.1', value: 'hits' }, { key: '10.0.0.2', value: 'other' }];
+  const [ours, theirs] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
+  // The named counters themselves are nft's to make.
+  const counters = 'table ip t {\n counter hits { }\n counter other { }\n}\n';
+  await Promise.all([ours.exec('nft', ['-f', '-'], counters), theirs.exec('nft', ['-f', '-'], counters)]);
+  await theirs.exec('nft', ['add', 'map', 'ip', 't', 'om', '{ type ipv4_addr : counter; }']);
+  await theirs.exec('nft', ['add', 'element', 'ip', 't', 'om', '{ 10.0.0.1 : "hits", 10.0.0.2 : "other" }']);
+  const nft = await open(t, ours);
+  await nft.commit([{ op: 'addSet', set: OM }, { op: 'addElements', set: OM, elements: OM_ELEMENTS }]);
+  const list = async (ns: Netns) => (await ns.exec('nft', ['list', 'map', 'ip', 't', 'om'])).replace(/handle \d+/g, '');
+  t.equal(await list(ours), await list(theirs), 'nft lists the library\'s map as its own');
+  const read = await open(t, theirs);
+  const [set] = (await read.ruleset()).sets;
+  const { handle, elements, ...rest } = set;
+  t.same(rest, OM);
+  t.same([...elements].sort((a, b) => String(a.key).localeCompare(String(b.key))), OM_ELEMENTS, 'and reads nft\'s with each object\'s name');
 });

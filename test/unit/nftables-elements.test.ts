@@ -37,6 +37,7 @@ t.test('every key and value type reads back as written', async (t) => {
     [{ type: 'ipv4_addr', flags: ['interval'] }, [{ key: '10.0.0.0/16' }, { key: '10.1.0.0/16' }, { key: '10.2.0.0' }, { key: '10.2.0.1-10.2.0.9' }]],
     [{ type: ['ipv4_addr', 'inet_service'], map: 'mark' }, [{ key: ['10.0.0.1', 80], value: 7 }]],
     [{ type: 'inet_service', map: ['ipv4_addr', 'inet_service'] }, [{ key: 80, value: ['10.0.0.1', 8080] }]],
+    [{ type: 'ipv4_addr', map: { object: 'counter' } }, [{ key: '10.0.0.1', value: 'hits' }, { key: '10.0.0.2', value: 'a-longer-counter-name' }]],
     [{ type: 'inet_service', map: 'verdict' }, [{ key: 80, value: { verdict: 'accept' } }, { key: 81, value: { verdict: 'jump', chain: 'web' } }, { key: 82, value: { verdict: 'goto', chain: 'x' } }]],
     [{ type: 'ipv4_addr', flags: ['timeout'] }, [{ key: '10.0.0.1', timeout: 30_000, comment: 'thirty seconds' }, { key: '10.0.0.2', comment: 'no timeout' }]],
     [{ type: { id: 0xabcd, len: 5 } }, [{ key: Buffer.from([1, 2, 3, 4, 5]) }]],
@@ -100,6 +101,9 @@ t.test('bad input names the element and its field, before anything is encoded', 
   refusedAmong(vmap, accept, { key: good.key }, { code: 'ERR_INVALID_ARG_TYPE', field: 'changes[1].elements[2].value' });
   refusedAmong(vmap, accept, { key: good.key, value: { verdict: 'jump' } }, { code: 'ERR_INVALID_ARG_TYPE', field: 'changes[1].elements[2].value.chain' });
   refusedAmong(vmap, accept, { key: good.key, value: { verdict: 'leap' } }, { code: 'ERR_INVALID_ARG_VALUE', field: 'changes[1].elements[2].value.verdict' });
+  const omap = shapeOf({ type: 'ipv4_addr', map: { object: 'counter' } });
+  refusedAmong(omap, { key: '10.0.0.1', value: 'hits' }, { key: '10.0.0.2', value: 7 }, { code: 'ERR_INVALID_ARG_TYPE', field: 'changes[1].elements[2].value' });
+  refusedAmong(omap, { key: '10.0.0.1', value: 'hits' }, { key: '10.0.0.2' }, { code: 'ERR_INVALID_ARG_TYPE', field: 'changes[1].elements[2].value' });
   refusedAmong(shapeOf({ type: 'ipv4_addr', flags: ['interval'] }), { key: '10.0.0.0/8' }, { key: '10.0.0.1/8' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'changes[1].elements[2].key' });
   // Through a transaction: the change's index too, and no message made.
   const set = { ...T, name: 's', type: ['ipv4_addr', 'inet_proto', 'inet_service'] } as const;

@@ -80,6 +80,7 @@ t.test('single commands', async (t) => {
     ['chain-regular', { op: 'addChain', chain: { ...T, name: 'r1' } }],
     ['chain-flush', { op: 'flushChain', chain: { ...T, name: 'c' } }],
     ['set-ipv6-interval', { op: 'addSet', set: { ...T, name: 'r6', type: 'ipv6_addr', flags: ['interval'] } }],
+    ['map-object', { op: 'addSet', set: { ...T, name: 'om', type: 'ipv4_addr', map: { object: 'counter' } } }],
     ['map-concat-value', { op: 'addSet', set: { ...T, name: 'dn', type: 'inet_service', map: ['ipv4_addr', 'inet_service'] } }],
     ['rule-delete', { op: 'deleteRule', rule: { ...T, chain: 'c', handle: 12 } }],
     ['rule-match-counter-accept', { op: 'addRule', rule: { ...T, chain: 'c', comment: 'hi', expressions: [
@@ -124,6 +125,7 @@ t.test('element changes of sets made earlier: the same bytes, but for the set id
     ['1\0t\0s', setShape({ ...T, name: 's', type: ['ipv4_addr', 'inet_proto', 'inet_service'] }, 's')],
     ['1\0t\0r', setShape({ ...T, name: 'r', type: 'ipv4_addr', flags: ['interval'] }, 'r')],
     ['1\0t\0ranges', setShape({ ...T, name: 'ranges', type: ['ipv4_addr', 'inet_service'], flags: ['interval'] }, 'ranges')],
+    ['1\0t\0om', setShape({ ...T, name: 'om', type: 'ipv4_addr', map: { object: 'counter' } }, 'om')],
     ['1\0t\0dn', setShape({ ...T, name: 'dn', type: 'inet_service', map: ['ipv4_addr', 'inet_service'] }, 'dn')],
     ['1\0t\0mk', setShape({ ...T, name: 'mk', type: 'mark', flags: ['interval'] }, 'mk')],
     ['1\0t\0mkc', setShape({ ...T, name: 'mkc', type: ['mark', 'inet_service'], flags: ['interval'] }, 'mkc')],
@@ -134,6 +136,7 @@ t.test('element changes of sets made earlier: the same bytes, but for the set id
     ['elem-delete', { op: 'deleteElements', set: { ...T, name: 's' }, elements: [{ key: ['10.0.0.1', 'tcp', 80] }] }],
     // nft adds an end at zero below the lowest interval on this first fill.
     ['elem-interval', { op: 'addElements', set: { ...T, name: 'r' }, elements: [{ key: '10.0.0.0/8' }, { key: '192.168.1.1-192.168.1.5' }] }, 0],
+    ['elem-map-object', { op: 'addElements', set: { ...T, name: 'om' }, elements: [{ key: '10.0.0.1', value: 'hits' }, { key: '10.0.0.2', value: 'other' }] }],
     ['elem-map-concat-value', { op: 'addElements', set: { ...T, name: 'dn' }, elements: [{ key: 80, value: ['10.0.0.1', 8080] }, { key: 443, value: ['10.0.0.2', 8443] }] }],
     // Marks, host order elsewhere, go big end first in interval sets.
     ['elem-mark-interval', { op: 'addElements', set: { ...T, name: 'mk' }, elements: [{ key: '1-5' }, { key: 0x10 }, { key: '4294967280-4294967295' }] }, 0],
