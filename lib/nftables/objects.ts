@@ -10,7 +10,7 @@ import { flagBits, named } from './expressions/fields.js';
 import { K, type RawAttrs } from './native.js';
 import { type Family, NAME_MAX_BYTES, USERDATA_MAX, families, hooksOf, objectTypes, policies, setFlags, setPolicies, tableFlags } from './names.js';
 import type { Chain, ChainRef, ChainType, NftSet, ObjectMap, OtherType, Rule, SetRef, Table, TableRef } from './types.js';
-import { UDATA, commentOf, record, stringRecord, u32Record } from './udata.js';
+import { UDATA, commentOf, parseRecords, record, stringRecord, u32Record } from './udata.js';
 
 const nameRule = { maxBytes: NAME_MAX_BYTES };
 /** Every family name. */
@@ -122,7 +122,7 @@ export function chainFromRaw(family: number, a: RawAttrs): Chain {
 
 // --- sets ---
 
-const setFields = new Set(['family', 'table', 'name', 'type', 'map', 'flags', 'timeout', 'gcInterval', 'size', 'policy', 'counter', 'comment', 'handle', 'elements']);
+const setFields = new Set(['family', 'table', 'name', 'type', 'map', 'flags', 'timeout', 'gcInterval', 'size', 'policy', 'counter', 'comment', 'typeof', 'handle', 'elements']);
 /** Flags a caller sets ('anonymous' too, so that nft's inline sets read back can be written back); 'map', 'concat' and 'object' follow from the set's types. */
 const settableFlags = setFlags.names.filter((f) => f !== 'map' && f !== 'concat' && f !== 'expr' && f !== 'object');
 
@@ -201,14 +201,33 @@ export function setToRaw(s: NftSet, field: string, id: number): { family: number
   if (s.gcInterval !== undefined) a.gcInterval = integer(s.gcInterval, `${field}.gcInterval`, 0, 0xffffffff);
   // A concatenation (key or map value) is described as a "typeof" record
   // too (of no expressions: the types come from the type number), as nft does.
-  const concatTypeof = () => Buffer.concat([u32Record(UDATA.SET_TYPEOF_EXPR, EXPR_CONCAT), record(UDATA.SET_TYPEOF_DATA, Buffer.alloc(0))]);
-  if (concat) ud.push(record(UDATA.SET_KEY_TYPEOF, concatTypeof()));
-  if (Array.isArray(shape.value) && shape.value.length > 1) ud.push(record(UDATA.SET_DATA_TYPEOF, concatTypeof()));
+  // nft's own descriptions, where the caller has them (NftSet.typeof), take their place.
+  const given = s.typeof === undefined ? {} : typeofRecords(s.typeof, `${field}.typeof`);
+  const keyTypeof = given.key ?? (concat ? CONCAT_TYPEOF : undefined);
+  const valueTypeof = given.value ?? (Array.isArray(shape.value) && shape.value.length > 1 ? CONCAT_TYPEOF : undefined);
+  if (keyTypeof) ud.push(record(UDATA.SET_KEY_TYPEOF, keyTypeof));
+  if (valueTypeof) ud.push(record(UDATA.SET_DATA_TYPEOF, valueTypeof));
   if (shape.value) ud.push(u32Record(UDATA.SET_DATA_INTERVAL, 0));
   if (s.comment !== undefined) ud.push(comment(s.comment, `${field}.comment`, UDATA.SET_COMMENT));
   a.userdata = Buffer.concat(ud);
   if (optionalBoolean(s.counter, field, false, 'counter')) a.expr = { type: 'counter' };
   return { family: ref.family, attrs: a, shape };
+}
+
+/** The "typeof" record nft writes for a concatenation of plain types: a concatenation of no expressions. */
+const CONCAT_TYPEOF = Buffer.concat([u32Record(UDATA.SET_TYPEOF_EXPR, EXPR_CONCAT), record(UDATA.SET_TYPEOF_DATA, Buffer.alloc(0))]);
+
+/** NftSet.typeof's records, checked. */
+function typeofRecords(v: unknown, field: string): { key?: Buffer; value?: Buffer } {
+  const o = object(v, field);
+  knownFields(o, new Set(['key', 'value']), field);
+  const one = (x: unknown, f: string) => {
+    if (x === undefined) return undefined;
+    if (!(x instanceof Uint8Array)) throw wrongType(f, 'a Buffer or Uint8Array (as a read gave it)', x);
+    if (x.length > 255) throw outOfRange(f, 'at most 255 bytes (one userdata record)', x.length);
+    return Buffer.from(x);
+  };
+  return { key: one(o.key, `${field}.key`), value: one(o.value, `${field}.value`) };
 }
 
 /** A key's or a map value's types from the set's type number; one this library does not know (or whose length is not theirs) as its number and length. */
@@ -245,6 +264,11 @@ export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: S
   if (exprs.some((e) => e.type === 'counter')) s.counter = true;
   const c = commentOf(a.userdata as Uint8Array | undefined, UDATA.SET_COMMENT);
   if (c !== undefined) s.comment = c;
+  // nft's descriptions by expression (typeof), but not the bare concatenation this library writes too.
+  const typeofOf = (type: number) => parseRecords(a.userdata as Uint8Array | undefined).find((r) => r.type === type && !r.value.equals(CONCAT_TYPEOF))?.value;
+  const keyTypeof = typeofOf(UDATA.SET_KEY_TYPEOF);
+  const valueTypeof = typeofOf(UDATA.SET_DATA_TYPEOF);
+  if (keyTypeof || valueTypeof) s.typeof = { ...(keyTypeof ? { key: Buffer.from(keyTypeof) } : {}), ...(valueTypeof ? { value: Buffer.from(valueTypeof) } : {}) };
   if (a.handle !== undefined) s.handle = a.handle as number;
   const shape: SetShape = {
     key: Array.isArray(type) ? type : typeof type === 'string' ? [type] : type,

@@ -102,6 +102,12 @@ export interface NftSet extends SetRef {
   counter?: boolean;
   /** Shown by `nft list`, at most 127 bytes. */
   comment?: string;
+  /**
+   * nft's `typeof` descriptions of the key and the value (`typeof ip saddr . tcp dport`), as the
+   * userdata records only nft reads: kept as read, so that a set nft made that way lists the same
+   * when written back. The types themselves are `type` and `map`.
+   */
+  typeof?: SetTypeof;
   /** Read only: the kernel's handle. */
   handle?: number;
 }
@@ -133,6 +139,14 @@ export interface Element {
     /** Their bytes. */
     bytes: bigint;
   };
+}
+
+/** nft's `typeof` userdata records of a set (NftSet.typeof), as bytes. */
+export interface SetTypeof {
+  /** Of the key. */
+  key?: Uint8Array;
+  /** Of a map's value. */
+  value?: Uint8Array;
 }
 
 /** An object map's value type: the kind of the named objects its elements give (NFTA_SET_OBJ_TYPE). */

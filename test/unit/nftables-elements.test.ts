@@ -110,6 +110,10 @@ t.test('bad input names the element and its field, before anything is encoded', 
   t.throws(() => changesToRaw([{ op: 'addSet', set }, { op: 'addElements', set, elements: [good, { key: ['10.0.0.1', 'tcp', -1] }] as Element[] }], () => undefined), {
     field: 'changes[1].elements[1].key[2]',
   });
+  // A set's typeof records, kept as read: bytes of one userdata record.
+  t.throws(() => changesToRaw([{ op: 'addSet', set: { ...set, typeof: { key: 'ip saddr' } } as never }], () => undefined), { code: 'ERR_INVALID_ARG_TYPE', field: 'changes[0].set.typeof.key' });
+  t.throws(() => changesToRaw([{ op: 'addSet', set: { ...set, typeof: { value: Buffer.alloc(256) } } }], () => undefined), { code: 'ERR_OUT_OF_RANGE', field: 'changes[0].set.typeof.value' });
+  t.throws(() => changesToRaw([{ op: 'addSet', set: { ...set, typeof: { keys: Buffer.alloc(2) } } as never }], () => undefined), { code: 'ERR_INVALID_ARG_VALUE', field: 'changes[0].set.typeof.keys' });
 });
 
 t.test('overlapping intervals in one add are refused naming both, before anything is encoded; equal and adjacent ones are not', async (t) => {
