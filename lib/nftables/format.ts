@@ -11,9 +11,10 @@
 import ipaddr from 'ipaddr.js';
 
 import type { Expression } from './expressions/index.js';
+import { inlineSet } from './format-sets.js';
 import { limitText, objrefText, quotaText } from './format-stateful.js';
 import { addrTypes, ctStates, l4protos, verdicts } from './names.js';
-import type { Rule } from './types.js';
+import type { Rule, SetWithElements } from './types.js';
 
 /** What a register holds: the match's left side and how to print a value of it. */
 interface Load {
@@ -91,6 +92,13 @@ function debug(e: Expression): string {
   return `[ ${e.type === 'raw' ? e.name : e.type}${fields.length ? ' ' + fields.join(' ') : ''} ]`;
 }
 
+/** The anonymous set `name` of the rule's table among `sets` (each table numbers its own from __set0). */
+function anonymousSet(sets: readonly SetWithElements[] | undefined, rule: { family?: Rule['family']; table?: string }, name: string): SetWithElements | undefined {
+  if (!sets || rule.table === undefined) return undefined;
+  const found = sets.filter((s) => s.name === name && s.table === rule.table && (rule.family === undefined || s.family === rule.family));
+  return found.length === 1 && found[0].flags?.includes('anonymous') ? found[0] : undefined;
+}
+
 /**
  * Plain `reject` is port unreachable: ICMPX's in an inet table, ICMP's (3)
  * in an ip table, ICMPv6's (4) in an ip6 one.
@@ -100,8 +108,18 @@ function isPlainReject(e: Extract<Expression, { type: 'reject' }>, family: Rule[
   return e.reject === 'icmp' && e.code === (family === 'ip6' ? 4 : 3) && (family === 'ip' || family === 'ip6');
 }
 
-/** One rule as nft lists it (without the handle); give the rule's `family` for what nft prints by family. */
-export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { family?: Rule['family'] }): string {
+/** What formatRule() may be given besides the rule. */
+export interface FormatOptions {
+  /** The rule's table's sets as ruleset() reads them: an anonymous set the rule looks up is printed inline, as nft prints it (`{ 22, 80 }`). */
+  sets?: readonly SetWithElements[];
+}
+
+/**
+ * One rule as nft lists it (without the handle); give the rule's `family`
+ * for what nft prints by family, and its `table` with `options.sets` for
+ * its anonymous sets.
+ */
+export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { family?: Rule['family']; table?: string }, options: FormatOptions = {}): string {
   const out: string[] = [];
   const regs = new Map<number, Load>();
   let pending: Array<{ reg: number; load: Load }> = [];
@@ -179,7 +197,9 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         const keys = pending.filter((p) => p.reg >= e.sreg || (e.sreg <= 4 && p.reg >= 8));
         pending = pending.filter((p) => !keys.includes(p));
         const left = keys.map((k) => k.load.text).join(' . ') || `reg ${e.sreg}`;
-        out.push(e.dreg === 0 ? `${left} vmap @${e.set}` : e.dreg !== undefined ? `${left} map @${e.set}` : `${left} ${e.invert ? '!= ' : ''}@${e.set}`);
+        const set = anonymousSet(options.sets, rule, e.set);
+        const right = (set && inlineSet(set)) ?? `@${e.set}`;
+        out.push(e.dreg === 0 ? `${left} vmap ${right}` : e.dreg !== undefined ? `${left} map ${right}` : `${left} ${e.invert ? '!= ' : ''}${right}`);
         break;
       }
       case 'immediate':

@@ -9,4 +9,4 @@ export type {
 } from './names.js';
 export type * from './expressions/index.js';
 export { dataTypes } from './datatypes.js';
-export { formatRule } from './format.js';
+export { formatRule, type FormatOptions } from './format.js';

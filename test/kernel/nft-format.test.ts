@@ -1,7 +1,8 @@
 // formatRule() against nft on rules nft wrote: where it prints nft's own
 // text, that line is in `nft list ruleset`; where it falls back to nft's
 // raw payload syntax (`@th,104,8`), nft takes the text back and makes a
-// rule of the same expressions, so the text means what the rule does.
+// rule of the same expressions, so the text means what the rule does; and
+// given the table's sets, anonymous ones print inline, as nft lists them.
 import t from 'tap';
 
 import { Nftables, type Rule, formatRule } from '../../lib/nftables/index.js';
@@ -48,4 +49,26 @@ t.test('raw payload syntax: nft makes the same rule from the text', async (t) =>
   const to = await Nftables.open({ netns: dst.path });
   t.teardown(() => to.close());
   t.same(await expressionsOf(to), await expressionsOf(from));
+});
+
+t.test("anonymous sets of one key type, inline as nft prints them, given the table's sets", async (t) => {
+  const inline = [
+    'tcp dport { 22, 80, 443 } accept',
+    'ip saddr { 1.2.3.4, 10.0.0.0/8, 192.168.0.0/16 } accept',
+    'ip saddr { 10.0.0.1-10.0.0.9, 10.0.1.0/24 } drop',
+    'meta mark { 0x00000002, 0x00000010 } accept',
+    'tcp dport vmap { 8080 : accept, 8443 : drop }',
+    'iifname { "eth0", "eth1" } accept',
+    'meta l4proto { tcp, udp } accept',
+    'tcp dport != { 1, 2 } drop',
+  ];
+  const ns = await freshNetns(t, 'nft');
+  // Written in another order: nft lists the elements in its own.
+  await ns.exec('nft', ['-f', '-'], table(inline).replace('{ 22, 80, 443 }', '{ 443, 22, 80 }').replace('{ tcp, udp }', '{ udp, tcp }'));
+  const nft = await Nftables.open({ netns: ns.path });
+  t.teardown(() => nft.close());
+  const rs = await nft.ruleset();
+  const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
+  t.same(rs.rules.map((r) => formatRule(r, { sets: rs.sets })), inline.map((r) => (listed.includes(r) ? r : `(nft lists it otherwise) ${r}`)));
+  t.match(formatRule(rs.rules[0]), /^tcp dport @__set\d+ accept$/, 'without the sets, the set by name');
 });
