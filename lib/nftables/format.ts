@@ -1,8 +1,9 @@
 /**
  * Rules as nft prints them (`nft list ruleset`), for the expression
  * patterns nft itself generates for matches on addresses, ports, protocols,
- * marks, conntrack state, route type and set lookups, and for the
- * statements of the vocabulary (the stateful ones: format-stateful.ts). A
+ * marks, conntrack state, route type and set lookups (an anonymous set
+ * inline, given the table's sets: format-sets.ts), and for the statements
+ * of the vocabulary (the stateful ones: format-stateful.ts). A
  * header field it has no name for is shown in nft's raw payload syntax
  * (`@nh,8,8`), and any other step it does not recognise as nft's debug
  * form does (`[ payload load 4b @ network header + 12 => reg 1 ]`), so the
