@@ -12,14 +12,13 @@ import { type ElementView, ElementWriter, readElements } from './element-codec.j
 import { bytes, named } from './expressions/fields.js';
 import { type KeyBytes, dataBytes, keyBytes, keyOf, keyReader, predecessor, successor, writeKey } from './keys.js';
 import { K } from './native.js';
-import { NAME_MAX_BYTES, verdicts } from './names.js';
+import { NAME_MAX_BYTES, NAME_RULE, verdicts } from './names.js';
 import type { SetShape } from './objects.js';
 import type { Element, OtherType, Verdict } from './types.js';
 import { UDATA, commentOf, stringRecord, u32Record } from './udata.js';
 
 const elementFields = new FieldNames(new Set(['key', 'value', 'timeout', 'expires', 'comment', 'counter']));
 const verdictFields = new FieldNames(new Set(['verdict', 'chain']));
-const objectName = { maxBytes: NAME_MAX_BYTES };
 
 /** The bytes a key or value of these types takes, or of a type this library does not know. */
 function lengthOf(types: DataType[] | OtherType): number {
@@ -76,7 +75,7 @@ function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Elem
     writePlainKey(w, shape, keyLen, e.key);
   }
   if (shape.value === 'object') {
-    if (add) w.string(K.NFTA_SET_ELEM_OBJREF, checkName(e.value, '.value', objectName));
+    if (add) w.string(K.NFTA_SET_ELEM_OBJREF, checkName(e.value, '.value', NAME_RULE));
   } else if (shape.value !== undefined) {
     if (add) {
       if (e.value === undefined) throw wrongType('.value', "the map's value", undefined);
@@ -86,15 +85,15 @@ function writeElement(w: ElementWriter, shape: SetShape, keyLen: number, e: Elem
     throw wrongType('.value', 'absent: the set is not a map', e.value);
   }
   if (add) {
-    let comment: Buffer | undefined;
+    const records: Buffer[] = [];
     if (e.comment !== undefined) {
       const c = string(e.comment, '', 'comment');
       if (Buffer.byteLength(c) > 127) throw outOfRange('.comment', 'at most 127 bytes', c);
-      comment = stringRecord(UDATA.COMMENT, c);
+      records.push(stringRecord(UDATA.COMMENT, c));
     }
     // nft marks an interval that runs to the top (it has no end element) in the element's userdata.
-    const flags = open ? u32Record(UDATA.ELEM_FLAGS, UDATA.ELEM_F_INTERVAL_OPEN) : undefined;
-    if (comment || flags) w.bytes(K.NFTA_SET_ELEM_USERDATA, comment && flags ? Buffer.concat([comment, flags]) : (comment ?? flags)!);
+    if (open) records.push(u32Record(UDATA.ELEM_FLAGS, UDATA.ELEM_F_INTERVAL_OPEN));
+    if (records.length) w.bytes(K.NFTA_SET_ELEM_USERDATA, records.length === 1 ? records[0] : Buffer.concat(records));
   }
   w.end();
 }

@@ -276,5 +276,7 @@ export const REG_VERDICT = K.NFT_REG_VERDICT;
 export const REG_MAX = K.NFT_REG32_15;
 /** The longest table, chain or set name, in bytes. */
 export const NAME_MAX_BYTES = K.NFT_NAME_MAXLEN - 1;
+/** The check util/check.ts name() applies to a table's, chain's, set's or object's name. */
+export const NAME_RULE = { maxBytes: NAME_MAX_BYTES };
 /** The most userdata an object keeps. */
 export const USERDATA_MAX = K.NFT_USERDATA_MAXLEN;

@@ -8,11 +8,10 @@ import { type DataType, EXPR_CONCAT, VERDICT_TYPE_ID, dataTypes, keyLayout, type
 import { expressionFromRaw, expressionToRaw } from './expressions/index.js';
 import { flagBits, named } from './expressions/fields.js';
 import { K, type RawAttrs } from './native.js';
-import { type Family, NAME_MAX_BYTES, USERDATA_MAX, families, hooksOf, objectTypes, policies, setFlags, setPolicies, tableFlags } from './names.js';
+import { type Family, NAME_RULE, USERDATA_MAX, families, hooksOf, objectTypes, policies, setFlags, setPolicies, tableFlags } from './names.js';
 import type { Chain, ChainRef, ChainType, NftSet, ObjectMap, OtherType, Rule, SetRef, Table, TableRef } from './types.js';
 import { UDATA, commentOf, parseRecords, record, stringRecord, u32Record } from './udata.js';
 
-const nameRule = { maxBytes: NAME_MAX_BYTES };
 /** Every family name. */
 export const familyNames = families.names;
 
@@ -23,7 +22,7 @@ export function familyOf(v: unknown, field: string): number {
 
 /** A table, chain or set name, checked. */
 export function objectName(v: unknown, field: string): string {
-  return checkName(v, field, nameRule);
+  return checkName(v, field, NAME_RULE);
 }
 
 /** A comment as userdata record `type`; nft caps comments at 128 bytes. */
@@ -265,7 +264,8 @@ export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: S
   const c = commentOf(a.userdata as Uint8Array | undefined, UDATA.SET_COMMENT);
   if (c !== undefined) s.comment = c;
   // nft's descriptions by expression (typeof), but not the bare concatenation this library writes too.
-  const typeofOf = (type: number) => parseRecords(a.userdata as Uint8Array | undefined).find((r) => r.type === type && !r.value.equals(CONCAT_TYPEOF))?.value;
+  const records = parseRecords(a.userdata as Uint8Array | undefined);
+  const typeofOf = (type: number) => records.find((r) => r.type === type && !r.value.equals(CONCAT_TYPEOF))?.value;
   const keyTypeof = typeofOf(UDATA.SET_KEY_TYPEOF);
   const valueTypeof = typeofOf(UDATA.SET_DATA_TYPEOF);
   if (keyTypeof || valueTypeof) s.typeof = { ...(keyTypeof ? { key: Buffer.from(keyTypeof) } : {}), ...(valueTypeof ? { value: Buffer.from(valueTypeof) } : {}) };

@@ -6,10 +6,10 @@ import { integer, knownFields, name, optionalInteger, string, wrongType, wrongVa
 import type { RawAttrs } from '../native.js';
 import {
   type NatFlag, type NatType, type RejectType, type VerdictCode,
-  NAME_MAX_BYTES, families, natFlags, natTypes, rejectTypes, verdicts,
+  NAME_RULE, families, natFlags, natTypes, rejectTypes, verdicts,
 } from '../names.js';
 import { K } from '../native.js';
-import { bytes, copyPresent, defined, flagBits, named, num, reg } from './fields.js';
+import { bytes, copyPresent, defined, flagBits, named, num, reg, u64 } from './fields.js';
 
 /** A verdict: accept, drop, continue, return, or jump / goto `chain`. */
 export interface VerdictExpr {
@@ -119,7 +119,6 @@ export interface LogExpr {
   flags?: number;
 }
 
-const chainName = { maxBytes: NAME_MAX_BYTES };
 const verdictFields = new Set(['type', 'verdict', 'chain']);
 const immediateFields = new Set(['type', 'dreg', 'data']);
 const counterFields = new Set(['type', 'packets', 'bytes']);
@@ -138,7 +137,7 @@ export const immediate = {
       const needsChain = code === K.NFT_JUMP || code === K.NFT_GOTO;
       if (needsChain !== (e.chain !== undefined))
         throw wrongValue(`${field}.chain`, needsChain ? 'the chain to jump or go to' : 'absent for this verdict', e.chain);
-      return { dreg: K.NFT_REG_VERDICT, data: defined({ code, chain: needsChain ? name(e.chain, `${field}.chain`, chainName) : undefined }) };
+      return { dreg: K.NFT_REG_VERDICT, data: defined({ code, chain: needsChain ? name(e.chain, `${field}.chain`, NAME_RULE) : undefined }) };
     }
     knownFields(e as never, immediateFields, field);
     const dreg = reg(e.dreg, `${field}.dreg`);
@@ -160,9 +159,10 @@ export const counter = {
   kernel: 'counter',
   toRaw(e: CounterExpr, field: string): RawAttrs {
     knownFields(e as never, counterFields, field);
-    for (const k of ['packets', 'bytes'] as const)
-      if (e[k] !== undefined && (typeof e[k] !== 'bigint' || e[k]! < 0n)) throw wrongType(`${field}.${k}`, 'a non-negative bigint', e[k]);
-    return defined({ bytes: e.bytes, packets: e.packets });
+    return defined({
+      bytes: e.bytes === undefined ? undefined : u64(e.bytes, `${field}.bytes`),
+      packets: e.packets === undefined ? undefined : u64(e.packets, `${field}.packets`),
+    });
   },
   fromRaw(a: RawAttrs): CounterExpr {
     return copyPresent<CounterExpr>({ type: 'counter' }, a, { packets: 'packets', bytes: 'bytes' });

@@ -6,7 +6,7 @@ import { integer, knownFields, name, optionalBoolean } from '../../util/check.js
 import type { RawAttrs } from '../native.js';
 import {
   type BitwiseOp, type ByteorderOp, type CmpOp, type DynsetOp, type RangeOp,
-  NAME_MAX_BYTES, bitwiseOps, byteorderOps, cmpOps, dynsetOps, rangeOps,
+  NAME_RULE, bitwiseOps, byteorderOps, cmpOps, dynsetOps, rangeOps,
 } from '../names.js';
 import { K } from '../native.js';
 import { buf, bytes, copyPresent, defined, named, num, reg } from './fields.js';
@@ -107,7 +107,6 @@ export interface DynsetExpr {
   setId?: number;
 }
 
-const setName = { maxBytes: NAME_MAX_BYTES };
 const cmpFields = new Set(['type', 'op', 'sreg', 'data']);
 const rangeFields = new Set(['type', 'op', 'sreg', 'from', 'to']);
 const bitwiseFields = new Set(['type', 'sreg', 'dreg', 'len', 'op', 'mask', 'xor', 'data']);
@@ -193,7 +192,7 @@ export const lookup = {
     return defined({
       sreg: reg(e.sreg, `${field}.sreg`),
       dreg: e.dreg === undefined ? undefined : reg(e.dreg, `${field}.dreg`),
-      set: name(e.set, `${field}.set`, setName),
+      set: name(e.set, `${field}.set`, NAME_RULE),
       setId: e.setId === undefined ? undefined : integer(e.setId, `${field}.setId`, 0, 0xffffffff),
       flags: invert ? K.NFT_LOOKUP_F_INV : undefined,
     });
@@ -211,7 +210,7 @@ export const dynset = {
   toRaw(e: DynsetExpr, field: string): RawAttrs {
     knownFields(e as never, dynsetFields, field);
     return defined({
-      set: name(e.set, `${field}.set`, setName),
+      set: name(e.set, `${field}.set`, NAME_RULE),
       setId: e.setId === undefined ? undefined : integer(e.setId, `${field}.setId`, 0, 0xffffffff),
       op: named(dynsetOps, e.op, `${field}.op`),
       sregKey: reg(e.sregKey, `${field}.sregKey`),

@@ -40,6 +40,14 @@ export function bytes(v: unknown, field: string, max = 64): Buffer {
   return Buffer.from(v);
 }
 
+const U64_MAX = 2n ** 64n - 1n;
+
+/** A 64-bit counter value (packets, bytes): a bigint from 0 to 2^64-1. */
+export function u64(v: unknown, field: string): bigint {
+  if (typeof v !== 'bigint' || v < 0n || v > U64_MAX) throw wrongType(field, 'a bigint from 0 to 2^64-1', v);
+  return v;
+}
+
 /** Copies the defined entries of `o` (raw attributes leave out what is absent). */
 export function defined(o: Record<string, RawValue | undefined>): RawAttrs {
   const out: RawAttrs = {};

@@ -4,11 +4,11 @@
  * "hits"`). Each is written with every attribute nft sends, so a rule reads
  * back and writes back as nft wrote it.
  */
-import { integer, knownFields, name, wrongType } from '../../util/check.js';
-import { type LimitType, NAME_MAX_BYTES, type ObjectType, limitTypes, objectTypes } from '../names.js';
+import { integer, knownFields, name, optionalBoolean } from '../../util/check.js';
+import { type LimitType, NAME_RULE, type ObjectType, limitTypes, objectTypes } from '../names.js';
 import type { RawAttrs } from '../native.js';
 import { K } from '../native.js';
-import { defined, named, num, reg } from './fields.js';
+import { defined, named, num, reg, u64 } from './fields.js';
 
 /** A rate limit: matches while the rate is under `rate` per `unit` seconds (`limit rate 10/second`). */
 export interface LimitExpr {
@@ -69,18 +69,6 @@ const limitFields = new Set(['type', 'rate', 'unit', 'limitType', 'burst', 'over
 const quotaFields = new Set(['type', 'bytes', 'consumed', 'over', 'depleted']);
 const namedObjrefFields = new Set(['type', 'objectType', 'name']);
 const mappedObjrefFields = new Set(['type', 'sreg', 'set', 'setId']);
-const objectName = { maxBytes: NAME_MAX_BYTES };
-const U64_MAX = 2n ** 64n - 1n;
-
-function u64(v: unknown, field: string): bigint {
-  if (typeof v !== 'bigint' || v < 0n || v > U64_MAX) throw wrongType(field, 'a bigint from 0 to 2^64-1', v);
-  return v;
-}
-
-function optionalBoolean(v: unknown, field: string): boolean {
-  if (v !== undefined && typeof v !== 'boolean') throw wrongType(field, 'a boolean', v);
-  return v === true;
-}
 
 /** The limit expression: typed form to raw attributes (checked) and back. */
 export const limit = {
@@ -94,7 +82,7 @@ export const limit = {
       unit: integer(e.unit, `${field}.unit`, 1, Number.MAX_SAFE_INTEGER),
       burst: e.burst === undefined ? defaultBurst : integer(e.burst, `${field}.burst`, 0, 0xffffffff),
       limitType,
-      flags: optionalBoolean(e.over, `${field}.over`) ? K.NFT_LIMIT_F_INV : 0,
+      flags: optionalBoolean(e.over, field, false, 'over') ? K.NFT_LIMIT_F_INV : 0,
     };
   },
   fromRaw(a: RawAttrs): LimitExpr {
@@ -110,10 +98,10 @@ export const quota = {
   kernel: 'quota',
   toRaw(e: QuotaExpr, field: string): RawAttrs {
     knownFields(e as never, quotaFields, field);
-    optionalBoolean(e.depleted, `${field}.depleted`);
+    optionalBoolean(e.depleted, field, false, 'depleted');
     return {
       bytes: u64(e.bytes, `${field}.bytes`),
-      flags: optionalBoolean(e.over, `${field}.over`) ? K.NFT_QUOTA_F_INV : 0,
+      flags: optionalBoolean(e.over, field, false, 'over') ? K.NFT_QUOTA_F_INV : 0,
       consumed: e.consumed === undefined ? 0n : u64(e.consumed, `${field}.consumed`),
     };
   },
@@ -135,12 +123,12 @@ export const objref = {
       knownFields(e as never, mappedObjrefFields, field);
       return defined({
         setSreg: reg(e.sreg, `${field}.sreg`),
-        setName: name(e.set, `${field}.set`, objectName),
+        setName: name(e.set, `${field}.set`, NAME_RULE),
         setId: e.setId === undefined ? undefined : integer(e.setId, `${field}.setId`, 0, 0xffffffff),
       });
     }
     knownFields(e as never, namedObjrefFields, field);
-    return { immType: named(objectTypes, e.objectType, `${field}.objectType`), immName: name(e.name, `${field}.name`, objectName) };
+    return { immType: named(objectTypes, e.objectType, `${field}.objectType`), immName: name(e.name, `${field}.name`, NAME_RULE) };
   },
   fromRaw(a: RawAttrs): ObjrefExpr {
     if (a.setName !== undefined) {
