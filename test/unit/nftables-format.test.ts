@@ -73,7 +73,7 @@ t.test('limit, quota and named objects: bad input names the field', async (t) =>
   refused({ type: 'limit', rate: 1, unit: 1, over: 'yes' }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].over' });
   refused({ type: 'limit', rate: 1, unit: 1, per: 'second' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].per' });
   refused({ type: 'quota', bytes: 100 }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].bytes' });
-  refused({ type: 'quota', bytes: 100n, consumed: -1n }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].consumed' });
+  refused({ type: 'quota', bytes: 100n, consumed: -1n }, { code: 'ERR_OUT_OF_RANGE', field: 'rule.expressions[1].consumed' });
   refused({ type: 'objref', objectType: 'meter', name: 'x' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].objectType' });
   refused({ type: 'objref', objectType: 'counter', name: '' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].name' });
   refused({ type: 'objref', set: 'm' }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].sreg' });

@@ -44,7 +44,8 @@ const U64_MAX = 2n ** 64n - 1n;
 
 /** A 64-bit counter value (packets, bytes): a bigint from 0 to 2^64-1. */
 export function u64(v: unknown, field: string): bigint {
-  if (typeof v !== 'bigint' || v < 0n || v > U64_MAX) throw wrongType(field, 'a bigint from 0 to 2^64-1', v);
+  if (typeof v !== 'bigint') throw wrongType(field, 'a bigint from 0 to 2^64-1', v);
+  if (v < 0n || v > U64_MAX) throw outOfRange(field, 'a bigint from 0 to 2^64-1', v);
   return v;
 }
 
