@@ -8,18 +8,19 @@ import { knownFields, object, oneOf, wrongType } from '../util/check.js';
 import { elementsToRaw } from './elements.js';
 import { K, type RawAttrs, type RawMessage } from './native.js';
 import { type SetShape, chainRefToRaw, chainToRaw, ruleToRaw, setRefToRaw, setToRaw, tableRefToRaw, tableToRaw } from './objects.js';
+import { objectDeleteToRaw, objectToRaw } from './stateful-objects.js';
 import type { Change, SetRef } from './types.js';
 
 const ops: Array<Change['op']> = [
   'addTable', 'deleteTable', 'flushTable', 'addChain', 'deleteChain', 'flushChain', 'addSet', 'deleteSet', 'flushSet',
-  'addElements', 'deleteElements', 'addRule', 'insertRule', 'replaceRule', 'deleteRule',
+  'addElements', 'deleteElements', 'addRule', 'insertRule', 'replaceRule', 'deleteRule', 'addObject', 'deleteObject',
 ];
 
 /** What a change names its object with. */
 const payloadKey: Record<Change['op'], string> = {
   addTable: 'table', deleteTable: 'table', flushTable: 'table', addChain: 'chain', deleteChain: 'chain', flushChain: 'chain',
   addSet: 'set', deleteSet: 'set', flushSet: 'set', addElements: 'set', deleteElements: 'set',
-  addRule: 'rule', insertRule: 'rule', replaceRule: 'rule', deleteRule: 'rule',
+  addRule: 'rule', insertRule: 'rule', replaceRule: 'rule', deleteRule: 'rule', addObject: 'object', deleteObject: 'object',
 };
 
 /** A set's identity across a transaction. */
@@ -140,6 +141,14 @@ export function changesToRaw(
         }
         const flags = op === 'replaceRule' ? K.NLM_F_REPLACE : op === 'addRule' ? K.NLM_F_CREATE | K.NLM_F_APPEND : K.NLM_F_CREATE;
         return { type: 'newrule', family: r.family, flags, attrs: r.attrs };
+      }
+      case 'addObject': {
+        const r = objectToRaw(o.object as never, at);
+        return { type: 'newobj', family: r.family, flags: create, attrs: r.attrs };
+      }
+      case 'deleteObject': {
+        const r = objectDeleteToRaw(o.object as never, at);
+        return { type: 'delobj', family: r.family, attrs: r.attrs };
       }
       case 'deleteRule': {
         const ref = object(o.rule, at);

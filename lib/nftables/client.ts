@@ -15,7 +15,9 @@ import { changesToRaw, setKey, setsToLookUp } from './changes.js';
 import { elementsFromRaw } from './elements.js';
 import { GenerationChangedError, NftablesTransactionError, refusedChange } from './errors.js';
 import { type NativeNftablesHandle, type RawAttrs, type RawMessage, type RawReply, K, addon } from './native.js';
-import type { Family } from './names.js';
+import { type Family, type ObjectType, objectTypes } from './names.js';
+import { named } from './expressions/fields.js';
+import { type NftObject, objectFromRaw } from './stateful-objects.js';
 import {
   type SetShape, chainFromRaw, familyOf, objectName, ruleFromRaw, setFromRaw, setRefToRaw, setShape, tableFromRaw,
 } from './objects.js';
@@ -27,6 +29,12 @@ export interface ListFilter {
   family?: Family;
   /** Only the table of this name (of each family, without `family`). */
   table?: string;
+}
+
+/** Which objects listObjects() and resetObjects() read: those of a family, a table, a kind. */
+export interface ObjectFilter extends ListFilter {
+  /** Only objects of this kind. */
+  type?: ObjectType | number;
 }
 
 type Request = RawMessage & { dump: boolean };
@@ -76,12 +84,29 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
 
   /** Rules, of every chain or of one (`chain` needs `table`). */
   async listRules(filter: ListFilter & { chain?: string } = {}): Promise<Rule[]> {
-    const f = checkFilter(filter, true);
+    const f = checkFilter(filter, ['chain']);
     const attrs: RawAttrs = {};
     if (f.table !== undefined) attrs.table = f.table;
     if (f.chain !== undefined) attrs.chain = f.chain;
     const [r] = await this.query('listRules', [dump('getrule', f.family, attrs)]);
     return r.map((m) => ruleFromRaw(m.family, m.attrs));
+  }
+
+  /**
+   * Named stateful objects (counters, quotas, limits, ...), of every table
+   * or one, of every kind or one; each in the form addObject takes it.
+   */
+  async listObjects(filter: ObjectFilter = {}): Promise<NftObject[]> {
+    return this.readObjects('listObjects', 'getobj', filter);
+  }
+
+  /**
+   * As listObjects(), and zeroes what it read in the same step (`nft reset
+   * counters`): counters and quotas start again from nothing, and what they
+   * held up to then is in the answer, none of it lost between a read and a reset.
+   */
+  async resetObjects(filter: ObjectFilter = {}): Promise<NftObject[]> {
+    return this.readObjects('resetObjects', 'getobjreset', filter);
   }
 
   /** One set's elements, in the form addElements takes them. */
@@ -105,12 +130,13 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
     const f = checkFilter(filter);
     const scoped = f.table === undefined ? undefined : { table: f.table };
     for (let read = 1; ; read++) {
-      const [gen, tables, chains, sets, rules] = await this.query('ruleset', [
+      const [gen, tables, chains, sets, rules, objects] = await this.query('ruleset', [
         { type: 'getgen', family: 0, attrs: {}, dump: false },
         dump('gettable', f.family),
         dump('getchain', f.family),
         dump('getset', f.family, scoped),
         dump('getrule', f.family, scoped),
+        dump('getobj', f.family, scoped),
       ]);
       const generation = gen[0].attrs.id as number;
       const inTable = (m: RawReply, key: string) => f.table === undefined || m.attrs[key] === f.table;
@@ -120,7 +146,7 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
         { type: 'getgen', family: 0, attrs: {}, dump: false },
       ]);
       const after = second[second.length - 1][0].attrs.id as number;
-      const replies = [tables, chains, sets, rules, ...second.slice(0, -1)].flat();
+      const replies = [tables, chains, sets, rules, objects, ...second.slice(0, -1)].flat();
       if (after === generation && replies.every((m) => m.resId === (generation & 0xffff))) {
         return {
           generation,
@@ -131,6 +157,7 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
             return { ...set, elements: elementsFromRaw(shape, elementLists(second[i])) };
           }),
           rules: rules.filter((m) => inTable(m, 'table')).map((m) => ruleFromRaw(m.family, m.attrs)),
+          objects: objects.filter((m) => inTable(m, 'table')).map((m) => objectFromRaw(m.family, m.attrs)),
         };
       }
       if (read === MAX_READS)
@@ -198,6 +225,16 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
     replies.forEach((msgs) => this.remember(msgs[0]));
   }
 
+  /** A dump of objects, filtered by the kernel (table, kind) where it can. */
+  private async readObjects(operation: string, type: string, filter: ObjectFilter): Promise<NftObject[]> {
+    const f = checkFilter(filter, ['type']);
+    const attrs: RawAttrs = {};
+    if (f.table !== undefined) attrs.table = f.table;
+    if (filter.type !== undefined) attrs.type = named(objectTypes, filter.type, 'filter.type');
+    const [r] = await this.query(operation, [dump(type, f.family, attrs)]);
+    return r.map((m) => objectFromRaw(m.family, m.attrs));
+  }
+
   /** Runs gets and dumps in one conversation; a refusal is a NetlinkError about `subject`. */
   private query(operation: string, requests: Request[], subject?: unknown): Promise<RawReply[][]> {
     return this.exclusive(operation, async () => {
@@ -212,7 +249,7 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
             subject: subject ?? (what === undefined ? undefined : String(what)),
             kernelMessage: r.message,
             text: r.text,
-            hint: r.code === 'ENOENT' ? 'no such table, chain or set' : undefined,
+            hint: r.code === 'ENOENT' ? 'no such table, chain, set or object' : undefined,
           });
         }
         if (!requests[i].dump && r.messages.length === 0)
@@ -232,15 +269,16 @@ function dump(type: string, family: number, attrs: RawAttrs = {}): Request {
   return { type, family, attrs, dump: true };
 }
 
-function checkFilter(filter: unknown, chain = false): { family: number; table?: string; chain?: string } {
+/** The family and table of a filter, checked, with `also` the other fields the call takes (checked by the caller). */
+function checkFilter(filter: unknown, also: string[] = []): { family: number; table?: string; chain?: string } {
   const f = object(filter, 'filter');
-  const known = chain ? ['family', 'table', 'chain'] : ['family', 'table'];
+  const known = ['family', 'table', ...also];
   for (const k of Object.keys(f)) if (!known.includes(k) && f[k] !== undefined) throw unknownField(`filter.${k}`, known, f[k]);
   const out: { family: number; table?: string; chain?: string } = {
     family: f.family === undefined ? K.NFPROTO_UNSPEC : familyOf(f.family, 'filter.family'),
   };
   if (f.table !== undefined) out.table = objectName(f.table, 'filter.table');
-  if (f.chain !== undefined) {
+  if (also.includes('chain') && f.chain !== undefined) {
     if (out.table === undefined) throw wrongValue('filter.chain', 'given with filter.table', f.chain);
     out.chain = objectName(f.chain, 'filter.chain');
   }

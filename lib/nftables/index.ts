@@ -1,5 +1,5 @@
 /** nf_tables over nfnetlink: the Nftables client, its types and errors. */
-export { Nftables, type ListFilter } from './client.js';
+export { Nftables, type ListFilter, type ObjectFilter } from './client.js';
 export { NftablesTransactionError, GenerationChangedError, type RefusedChange } from './errors.js';
 export type * from './types.js';
 export type { Family as NftFamily, Hook, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';

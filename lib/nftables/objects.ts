@@ -26,13 +26,14 @@ export function objectName(v: unknown, field: string): string {
 }
 
 /** A comment as userdata record `type`; nft caps comments at 128 bytes. */
-function comment(v: unknown, field: string, type: number = UDATA.COMMENT): Buffer {
+export function comment(v: unknown, field: string, type: number = UDATA.COMMENT): Buffer {
   const s = string(v, field);
   if (Buffer.byteLength(s) > 127 || s.includes('\0')) throw outOfRange(field, 'at most 127 bytes without NUL', s);
   return stringRecord(type, s);
 }
 
-const famName = (n: number): Family => (families.name(n) as Family) ?? 'inet';
+/** A family's name from its NFPROTO_* number. */
+export const familyName = (n: number): Family => (families.name(n) as Family) ?? 'inet';
 
 // --- tables ---
 
@@ -55,7 +56,7 @@ export function tableToRaw(t: Table, field: string): { family: number; attrs: Ra
 
 /** A table as the kernel listed it. */
 export function tableFromRaw(family: number, a: RawAttrs): Table {
-  const t: Table = { family: famName(family), name: a.name as string };
+  const t: Table = { family: familyName(family), name: a.name as string };
   const flags = (a.flags as number | undefined) ?? 0;
   if (flags) t.flags = tableFlags.flags(flags) as Table['flags'];
   const c = commentOf(a.userdata as Uint8Array | undefined);
@@ -103,7 +104,7 @@ export function chainToRaw(c: Chain, field: string): { family: number; attrs: Ra
 
 /** A chain as the kernel listed it. */
 export function chainFromRaw(family: number, a: RawAttrs): Chain {
-  const c: Chain = { family: famName(family), table: a.table as string, name: a.name as string };
+  const c: Chain = { family: familyName(family), table: a.table as string, name: a.name as string };
   const hook = a.hook as RawAttrs | undefined;
   if (hook) {
     c.type = a.type as ChainType;
@@ -240,7 +241,7 @@ function typesOf(id: number, len: number): DataType | DataType[] | OtherType {
 export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: SetShape } {
   const keyLen = (a.keyLen as number | undefined) ?? 0;
   const type = typesOf((a.keyType as number | undefined) ?? 0, keyLen);
-  const s: NftSet = { family: famName(family), table: a.table as string, name: a.name as string, type };
+  const s: NftSet = { family: familyName(family), table: a.table as string, name: a.name as string, type };
   const rawFlags = (a.flags as number | undefined) ?? 0;
   let map: NftSet['map'];
   if (rawFlags & K.NFT_SET_OBJECT) {
@@ -300,7 +301,7 @@ export function ruleToRaw(r: Rule, field: string, withHandle: boolean): { family
 /** A rule as the kernel listed it. */
 export function ruleFromRaw(family: number, a: RawAttrs): Rule {
   const r: Rule = {
-    family: famName(family),
+    family: familyName(family),
     table: a.table as string,
     chain: a.chain as string,
     expressions: ((a.expressions as RawAttrs[] | undefined) ?? []).map(expressionFromRaw),

@@ -6,9 +6,11 @@
 import type { DataType } from './datatypes.js';
 import type { Expression } from './expressions/index.js';
 import type { Key } from './keys.js';
+import type { NftObject, NftObjectRef } from './stateful-objects.js';
 import type { Family, Hook, ObjectType, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';
 
 export type { DataType } from './datatypes.js';
+export type { NftCounter, NftLimit, NftObject, NftObjectRef, NftOtherObject, NftQuota } from './stateful-objects.js';
 export type { Key, KeyPart } from './keys.js';
 
 /** Names a table. */
@@ -203,6 +205,8 @@ export interface Ruleset {
   sets: SetWithElements[];
   /** The rules, each chain's in order. */
   rules: Rule[];
+  /** The named stateful objects (counters, quotas, limits, ...), as listObjects() gives them. */
+  objects: NftObject[];
 }
 
 /** One change of a transaction. `exclusive` adds fail with EEXIST rather than leave what exists. */
@@ -326,6 +330,22 @@ export type Change =
       op: 'deleteRule';
       /** The rule, by its handle. */
       rule: RuleRef;
+    }
+  /** Adds a named stateful object (`nft add counter`); one that exists is left as it is, unless `exclusive`. */
+  | {
+      /** Which change. */
+      op: 'addObject';
+      /** The object, with its state to start from. */
+      object: NftObject;
+      /** Refuse an object that exists (EEXIST) rather than leave it (`nft create counter`). */
+      exclusive?: boolean;
+    }
+  /** Deletes a named stateful object; the kernel refuses while a rule or a map element refers to it (EBUSY). */
+  | {
+      /** Which change. */
+      op: 'deleteObject';
+      /** The object: its family, table, kind and name (an object as read will do). */
+      object: NftObjectRef;
     };
 
 /** Options of commit(). */

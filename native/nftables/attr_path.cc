@@ -63,6 +63,18 @@ void FindIn(const uint8_t* msg, size_t from, size_t to, const Schema* s, Finder&
       case Kind::kExpr:
         FindInExpr(msg, at + NLA_HDRLEN, end, f, here);
         return;
+      case Kind::kObjData: {
+        // Shaped by the object's type, a sibling attribute.
+        const char* name = nullptr;
+        nl::AttrReader siblings(msg + from, to - from);
+        nl::Attr t;
+        uint32_t type = 0;
+        while (siblings.Next(t))
+          if (t.type == NFTA_OBJ_TYPE && nl::GetBe32(t, &type)) name = ObjectDataName(type);
+        const Schema* data = name ? ExpressionSchema(name) : nullptr;
+        if (data) FindIn(msg, at + NLA_HDRLEN, end, data, f, here + "(" + name + ")", false);
+        return;
+      }
       case Kind::kList:
       case Kind::kItems:
       case Kind::kExprList: {

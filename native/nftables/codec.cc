@@ -84,6 +84,15 @@ void EncodeField(nl::AttrWriter& w, const Field& f, const Value& v) {
       w.End(at);
       break;
     }
+    case Kind::kObjData:
+      if (v.schema) {
+        const size_t at = w.Begin(f.attr);
+        EncodeAttrs(w, *v.schema, v);
+        w.End(at);
+      } else {
+        w.Raw(f.attr | NLA_F_NESTED, v.raw.data(), v.raw.size());
+      }
+      break;
     case Kind::kData: {
       const size_t at = w.Begin(f.attr);
       if (v.type == Value::Type::kBytes) {
@@ -183,6 +192,11 @@ bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error
       return DecodeAttrs(a.data, a.len, *f.schema, v, error, path);
     case Kind::kExpr:
       return DecodeExpr(a.data, a.len, v, error, path);
+    case Kind::kObjData:
+      // Kept as bytes until the object's type is known (ReadObjData).
+      v.type = Value::Type::kObject;
+      v.raw.assign(reinterpret_cast<const char*>(a.data), a.len);
+      return true;
     case Kind::kData:
       return DecodeData(a.data, a.len, v, error, path);
     case Kind::kItems: {
@@ -218,6 +232,25 @@ bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error
       }
       return true;
     }
+  }
+  return true;
+}
+
+// A stateful object's state, read by the object's type (which may come
+// after it): as the expression of the same name, or left as bytes.
+bool ReadObjData(Value& object, std::string& error, const std::string& path) {
+  const Value* type = object.Get("type");
+  for (auto& [f, v] : object.fields) {
+    if (f->kind != Kind::kObjData) continue;
+    const char* name = type ? ObjectDataName(static_cast<uint32_t>(type->num)) : nullptr;
+    const Schema* schema = name ? ExpressionSchema(name) : nullptr;
+    if (!schema) return true;
+    std::string raw = std::move(v.raw);
+    v = Value{};
+    if (!DecodeAttrs(reinterpret_cast<const uint8_t*>(raw.data()), raw.size(), *schema, v, error,
+                     (path.empty() ? "" : path + ".") + f->name + "(" + name + ")"))
+      return false;
+    v.str = name;
   }
   return true;
 }
@@ -291,7 +324,7 @@ bool DecodeAttrs(const uint8_t* data, size_t len, const Schema& s, Value& out, s
   // In the schema's order, whatever order they came in: one object, one form.
   std::stable_sort(out.fields.begin(), out.fields.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  return true;
+  return ReadObjData(out, error, path);
 }
 
 void EncodeMessage(nl::Bytes& out, const MessageType& type, uint8_t family, uint16_t flags, const Value& attrs) {

@@ -77,6 +77,7 @@ Value FieldFromJs(const Napi::Value& v, const Field& f, const std::string& path)
     case Kind::kNest:
       return ObjectFromJs(v, *f.schema, path);
     case Kind::kExpr:
+    case Kind::kObjData:
       return ExpressionFromJs(v, path);
     case Kind::kList:
     case Kind::kExprList: {
@@ -172,7 +173,7 @@ Napi::Value ToJs(Napi::Env env, const Value& v, Kind kind) {
     }
     case Value::Type::kObject: {
       Napi::Object o = Napi::Object::New(env);
-      if (kind == Kind::kExpr || kind == Kind::kExprList) {
+      if (kind == Kind::kExpr || kind == Kind::kExprList || kind == Kind::kObjData) {
         o.Set("type", v.str);
         if (!v.schema) {
           o.Set("raw", Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(v.raw.data()), v.raw.size()));

@@ -1,5 +1,6 @@
 // The shape of every nf_tables message and expression this library speaks:
-// for each object (table, chain, set, element, rule, generation) and each
+// for each object (table, chain, set, element, rule, stateful object,
+// generation) and each
 // expression (payload, cmp, lookup, nat, ...), which attribute carries which
 // field, of which kind. One table drives both directions: the encoder reads
 // a JavaScript object's fields by these names, the decoder produces objects
@@ -35,6 +36,8 @@ enum class Kind : uint8_t {
   kData,      // struct nft_data: NFTA_DATA_VALUE bytes or an NFTA_DATA_VERDICT
   kFlag,      // an attribute without payload, present or not
   kItems,     // a nest of list items kept as their bytes (ItemsOk, AppendItems in codec.h)
+  kObjData,   // a stateful object's state (NFTA_OBJ_DATA), shaped by the object's type: held as
+              // an expression of the same name, whose attributes the kernel shares with it
 };
 
 struct Schema;
@@ -62,11 +65,16 @@ const Schema* ExpressionSchema(const char* name);
 // Every expression this library knows, for the TypeScript layer.
 const std::vector<const Schema*>& AllExpressionSchemas();
 
+// The expression whose attributes a stateful object of kernel type `type`
+// (NFT_OBJECT_*) keeps its state in ("counter" for a counter object);
+// nullptr for a type this library does not know (its state travels as bytes).
+const char* ObjectDataName(uint32_t type);
+
 // The verdict nest inside struct nft_data: { code, chain }.
 const Schema& VerdictSchema();
 
 // Message kinds: what a NFT_MSG_* type carries.
-enum class Object : uint8_t { kTable, kChain, kRule, kSet, kElements, kGen, kNone };
+enum class Object : uint8_t { kTable, kChain, kRule, kSet, kElements, kGen, kObj, kNone };
 
 struct MessageType {
   const char* name;  // "newtable", "getrule", ...

@@ -1,4 +1,4 @@
-// Tables, chains, sets, elements, rules and the generation: their
+// Tables, chains, sets, elements, rules, stateful objects and the generation: their
 // attributes, and which message type carries which.
 #include <linux/netfilter/nf_tables.h>
 
@@ -117,6 +117,18 @@ const Schema kElements{"elements", NFTA_SET_ELEM_LIST_MAX, {
   {"elements", NFTA_SET_ELEM_LIST_ELEMENTS, Kind::kItems, &kElement},
 }};
 
+// A named stateful object (`nft add counter inet t hits`); its state is
+// NFTA_OBJ_DATA, read by its type (ObjectDataName).
+const Schema kObj{"object", NFTA_OBJ_MAX, {
+  {"table", NFTA_OBJ_TABLE, Kind::kString},
+  {"name", NFTA_OBJ_NAME, Kind::kString},
+  {"type", NFTA_OBJ_TYPE, Kind::kBe32},
+  {"handle", NFTA_OBJ_HANDLE, Kind::kBe64},
+  {"userdata", NFTA_OBJ_USERDATA, Kind::kBytes},
+  {"data", NFTA_OBJ_DATA, Kind::kObjData},
+  {"use", NFTA_OBJ_USE, Kind::kBe32},
+}};
+
 const Schema kGen{"gen", NFTA_GEN_MAX, {
   {"id", NFTA_GEN_ID, Kind::kBe32},
   {"procPid", NFTA_GEN_PROC_PID, Kind::kBe32},
@@ -141,6 +153,11 @@ const MessageType kMessages[] = {
   {"newsetelem", NFT_MSG_NEWSETELEM, Object::kElements},
   {"getsetelem", NFT_MSG_GETSETELEM, Object::kElements},
   {"delsetelem", NFT_MSG_DELSETELEM, Object::kElements},
+  {"newobj", NFT_MSG_NEWOBJ, Object::kObj},
+  {"getobj", NFT_MSG_GETOBJ, Object::kObj},
+  {"delobj", NFT_MSG_DELOBJ, Object::kObj},
+  // A read that zeroes what it reads (`nft reset counters`).
+  {"getobjreset", NFT_MSG_GETOBJ_RESET, Object::kObj},
   {"newgen", NFT_MSG_NEWGEN, Object::kGen},
   {"getgen", NFT_MSG_GETGEN, Object::kGen},
 };
@@ -159,6 +176,15 @@ const MessageType* MessageByType(uint8_t msg) {
   return nullptr;
 }
 
+const char* ObjectDataName(uint32_t type) {
+  switch (type) {
+    case NFT_OBJECT_COUNTER: return "counter";
+    case NFT_OBJECT_QUOTA: return "quota";
+    case NFT_OBJECT_LIMIT: return "limit";
+    default: return nullptr;
+  }
+}
+
 const Schema* ObjectSchema(Object o) {
   switch (o) {
     case Object::kTable: return &kTable;
@@ -167,6 +193,7 @@ const Schema* ObjectSchema(Object o) {
     case Object::kSet: return &kSet;
     case Object::kElements: return &kElements;
     case Object::kGen: return &kGen;
+    case Object::kObj: return &kObj;
     case Object::kNone: break;
   }
   return &kNone;

@@ -329,6 +329,14 @@ suite_nft() {
 	gcase set-ipv6-interval "$T" nft add set inet t r6 '{' type ipv6_addr ';' flags interval ';' '}'
 	gcase map-object "$T" nft add map inet t om '{' type ipv4_addr : counter ';' '}'
 	gcase elem-map-object "$T; nft add counter inet t hits; nft add counter inet t other; nft add map inet t om '{ type ipv4_addr : counter; }'" nft add element inet t om '{' 10.0.0.1 : '"hits"', 10.0.0.2 : '"other"' '}'
+	# Named stateful objects: their state in NFTA_OBJ_DATA, comments in userdata.
+	gcase obj-counter "$T" nft add counter inet t hits
+	gcase obj-counter-values "$T" nft add counter inet t c2 '{' packets 10 bytes 1000 '}'
+	gcase obj-counter-comment "$T" nft add counter inet t cc '{' comment '"x"' ';' '}'
+	gcase obj-quota "$T" nft add quota inet t q '{' over 100 mbytes used 1 kbytes '}'
+	gcase obj-limit "$T" nft add limit inet t l '{' rate 10/second burst 20 packets '}'
+	gcase obj-limit-bytes "$T" nft add limit inet t lb '{' rate over 1 mbytes/second burst 100 kbytes '}'
+	gcase obj-delete "$T; nft add quota inet t q '{ 5 kbytes }'" nft delete quota inet t q
 	gcase map-concat-value "$T" nft add map inet t dn '{' type inet_service : ipv4_addr . inet_service ';' '}'
 	gcase elem-map-concat-value "$T; nft add map inet t dn '{ type inet_service : ipv4_addr . inet_service; }'" nft add element inet t dn '{' 80 : 10.0.0.1 . 8080, 443 : 10.0.0.2 . 8443 '}'
 	gcase elem-concat "$B" nft add element inet t s '{' 10.0.0.1 . tcp . 80, 10.0.0.2 . udp . 53 '}'
@@ -362,6 +370,17 @@ suite_nft() {
 	STDIN_FILE=$HERE/../../test/fixtures/nft/kube-proxy.nft gcase transaction "" nft -f -
 	gcase list-ruleset "$F" nft list ruleset
 	gcase list-ruleset-json "$F" nft -j list ruleset
+	local O="nft -f - <<'RULESET'"$'\n'"table inet t {
+	counter hits { packets 10 bytes 1000 }
+	counter cc { comment \"x\"; }
+	quota q { over 100 mbytes used 1 kbytes }
+	quota q2 { 5 kbytes }
+	limit l { rate 10/second burst 20 packets }
+	limit lb { rate over 1 mbytes/second burst 100 kbytes }
+	limit lm { rate 5/minute; comment \"per minute\"; }
+	ct helper ftp { type \"ftp\" protocol tcp; }
+}"$'\n'"RULESET"
+	gcase list-objects-json "$O" nft -j list ruleset
 }
 
 case "$SUITE" in

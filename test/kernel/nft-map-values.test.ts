@@ -57,13 +57,17 @@ t.test("object maps (`type ipv4_addr : counter`): each element's object by name,
   const OM: NftSet = { family: 'ip', table: 't', name: 'om', type: 'ipv4_addr', map: { object: 'counter' } };
   const OM_ELEMENTS: Element[] = [{ key: '10.0.0.1', value: 'hits' }, { key: '10.0.0.2', value: 'other' }];
   const [ours, theirs] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
-  // The named counters themselves are nft's to make.
-  const counters = 'table ip t {\n counter hits { }\n counter other { }\n}\n';
-  await Promise.all([ours.exec('nft', ['-f', '-'], counters), theirs.exec('nft', ['-f', '-'], counters)]);
+  await theirs.exec('nft', ['-f', '-'], 'table ip t {\n counter hits { }\n counter other { }\n}\n');
   await theirs.exec('nft', ['add', 'map', 'ip', 't', 'om', '{ type ipv4_addr : counter; }']);
   await theirs.exec('nft', ['add', 'element', 'ip', 't', 'om', '{ 10.0.0.1 : "hits", 10.0.0.2 : "other" }']);
   const nft = await open(t, ours);
-  await nft.commit([{ op: 'addSet', set: OM }, { op: 'addElements', set: OM, elements: OM_ELEMENTS }]);
+  // The counters, the map and its elements in one transaction.
+  await nft.commit([
+    { op: 'addTable', table: { family: 'ip', name: 't' } },
+    ...['hits', 'other'].map((name) => ({ op: 'addObject' as const, object: { family: 'ip' as const, table: 't', name, type: 'counter' as const } })),
+    { op: 'addSet', set: OM },
+    { op: 'addElements', set: OM, elements: OM_ELEMENTS },
+  ]);
   const list = async (ns: Netns) => (await ns.exec('nft', ['list', 'map', 'ip', 't', 'om'])).replace(/handle \d+/g, '');
   t.equal(await list(ours), await list(theirs), 'nft lists the library\'s map as its own');
   const read = await open(t, theirs);

@@ -98,13 +98,15 @@ export const KP_CHANGES: Change[] = [
 
 /**
  * The changes that write a ruleset read by the library into an empty
- * namespace: tables, chains, sets with their elements (before the rules,
- * which bind anonymous sets), then rules; what only a read reports
- * (counters, time left) left out.
+ * namespace: tables, named objects with their state, chains, sets with
+ * their elements (before the rules, which bind anonymous sets), then rules;
+ * what only a read reports (elements' counters, time left) left out.
  */
 export function changesToCopy(rs: Ruleset): Change[] {
   return [
     ...rs.tables.map((table) => ({ op: 'addTable' as const, table })),
+    // Before the rules and map elements that refer to them.
+    ...rs.objects.map((object) => ({ op: 'addObject' as const, object })),
     ...rs.chains.map((chain) => ({ op: 'addChain' as const, chain })),
     ...rs.sets.flatMap(({ elements, ...set }) => [
       { op: 'addSet' as const, set },

@@ -21,8 +21,8 @@ const NLM_F_REQUEST = 1;
 const NFT = 10;
 const NFNL_MSG_BATCH_BEGIN = 0x10;
 const NFNL_MSG_BATCH_END = 0x11;
-/** NFT_MSG_NEW/DEL of tables, chains, rules, sets and elements. */
-const CHANGES = new Set([0, 2, 3, 5, 6, 8, 9, 11, 12, 14]);
+/** NFT_MSG_NEW/DEL of tables, chains, rules, sets, elements and objects. */
+const CHANGES = new Set([0, 2, 3, 5, 6, 8, 9, 11, 12, 14, 18, 20]);
 
 function normalize(msg: Buffer): string {
   const b = Buffer.from(msg);
@@ -96,6 +96,13 @@ t.test('single commands', async (t) => {
     ] } }],
     ['rule-quota', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'quota', bytes: 104857600n, over: true }, { type: 'verdict', verdict: 'drop' }] } }],
     ['rule-objref-counter', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'objref', objectType: 'counter', name: 'hits' }, { type: 'verdict', verdict: 'accept' }] } }],
+    ['obj-counter', { op: 'addObject', object: { ...T, name: 'hits', type: 'counter' } }],
+    ['obj-counter-values', { op: 'addObject', object: { ...T, name: 'c2', type: 'counter', packets: 10n, bytes: 1000n } }],
+    ['obj-counter-comment', { op: 'addObject', object: { ...T, name: 'cc', type: 'counter', comment: 'x' } }],
+    ['obj-quota', { op: 'addObject', object: { ...T, name: 'q', type: 'quota', bytes: 104857600n, consumed: 1024n, over: true } }],
+    ['obj-limit', { op: 'addObject', object: { ...T, name: 'l', type: 'limit', rate: 10, unit: 1, burst: 20 } }],
+    ['obj-limit-bytes', { op: 'addObject', object: { ...T, name: 'lb', type: 'limit', rate: 1048576, unit: 1, limitType: 'bytes', burst: 102400, over: true } }],
+    ['obj-delete', { op: 'deleteObject', object: { ...T, name: 'q', type: 'quota' } }],
     ['rule-goto-return', { op: 'addRule', rule: { ...T, chain: 'r1', expressions: [
       { type: 'meta', key: 'l4proto', dreg: 1 }, { type: 'cmp', op: 'eq', sreg: 1, data: Buffer.from([17]) },
       { type: 'verdict', verdict: 'goto', chain: 'r1' },
