@@ -10,3 +10,4 @@ export type {
 export type * from './expressions/index.js';
 export { dataTypes } from './datatypes.js';
 export { formatRule, type FormatOptions } from './format.js';
+export { rulesetChanges } from './ruleset-changes.js';

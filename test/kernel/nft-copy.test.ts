@@ -6,9 +6,8 @@
 // nft alone reads, kept as read.
 import t from 'tap';
 
-import { Nftables, type Ruleset } from '../../lib/nftables/index.js';
+import { Nftables, type Ruleset, rulesetChanges } from '../../lib/nftables/index.js';
 import { freshNetns } from '../support/netns.js';
-import { changesToCopy } from '../support/nft-ruleset.js';
 
 /** Writes `ruleset` with nft, copies it with the library; what it read, and nft's listings of both. */
 async function copied(t: Tap.Test, ruleset: string): Promise<{ rs: Ruleset; original: string; copy: string }> {
@@ -17,7 +16,7 @@ async function copied(t: Tap.Test, ruleset: string): Promise<{ rs: Ruleset; orig
   const [from, to] = await Promise.all([Nftables.open({ netns: src.path }), Nftables.open({ netns: dst.path })]);
   t.teardown(() => (from.close(), to.close()));
   const rs = await from.ruleset();
-  await to.commit(changesToCopy(rs));
+  await to.commit(rulesetChanges(rs));
   // Counters count what the source namespace saw.
   const listed = async (ns: typeof src) => (await ns.exec('nft', ['list', 'ruleset'])).replace(/packets \d+ bytes \d+/g, '');
   return { rs, original: await listed(src), copy: await listed(dst) };

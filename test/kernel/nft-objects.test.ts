@@ -6,10 +6,9 @@
 // a rule refers to the object, and a whole ruleset with objects copied.
 import t from 'tap';
 
-import { type Change, type NftObject, Nftables, NftablesTransactionError } from '../../lib/nftables/index.js';
+import { type Change, type NftObject, Nftables, NftablesTransactionError, rulesetChanges } from '../../lib/nftables/index.js';
 import { freshNetns, type Netns } from '../support/netns.js';
 import { udpBurst } from '../support/conntrack-env.js';
-import { changesToCopy } from '../support/nft-ruleset.js';
 
 const OBJECTS = `
 table inet t {
@@ -140,7 +139,7 @@ add rule inet t c quota name "q" drop
 add rule inet t c counter name ip saddr map @byaddr
 `);
   const [from, to] = await Promise.all([open(t, src), open(t, dst)]);
-  await to.commit(changesToCopy(await from.ruleset()));
+  await to.commit(rulesetChanges(await from.ruleset()));
   t.same(await listing(dst), await listing(src));
 });
 

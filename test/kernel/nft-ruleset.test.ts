@@ -4,9 +4,9 @@
 // and what the library reads, it writes back to the same ruleset.
 import t from 'tap';
 
-import { Nftables, formatRule, type Expression, type Rule } from '../../lib/nftables/index.js';
+import { Nftables, formatRule, rulesetChanges, type Expression, type Rule } from '../../lib/nftables/index.js';
 import { freshNetns, type Netns } from '../support/netns.js';
-import { KP_CHANGES, KP_NFT, KP_RULES, changesToCopy } from '../support/nft-ruleset.js';
+import { KP_CHANGES, KP_NFT, KP_RULES } from '../support/nft-ruleset.js';
 
 /** nft's JSON listing without what differs between two equal rulesets (handles, time left). */
 async function listing(ns: Netns): Promise<unknown[]> {
@@ -77,6 +77,6 @@ t.test('what the library reads, it writes back to the same ruleset', async (t) =
   await src.exec('nft', ['-f', '-'], KP_NFT);
   const rs = await (await open(t, src)).ruleset();
   const nft = await open(t, dst);
-  await nft.commit(changesToCopy(rs));
+  await nft.commit(rulesetChanges(rs));
   t.same(await listing(dst), await listing(src));
 });

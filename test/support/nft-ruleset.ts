@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import type { Change, Expression, Ruleset } from '../../lib/nftables/index.js';
+import type { Change, Expression } from '../../lib/nftables/index.js';
 
 /** The ruleset as nft commands (test/fixtures/nft/kube-proxy.nft). */
 export const KP_NFT = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/nft/kube-proxy.nft'), 'utf8');
@@ -95,23 +95,3 @@ export const KP_CHANGES: Change[] = [
     { key: ['10.0.0.2', 'udp', 53], value: { verdict: 'drop' } },
   ] },
 ];
-
-/**
- * The changes that write a ruleset read by the library into an empty
- * namespace: tables, named objects with their state, chains, sets with
- * their elements (before the rules, which bind anonymous sets), then rules;
- * what only a read reports (elements' counters, time left) left out.
- */
-export function changesToCopy(rs: Ruleset): Change[] {
-  return [
-    ...rs.tables.map((table) => ({ op: 'addTable' as const, table })),
-    // Before the rules and map elements that refer to them.
-    ...rs.objects.map((object) => ({ op: 'addObject' as const, object })),
-    ...rs.chains.map((chain) => ({ op: 'addChain' as const, chain })),
-    ...rs.sets.flatMap(({ elements, ...set }) => [
-      { op: 'addSet' as const, set },
-      ...(elements.length ? [{ op: 'addElements' as const, set, elements: elements.map(({ expires, counter, ...e }) => e) }] : []),
-    ]),
-    ...rs.rules.map(({ handle, ...rule }) => ({ op: 'addRule' as const, rule })),
-  ];
-}
