@@ -15,6 +15,7 @@
         "native/netlink/socket.cc",
         "native/netlink/conversation.cc",
         "native/netlink/dispatch.cc",
+        "native/netlink/multicast.cc",
         "native/genl/family.cc",
         "native/ipvs/codec.cc",
         "native/ipvs/records.cc",

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "../addon/channel.h"
+#include "../addon/event_source.h"
 #include "event_stream.h"
 
 namespace conntrack {
@@ -41,16 +42,14 @@ class ConntrackEvents : public Napi::ObjectWrap<ConntrackEvents> {
   explicit ConntrackEvents(const Napi::CallbackInfo& info);
   ~ConntrackEvents() override;
 
-  // What the object shares with the job that opens its stream.
-  struct State;
-
  private:
   Napi::Value Open(const Napi::CallbackInfo& info);
   // { records, strings, error? }: everything read since the last call.
   Napi::Value Take(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
 
-  std::shared_ptr<State> state_;
+  using Source = addon::EventSource<EventStream>;
+  std::shared_ptr<Source> source_;
 };
 
 }  // namespace conntrack
