@@ -6,6 +6,7 @@
  * missing.
  */
 import { fromNativeFailure } from '../netlink/errors.js';
+import { EventStream, openStream } from '../netlink/event-stream.js';
 import type { OpenOptions } from '../netlink/client.js';
 import * as check from '../util/check.js';
 import { CT } from './constants.js';
@@ -18,23 +19,13 @@ const EVENT_TYPE: Record<number, ConntrackEventType> = { 1: 'new', 2: 'update', 
 const OPTIONS = new Set(['types', 'filter', 'maxQueued']);
 
 /** Conntrack events, in the order the kernel sent them; see Conntrack.events(). */
-export class ConntrackEventStream implements AsyncIterableIterator<ConntrackEvent> {
-  private queue: ConntrackEvent[] = [];
-  private error: Error | undefined;
-  private closed = false;
-  private waiting: (() => void) | undefined;
-
+export class ConntrackEventStream extends EventStream<ConntrackEvent> {
   /** @internal */
-  constructor(private readonly native: NativeConntrackEvents) {}
-
-  /** @internal Called by the addon when events are queued. */
-  readable(): void {
-    const wake = this.waiting;
-    this.waiting = undefined;
-    wake?.();
+  constructor(private readonly native: NativeConntrackEvents) {
+    super(native);
   }
 
-  private take(): void {
+  protected take(): Error | undefined {
     const r = this.native.take();
     const records = new EntryRecords(r);
     for (let i = 0; i < records.count; i++) {
@@ -42,43 +33,7 @@ export class ConntrackEventStream implements AsyncIterableIterator<ConntrackEven
       if (kind === CT.kOverrunRecord) this.queue.push({ type: 'overrun' });
       else this.queue.push({ type: EVENT_TYPE[kind] ?? 'update', entry: records.entry(i) });
     }
-    if (r.error && !this.error) this.error = fromNativeFailure(r.error, 'conntrack events');
-  }
-
-  /** The next event; waits (without blocking the event loop) until one comes or the stream is closed. */
-  async next(): Promise<IteratorResult<ConntrackEvent>> {
-    for (;;) {
-      if (this.queue.length) return { value: this.queue.shift()!, done: false };
-      if (this.closed) return { value: undefined, done: true };
-      this.take();
-      if (this.queue.length) continue;
-      if (this.error) {
-        const e = this.error;
-        this.close();
-        throw e;
-      }
-      await new Promise<void>((resolve) => (this.waiting = resolve));
-    }
-  }
-
-  /** Stops reading and closes the socket; a pending next() ends the iteration. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.queue = [];
-    this.native.close();
-    this.readable();
-  }
-
-  /** Leaving a for-await loop: closes the stream. */
-  async return(): Promise<IteratorResult<ConntrackEvent>> {
-    this.close();
-    return { value: undefined, done: true };
-  }
-
-  /** The stream is its own iterator. */
-  [Symbol.asyncIterator](): this {
-    return this;
+    return r.error ? fromNativeFailure(r.error, 'conntrack events') : undefined;
   }
 }
 
@@ -89,18 +44,8 @@ export async function openEventStream(open: OpenOptions, options: EventOptions):
   const groups = validate.eventGroups(o.types, 'options.types');
   const filter = validate.filter(o.filter, 'options.filter');
   const maxQueued = check.optionalInteger(o.maxQueued, 'options.maxQueued', 1, 1 << 24, 16384);
-  let stream: ConntrackEventStream | undefined;
-  const test = open as OpenOptions & { testRcvbuf?: number };
-  const handle = new ConntrackEvents(
-    { netns: open.netns, testRcvbuf: test.testRcvbuf, groups, filter, maxQueued },
-    () => stream?.readable(),
-  );
-  stream = new ConntrackEventStream(handle);
-  try {
-    await handle.open();
-  } catch (err) {
-    stream.close();
-    throw fromNativeFailure(err, 'Conntrack.events', open.netns);
-  }
-  return stream;
+  return openStream('Conntrack.events', open, (readable, socket) => {
+    const reader = new ConntrackEvents({ ...socket, groups, filter, maxQueued }, readable);
+    return { reader, stream: new ConntrackEventStream(reader) };
+  });
 }
