@@ -60,7 +60,8 @@
         "native/nftables/transaction.cc",
         "native/nftables/constants.cc",
         "native/nftables/test_entry_points.cc",
-        "native/nftables/handle.cc"
+        "native/nftables/handle.cc",
+        "native/nftables/events.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "dependencies": ["<!(node -p \"require('node-addon-api').targets\"):node_addon_api_except"],

@@ -8,8 +8,9 @@
 # to build/Release, which others keep using; tests load them through
 # IPVS_NETLINK_ADDON (lib/netlink/binding.ts).
 #   unit          tap test/unit (the library's), ASan + LSan + UBSan
-#   host-ipset    tap test/kernel/ipset-*.test.ts on this host (root), and
-#                 conntrack-*.test.ts where it has conntrack netlink, ASan + LSan + UBSan
+#   host-ipset    tap test/kernel/ipset-*.test.ts on this host (root),
+#                 conntrack-*.test.ts where it has conntrack netlink, and
+#                 nft-events and nft-objects, ASan + LSan + UBSan
 #   host-tsan     tap test/sanitizer/threads.test.ts on this host (root): a
 #                 program that keeps using handles on the JavaScript thread
 #                 while their jobs and a conntrack event stream's reader run
@@ -160,7 +161,9 @@ for what in "${@:-unit}"; do
 	host-ipset)
 		build asan
 		cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests ipset- no-leak))
-		if conntrack -C >/dev/null 2>&1; then cmd+=($(kernel_tests conntrack-)); fi ;;
+		if conntrack -C >/dev/null 2>&1; then cmd+=($(kernel_tests conntrack-)); fi
+		# nf_tables' event reader and object codec, on this host's nf_tables.
+		cmd+=(test/kernel/nft-events.test.ts test/kernel/nft-objects.test.ts) ;;
 	host-tsan)
 		build tsan
 		runtime=$($CXX_BIN -print-file-name=libtsan.so)

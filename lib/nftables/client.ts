@@ -13,6 +13,7 @@ import { NetlinkError } from '../netlink/errors.js';
 import { integer, knownFields, object, unknownField, wrongValue } from '../util/check.js';
 import { changesToRaw, setKey, setsToLookUp } from './changes.js';
 import { elementsFromRaw } from './elements.js';
+import { type EventOptions, type NftablesEventStream, openEventStream } from './events.js';
 import { GenerationChangedError, NftablesTransactionError, refusedChange } from './errors.js';
 import { type NativeNftablesHandle, type RawAttrs, type RawMessage, type RawReply, K, addon } from './native.js';
 import { type Family, type ObjectType, objectTypes } from './names.js';
@@ -46,13 +47,28 @@ const MAX_READS = 10;
 export class Nftables extends NetlinkClient<NativeNftablesHandle> {
   private readonly shapes = new Map<string, SetShape>();
 
-  private constructor(handle: NativeNftablesHandle) {
+  private constructor(
+    handle: NativeNftablesHandle,
+    private readonly options: OpenOptions,
+  ) {
     super(handle, 'nftables');
   }
 
   /** Opens a handle (in `netns` if given). */
   static async open(options: OpenOptions = {}): Promise<Nftables> {
-    return new Nftables(await openHandle((o) => new addon.NftablesHandle(o), options, 'Nftables.open'));
+    return new Nftables(await openHandle((o) => new addon.NftablesHandle(o), options, 'Nftables.open'), { ...options });
+  }
+
+  /**
+   * The ruleset's changes as they are committed, by any program, in this
+   * handle's network namespace (`nft monitor`), read on a thread of its own:
+   * each transaction's changes as commit() takes them, then its `commit`.
+   * Iterate it with `for await`; close() it (or break out of the loop) to
+   * stop. A set's elements are read with the set's layout, which this
+   * handle looks up when the set was made before the stream opened.
+   */
+  async events(options: EventOptions = {}): Promise<NftablesEventStream> {
+    return openEventStream(this.options, options, (family, table, name) => this.shapeOf(family, table, name));
   }
 
   /** The ruleset's generation: it moves with every committed transaction (anyone's). */
@@ -216,6 +232,19 @@ export class Nftables extends NetlinkClient<NativeNftablesHandle> {
         const r = setRefToRaw(c.set, 'set');
         this.shapes.set(setKey(r.family, r.table, r.name), setShape(c.set, 'set'));
       }
+    }
+  }
+
+  /** A set's element layout, as this handle knows it or reads it; undefined when the set is gone. */
+  private async shapeOf(family: number, table: string, name: string): Promise<SetShape | undefined> {
+    const known = this.shapes.get(setKey(family, table, name));
+    if (known) return known;
+    try {
+      const [r] = await this.query('events', [{ type: 'getset', family, attrs: { table, name }, dump: false }]);
+      return this.remember(r[0]).shape;
+    } catch (err) {
+      if (err instanceof NetlinkError && err.code === 'ENOENT') return undefined;
+      throw err;
     }
   }
 

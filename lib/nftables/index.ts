@@ -11,3 +11,4 @@ export type * from './expressions/index.js';
 export { dataTypes } from './datatypes.js';
 export { formatRule, type FormatOptions } from './format.js';
 export { rulesetChanges } from './ruleset-changes.js';
+export { NftablesEventStream, type NftablesEvent, type EventOptions as NftEventOptions } from './events.js';

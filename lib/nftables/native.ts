@@ -1,5 +1,5 @@
 /**
- * The addon's nf_tables surface (native/nftables/handle.h): raw messages in
+ * The addon's nf_tables surface (native/nftables/handle.h, events.h): raw messages in
  * the kernel's numbers, field names as in native/nftables/schema_*.cc.
  * Everything above this file speaks in names.
  */
@@ -52,8 +52,24 @@ export interface NativeNftablesHandle {
   counters(): SocketCounters;
 }
 
+/**
+ * One announcement read from nf_tables' multicast group: a message as a
+ * dump's reply, with the committing socket's port id; or a gap where the
+ * kernel dropped some; or a message type the addon has no schema for.
+ */
+export type RawEvent = (RawReply & { portId: number }) | { overrun: true } | { unknown: number; portId: number };
+
+/** The native event reader (native/nftables/events.h). */
+export interface NativeNftablesEvents {
+  open(): Promise<void>;
+  /** Everything read since the last call; `error` once the socket failed. */
+  take(): { events: RawEvent[]; error?: unknown };
+  close(): void;
+}
+
 interface NftablesAddon {
   NftablesHandle: new (opts: HandleOptions) => NativeNftablesHandle;
+  NftablesEvents: new (opts: HandleOptions & { maxQueued: number }, onReadable: () => void) => NativeNftablesEvents;
   nftablesConstants: Record<string, number>;
   nftEncode(changes: RawMessage[], options: { genid?: number }): Buffer[];
   nftDecode(message: Buffer): RawReply;

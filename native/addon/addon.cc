@@ -5,6 +5,7 @@
 #include "../conntrack/handle.h"
 #include "../ipset/handle.h"
 #include "../ipvs/handle.h"
+#include "../nftables/events.h"
 #include "../nftables/handle.h"
 #include "../rtnl/handle.h"
 
@@ -34,6 +35,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   ipset::IpsetHandle::Init(env, exports);
   conntrack::ConntrackHandle::Init(env, exports);
   nft::NftablesHandle::Init(env, exports);
+  nft::NftablesEvents::Init(env, exports);
   exports.Set("mallocInUse", Napi::Function::New(env, MallocInUse));
   exports.Set("trimMalloc", Napi::Function::New(env, TrimMalloc));
   return exports;

@@ -4,13 +4,13 @@
  * same handles. A handle's counters() is read on every turn of the event
  * loop (as the proxy's metrics read them) while its jobs count on a worker
  * and while a job replaces the socket after a timeout; close() comes while
- * a call waits for its answer; a conntrack event stream's reader thread
- * hands events over while they are taken, and the stream is closed while
- * events still come.
+ * a call waits for its answer; a conntrack event stream's reader thread,
+ * and an nf_tables one's, hand events over while they are taken, and each
+ * stream is closed while events still come.
  *
  *   node test/sanitizer/handles-across-threads.mjs NETNS_NAME [host|ipvs]
  *
- * host (the default): ipset, rtnetlink and conntrack, which this machine's
+ * host (the default): ipset, rtnetlink, conntrack and nf_tables, which this machine's
  * kernel has. ipvs: IPVS, for a kernel that has it (the QEMU sandbox's:
  * the sanitizer's runtime cannot start in user-mode-linux, whose processes
  * have too little address space for it): an apply() and a dump() with the
@@ -26,7 +26,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
-import { Conntrack, Ipset, Ipvs, Rtnl } from '../../dist/lib/index.js';
+import { Conntrack, Ipset, Ipvs, Nftables, Rtnl } from '../../dist/lib/index.js';
 
 const run = promisify(execFile);
 const [name, part = 'host'] = process.argv.slice(2);
@@ -57,7 +57,7 @@ function tool(script) {
   return run('ip', ['netns', 'exec', name, 'bash', '-c', script], { env });
 }
 
-/** ipset, rtnetlink and conntrack. */
+/** ipset, rtnetlink, conntrack and nf_tables. */
 async function hostPart() {
   // ipset: the first socket never hears back, so the call times out and the
   // job drops the socket for a fresh one; then a load through a small receive
@@ -115,6 +115,29 @@ async function hostPart() {
   await deleted;
   out.conntrackCount = await ct.count();
   ct.close();
+
+  // nf_tables: the tool's transaction announced from the stream's reader
+  // thread while they are taken, then the stream closed while the tool
+  // still commits.
+  const nft = await Nftables.open({ netns });
+  const events = await nft.events();
+  const elements = Array.from({ length: 500 }, (_, i) => ip(0x0b000000 + i)).join(', ');
+  const committed = tool(`nft -f - <<'X'\ntable ip t { set s { type ipv4_addr; elements = { ${elements} }; }; }\nX`);
+  let announced = 0;
+  for (let r = await events.next(); !r.done; r = await events.next()) {
+    nft.counters();
+    reads++;
+    if (r.value.type === 'change' && r.value.change.op === 'addElements') announced += r.value.change.elements.length;
+    if (r.value.type === 'commit') break;
+  }
+  await committed;
+  out.elementsAnnounced = announced;
+  const more = tool('for i in $(seq 1 50); do nft add table ip x$i; done');
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  events.close();
+  await more;
+  out.tablesAfterClose = (await tool('nft list tables')).stdout.split('\n').filter((l) => l.startsWith('table ip x')).length;
+  nft.close();
 }
 
 /** IPVS: 2,000 services x 3 destinations. */

@@ -38,7 +38,7 @@ const programEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) =
 
 if (!addon || !runtime) throw new Error('run this file with scripts/asan-test.sh host-tsan: it builds the addon with ThreadSanitizer and names it and the runtime');
 
-t.test("ipset, rtnetlink and conntrack on this host's kernel: no data race in the addon", async (t) => {
+t.test("ipset, rtnetlink, conntrack and nf_tables on this host's kernel: no data race in the addon", async (t) => {
   const ns = await freshNetns(t, 'tsan');
   const logs = await mkdtemp(path.join(tmpdir(), 'ipvs-netlink-tsan-'));
   t.teardown(() => rm(logs, { recursive: true, force: true }));
@@ -70,6 +70,8 @@ t.test("ipset, rtnetlink and conntrack on this host's kernel: no data race in th
 
   t.equal(out.eventsSeen, 300, 'conntrack: a new event for each entry the tool created');
   t.equal(out.conntrackCount, 0, 'conntrack: the tool deleted them all while the stream was closed');
+  t.equal(out.elementsAnnounced, 500, "nf_tables: the tool's transaction announced, every element");
+  t.equal(out.tablesAfterClose, 50, 'nf_tables: the tool went on committing while the stream was closed');
 
   noRaceInAddon(t, logs);
 });
