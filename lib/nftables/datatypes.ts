@@ -15,7 +15,7 @@ import { outOfRange, wrongType, wrongValue } from '../util/check.js';
 import { l4protos } from './names.js';
 
 /** The key and value types sets and maps take, by nft's names. */
-export type DataType = 'ipv4_addr' | 'ipv6_addr' | 'ether_addr' | 'inet_proto' | 'inet_service' | 'mark' | 'ifname';
+export type DataType = 'ipv4_addr' | 'ipv6_addr' | 'ether_addr' | 'inet_proto' | 'inet_service' | 'mark' | 'ifname' | 'integer';
 
 interface TypeInfo {
   /** nft's number for the type. */
@@ -34,6 +34,8 @@ const TYPES: Readonly<Record<DataType, TypeInfo>> = {
   inet_service: { id: 13, len: 2, byteorder: 2 },
   mark: { id: 19, len: 4, byteorder: 1 },
   ifname: { id: 41, len: 16, byteorder: 1 },
+  // nft's plain integer, as numgen and hash make it (4 bytes, host order): `typeof numgen random mod 2`.
+  integer: { id: 4, len: 4, byteorder: 1 },
 };
 /** Every DataType, for checks and messages. */
 export const dataTypes = Object.keys(TYPES) as DataType[];
@@ -122,7 +124,8 @@ export function writeValue(t: DataType, v: unknown, field: string, part: number,
       out.writeUInt16BE(uint(v, field, part, 0xffff), at);
       return;
     case 'mark':
-      out.writeUInt32LE(uint(v, field, part, 0xffffffff), at); // nft keeps marks in host order
+    case 'integer':
+      out.writeUInt32LE(uint(v, field, part, 0xffffffff), at); // nft keeps these in host order
       return;
     case 'ifname': {
       if (typeof v !== 'string') throw wrongType(at_(field, part), 'an interface name', v);
@@ -154,6 +157,7 @@ export function valueAt(t: DataType, b: Buffer, at: number): string | number {
     case 'inet_service':
       return b.readUInt16BE(at);
     case 'mark':
+    case 'integer':
       return b.readUInt32LE(at);
     case 'ifname': {
       const end = b.indexOf(0, at);

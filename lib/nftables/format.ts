@@ -1,7 +1,8 @@
 /**
  * Rules as nft prints them (`nft list ruleset`), for the expression
  * patterns nft itself generates for matches on addresses, ports, protocols,
- * marks, conntrack state, route type and set lookups (an anonymous set
+ * marks, conntrack state, route type, numbers made by numgen and hash, and
+ * set lookups (an anonymous set
  * inline, given the table's sets: format-sets.ts), and for the statements
  * of the vocabulary (the stateful ones: format-stateful.ts). A
  * header field it has no name for is shown in nft's raw payload syntax
@@ -32,6 +33,8 @@ const ifname = (b: Buffer) => {
   return JSON.stringify(end < 0 ? `${b.toString()}${b.length < 16 ? '*' : ''}` : b.subarray(0, end).toString());
 };
 const proto = (b: Buffer) => String(l4protos.name(b[0]));
+/** nft's integer type (what numgen and hash compute): host order. */
+const integer = (b: Buffer) => String(b.length >= 4 ? b.readUInt32LE(0) : b.readUIntLE(0, b.length));
 const address = (b: Buffer) => (b.length === 4 ? ipaddr.fromByteArray([...b]).toString() : b.length === 16 ? (ipaddr.fromByteArray([...b]) as ipaddr.IPv6).toRFC5952String() : hex(b));
 
 /** nft's names for raw payload bases (`@nh,72,8`). */
@@ -74,6 +77,8 @@ function load(e: Expression, l4: string | undefined, family: 'ip' | 'ip6' | unde
       if (e.key === 'state') return { text: 'ct state', value: (b) => ctStates.flags(b.readUInt32LE(0)).join(',') };
       if (e.key === 'mark') return { text: 'ct mark', value: mark };
       return { text: `ct ${e.key}`, value: hex };
+    case 'numgen':
+      return { text: `numgen ${e.mode} mod ${e.modulus}${e.offset ? ` offset ${e.offset}` : ''}`, value: integer };
     case 'fib':
       return {
         text: `fib ${e.flags.filter((f) => f !== 'present').join(' . ')} ${e.result}`,
@@ -82,6 +87,31 @@ function load(e: Expression, l4: string | undefined, family: 'ip' | 'ip6' | unde
     default:
       return undefined;
   }
+}
+
+/**
+ * Whether the next header load after `from` reads `base`, the protocol
+ * match before it implied: nft writes a rule's protocol matches first
+ * (`meta nfproto ipv4 meta l4proto tcp`), then the loads of a
+ * concatenation (`ip saddr . tcp dport`), so a network load may come
+ * between an l4proto match and its transport load, and an l4proto match
+ * between an nfproto match and its network load.
+ */
+function loadsNext(exprs: readonly Expression[], from: number, base: 'network' | 'transport'): boolean {
+  for (let j = from; j < exprs.length; j++) {
+    const x = exprs[j];
+    if (x.type === 'payload' && x.dreg !== undefined) {
+      if (x.base === base) return true;
+      if (base === 'transport' && x.base === 'network') continue;
+      return false;
+    }
+    // An l4proto match (its load, then its comparison) on the way to a network load.
+    const l4Load = x.type === 'meta' && x.key === 'l4proto' && x.dreg !== undefined;
+    const l4Cmp = x.type === 'cmp' && x.op === 'eq' && exprs[j - 1]?.type === 'meta';
+    if (base === 'network' && (l4Load || l4Cmp)) continue;
+    return false;
+  }
+  return false;
 }
 
 const OPS: Record<string, string> = { eq: '', neq: '!= ', lt: '< ', lte: '<= ', gt: '> ', gte: '>= ' };
@@ -130,6 +160,12 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
   /** A protocol match left out as implied by the field loaded next ("ip saddr", "tcp dport"). */
   let elided: string | undefined;
   const exprs = rule.expressions;
+  /** The loads a key read from register `sreg` on is made of (a concatenation fills the registers after it), taken off the pending ones. */
+  const takeFrom = (sreg: number) => {
+    const keys = pending.filter((p) => p.reg >= sreg || (sreg <= 4 && p.reg >= 8));
+    pending = pending.filter((p) => !keys.includes(p));
+    return keys;
+  };
   for (let i = 0; i < exprs.length; i++) {
     const e = exprs[i];
     const next = exprs[i + 1];
@@ -149,11 +185,11 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         if (!src) { out.push(debug(e)); break; }
         const data = Buffer.from(e.data);
         if (src.text === 'meta nfproto' && e.op === 'eq' && (data[0] === 2 || data[0] === 10)) family = data[0] === 2 ? 'ip' : 'ip6';
-        if (src.text === 'meta nfproto' && e.op === 'eq' && next?.type === 'payload' && next.base === 'network') {
+        if (src.text === 'meta nfproto' && e.op === 'eq' && loadsNext(exprs, i + 1, 'network')) {
           elided = `meta nfproto ${src.value(data)}`; // implied by ip/ip6
           break;
         }
-        if (src.text === 'meta l4proto' && e.op === 'eq' && next?.type === 'payload' && next.base === 'transport') {
+        if (src.text === 'meta l4proto' && e.op === 'eq' && loadsNext(exprs, i + 1, 'transport')) {
           l4 = proto(data); // "tcp dport" rather than "meta l4proto tcp th dport"
           elided = `meta l4proto ${l4}`;
           break;
@@ -194,9 +230,18 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         else out.push(debug(e));
         break;
       }
+      case 'hash': {
+        // jhash of what the registers from sreg hold (a concatenation of loads, as a lookup's key); symhash of the flow.
+        const keys = e.sreg === undefined ? [] : takeFrom(e.sreg);
+        const source = e.hash === 'jhash' ? ` ${keys.map((k) => k.load.text).join(' . ') || `reg ${e.sreg}`}` : '';
+        const seed = e.seed !== undefined ? ` seed 0x${e.seed.toString(16)}` : '';
+        const h: Load = { text: `${e.hash}${source} mod ${e.modulus}${seed}${e.offset ? ` offset ${e.offset}` : ''}`, value: integer };
+        regs.set(e.dreg, h);
+        pending.push({ reg: e.dreg, load: h });
+        break;
+      }
       case 'lookup': {
-        const keys = pending.filter((p) => p.reg >= e.sreg || (e.sreg <= 4 && p.reg >= 8));
-        pending = pending.filter((p) => !keys.includes(p));
+        const keys = takeFrom(e.sreg);
         const left = keys.map((k) => k.load.text).join(' . ') || `reg ${e.sreg}`;
         const set = anonymousSet(options.sets, rule, e.set);
         const right = (set && inlineSet(set)) ?? `@${e.set}`;
@@ -223,7 +268,9 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
       case 'nat': {
         const addr = e.addrMin !== undefined ? regs.get(e.addrMin)?.text : undefined;
         const prt = e.protoMin !== undefined ? exprs.slice(0, i).reverse().find((x): x is Extract<Expression, { type: 'immediate' }> => x.type === 'immediate' && x.dreg === e.protoMin) : undefined;
-        out.push(`${e.nat} ${e.family} to ${addr ?? ''}${prt ? `:${port(Buffer.from(prt.data))}` : ''}`);
+        // nft names the address family only where the table's does not say it (inet).
+        const fam = rule.family === 'ip' || rule.family === 'ip6' ? '' : ` ${e.family}`;
+        out.push(`${e.nat}${fam} to ${addr ?? ''}${prt ? `:${port(Buffer.from(prt.data))}` : ''}`);
         break;
       }
       case 'masquerade':

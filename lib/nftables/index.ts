@@ -4,8 +4,8 @@ export { NftablesTransactionError, GenerationChangedError, type RefusedChange } 
 export type * from './types.js';
 export type { Family as NftFamily, Hook, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';
 export type {
-  BitwiseOp, ByteorderOp, CmpOp, CsumType, CtDirection, CtKey, DynsetOp, FibFlag, FibResult, LimitType, MetaKey, NatFlag,
-  NatType, ObjectType, PayloadBase, RangeOp, RejectType,
+  BitwiseOp, ByteorderOp, CmpOp, CsumType, CtDirection, CtKey, DynsetOp, FibFlag, FibResult, HashType, LimitType, MetaKey,
+  NatFlag, NatType, NumgenType, ObjectType, PayloadBase, RangeOp, RejectType,
 } from './names.js';
 export type * from './expressions/index.js';
 export { dataTypes } from './datatypes.js';

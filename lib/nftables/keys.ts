@@ -21,12 +21,12 @@ export interface KeyBytes {
 const isAddress = (t: DataType) => t === 'ipv4_addr' || t === 'ipv6_addr';
 
 /**
- * Marks are integers in host order, but nft writes them big end first in
- * interval sets (concatenations included): the kernel orders interval keys
- * byte by byte, and only that way is their byte order their numeric order.
- * Plain sets and map values keep them in host order.
+ * Marks and integers are kept in host order, but nft writes them big end
+ * first in interval sets (concatenations included): the kernel orders
+ * interval keys byte by byte, and only that way is their byte order their
+ * numeric order. Plain sets and map values keep them in host order.
  */
-const bigEndInInterval = (t: DataType, interval: boolean) => interval && t === 'mark';
+const bigEndInInterval = (t: DataType, interval: boolean) => interval && (t === 'mark' || t === 'integer');
 
 /** A value's bytes in a key, in the order the set keeps it (valueBytes() gives host order). */
 function keyValueBytes(t: DataType, v: unknown, interval: boolean, field: string): Buffer {

@@ -223,6 +223,16 @@ export type LimitType = 'packets' | 'bytes';
 /** Limit types to NFT_LIMIT_*. */
 export const limitTypes = new Names<LimitType>({ packets: K.NFT_LIMIT_PKTS, bytes: K.NFT_LIMIT_PKT_BYTES });
 
+/** How numgen makes its numbers. */
+export type NumgenType = 'inc' | 'random';
+/** Numgen types to NFT_NG_*. */
+export const numgenTypes = new Names<NumgenType>({ inc: K.NFT_NG_INCREMENTAL, random: K.NFT_NG_RANDOM });
+
+/** Which hash: Jenkins' of register bytes, or the flow's symmetric one. */
+export type HashType = 'jhash' | 'symhash';
+/** Hash types to NFT_HASH_*. */
+export const hashTypes = new Names<HashType>({ jhash: K.NFT_HASH_JENKINS, symhash: K.NFT_HASH_SYM });
+
 /** Kinds of stateful object a rule can refer to by name. */
 export type ObjectType = 'counter' | 'quota' | 'ct helper' | 'limit' | 'connlimit' | 'tunnel' | 'ct timeout' | 'secmark' | 'ct expectation' | 'synproxy';
 /** Object types to NFT_OBJECT_* (nft's words for them). */

@@ -10,7 +10,7 @@ import { flagBits, named } from './expressions/fields.js';
 import { K, type RawAttrs } from './native.js';
 import { type Family, NAME_RULE, USERDATA_MAX, families, hooksOf, objectTypes, policies, setFlags, setPolicies, tableFlags } from './names.js';
 import type { Chain, ChainRef, ChainType, NftSet, ObjectMap, OtherType, Rule, SetRef, Table, TableRef } from './types.js';
-import { UDATA, commentOf, parseRecords, record, stringRecord, u32Record } from './udata.js';
+import { UDATA, commentOf, parseRecords, record, stringRecord, u32Of, u32Record } from './udata.js';
 
 /** Every family name. */
 export const familyNames = families.names;
@@ -145,7 +145,10 @@ export function setRefToRaw(s: SetRef, field: string): { family: number; table: 
 function typeList(v: unknown, field: string): DataType[] | OtherType {
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     const o = v as Record<string, unknown>;
-    return { id: integer(o.id, `${field}.id`, 0, 0xffffffff), len: integer(o.len, `${field}.len`, 1, 64) };
+    knownFields(o, new Set(['id', 'len', 'byteorder']), field);
+    const t: OtherType = { id: integer(o.id, `${field}.id`, 0, 0xffffffff), len: integer(o.len, `${field}.len`, 1, 64) };
+    if (o.byteorder !== undefined) t.byteorder = oneOf(o.byteorder, ['host', 'big'] as const, field, 'byteorder');
+    return t;
   }
   const list = Array.isArray(v) ? v : [v];
   if (list.length === 0 || list.length > 7) throw outOfRange(field, 'one type, or a concatenation of 2 to 7', list.length);
@@ -175,7 +178,7 @@ export function setToRaw(s: NftSet, field: string, id: number): { family: number
   if (concat && shape.interval) flags |= K.NFT_SET_CONCAT;
   if (s.timeout !== undefined) flags |= K.NFT_SET_TIMEOUT;
   const a: RawAttrs = { table: ref.table, name: ref.name, flags, keyType: key.id, keyLen: key.len };
-  const ud: Buffer[] = [u32Record(UDATA.SET_KEYBYTEORDER, concat || !Array.isArray(shape.key) ? 0 : typeInfo(shape.key[0]).byteorder)];
+  const ud: Buffer[] = [u32Record(UDATA.SET_KEYBYTEORDER, byteorderOf(shape.key))];
   if (shape.value === 'verdict') {
     a.dataType = K.NFT_DATA_VERDICT;
     a.dataLen = 0;
@@ -189,7 +192,7 @@ export function setToRaw(s: NftSet, field: string, id: number): { family: number
     const v = Array.isArray(shape.value) ? keyLayout(shape.value) : { id: shape.value.id, len: shape.value.len };
     a.dataType = v.id;
     a.dataLen = v.len;
-    ud.push(u32Record(UDATA.SET_DATABYTEORDER, Array.isArray(shape.value) && shape.value.length === 1 ? typeInfo(shape.value[0]).byteorder : 0));
+    ud.push(u32Record(UDATA.SET_DATABYTEORDER, byteorderOf(shape.value)));
   }
   a.id = id;
   if (s.policy !== undefined) a.policy = setPolicies.byName[oneOf(s.policy, setPolicies.names, field, 'policy')];
@@ -230,17 +233,34 @@ function typeofRecords(v: unknown, field: string): { key?: Buffer; value?: Buffe
   return { key: one(o.key, `${field}.key`), value: one(o.value, `${field}.value`) };
 }
 
-/** A key's or a map value's types from the set's type number; one this library does not know (or whose length is not theirs) as its number and length. */
-function typesOf(id: number, len: number): DataType | DataType[] | OtherType {
+/** nft's byte order record for a key or value: one type's own, an unknown type's as read, none for a concatenation. */
+function byteorderOf(t: DataType[] | OtherType): number {
+  if (!Array.isArray(t)) return t.byteorder === 'host' ? 1 : t.byteorder === 'big' ? 2 : 0;
+  return t.length === 1 ? typeInfo(t[0]).byteorder : 0;
+}
+
+/**
+ * A key's or a map value's types from the set's type number and nft's byte
+ * order record; one this library does not know (or whose length or byte
+ * order is not theirs, as an integer nft keeps big end first) as its
+ * number, length and byte order.
+ */
+function typesOf(id: number, len: number, byteorder: number | undefined): DataType | DataType[] | OtherType {
   const t = typesOfKey(id);
-  if (!t || (len && keyLayout(t).len !== len)) return { id, len };
+  const mismatch = t && t.length === 1 && t[0] === 'integer' && byteorder !== typeInfo('integer').byteorder;
+  if (!t || mismatch || (len && keyLayout(t).len !== len)) {
+    const other: OtherType = { id, len };
+    if (byteorder === 1 || byteorder === 2) other.byteorder = byteorder === 1 ? 'host' : 'big';
+    return other;
+  }
   return t.length === 1 ? t[0] : t;
 }
 
 /** A set as the kernel listed it, and its layout. */
 export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: SetShape } {
   const keyLen = (a.keyLen as number | undefined) ?? 0;
-  const type = typesOf((a.keyType as number | undefined) ?? 0, keyLen);
+  const userdata = a.userdata as Uint8Array | undefined;
+  const type = typesOf((a.keyType as number | undefined) ?? 0, keyLen, u32Of(userdata, UDATA.SET_KEYBYTEORDER));
   const s: NftSet = { family: familyName(family), table: a.table as string, name: a.name as string, type };
   const rawFlags = (a.flags as number | undefined) ?? 0;
   let map: NftSet['map'];
@@ -250,7 +270,7 @@ export function setFromRaw(family: number, a: RawAttrs): { set: NftSet; shape: S
   } else if (rawFlags & K.NFT_SET_MAP) {
     const dt = (a.dataType as number | undefined) ?? 0;
     // A concatenation of values (ipv4_addr . inet_service) is numbered as a concatenated key is.
-    map = dt === K.NFT_DATA_VERDICT || dt === VERDICT_TYPE_ID ? 'verdict' : typesOf(dt, (a.dataLen as number | undefined) ?? 0);
+    map = dt === K.NFT_DATA_VERDICT || dt === VERDICT_TYPE_ID ? 'verdict' : typesOf(dt, (a.dataLen as number | undefined) ?? 0, u32Of(userdata, UDATA.SET_DATABYTEORDER));
     s.map = map;
   }
   const shown = setFlags.flags(rawFlags & ~(K.NFT_SET_MAP | K.NFT_SET_CONCAT | K.NFT_SET_EXPR | K.NFT_SET_OBJECT)) as NftSet['flags'];

@@ -82,6 +82,8 @@ export interface OtherType {
   id: number;
   /** The key's (or value's) length in bytes, 1-64 (NFTA_SET_KEY_LEN, NFTA_SET_DATA_LEN). */
   len: number;
+  /** The byte order nft recorded for it (its userdata), by which nft prints the values; kept as read. */
+  byteorder?: 'host' | 'big';
 }
 
 /** A set (or, with `map`, a map): typed keys, one type or a concatenation of several. */

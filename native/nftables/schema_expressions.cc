@@ -169,10 +169,28 @@ const Schema kObjref{"objref", NFTA_OBJREF_MAX, {
 
 const Schema kNotrack{"notrack", 0, {}};
 
+// A number from a counter or at random, modulo `modulus` (kube-proxy's way to pick an endpoint).
+const Schema kNumgen{"numgen", NFTA_NG_MAX, {
+  {"dreg", NFTA_NG_DREG, Kind::kBe32},
+  {"modulus", NFTA_NG_MODULUS, Kind::kBe32},
+  {"ngType", NFTA_NG_TYPE, Kind::kBe32},
+  {"offset", NFTA_NG_OFFSET, Kind::kBe32},
+}};
+
+const Schema kHash{"hash", NFTA_HASH_MAX, {
+  {"sreg", NFTA_HASH_SREG, Kind::kBe32},
+  {"dreg", NFTA_HASH_DREG, Kind::kBe32},
+  {"len", NFTA_HASH_LEN, Kind::kBe32},
+  {"modulus", NFTA_HASH_MODULUS, Kind::kBe32},
+  {"seed", NFTA_HASH_SEED, Kind::kBe32},
+  {"offset", NFTA_HASH_OFFSET, Kind::kBe32},
+  {"hashType", NFTA_HASH_TYPE, Kind::kBe32},
+}};
+
 const std::vector<const Schema*> kAll = {
   &kImmediate, &kCmp, &kRange, &kPayload, &kMeta, &kBitwise, &kByteorder, &kLookup, &kCt,
   &kCounter, &kNat, &kMasq, &kRedir, &kReject, &kFib, &kDynset, &kLog, &kLimit, &kQuota,
-  &kObjref, &kNotrack,
+  &kObjref, &kNotrack, &kNumgen, &kHash,
 };
 
 }  // namespace

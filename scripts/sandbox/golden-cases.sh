@@ -355,6 +355,12 @@ suite_nft() {
 	gcase rule-limit-bytes-over "$B" nft add rule inet t c limit rate over 1 mbytes/second burst 100 kbytes drop
 	gcase rule-quota "$B" nft add rule inet t c quota over 100 mbytes drop
 	gcase rule-objref-counter "$B"$'\n'"nft add counter inet t hits" nft add rule inet t c counter name '"hits"' accept
+	# kube-proxy's nftables mode spreads connections with numgen over a verdict map.
+	gcase rule-numgen-vmap "$B" nft add rule inet t c numgen random mod 2 vmap '{' 0 : jump r1, 1 : drop '}'
+	gcase rule-numgen-inc "$B" nft add rule inet t c meta mark set numgen inc mod 4 offset 100
+	gcase rule-jhash "$B" nft add rule inet t c meta mark set jhash ip saddr . tcp dport mod 8 seed 0xfeed offset 1
+	gcase rule-symhash "$B" nft add rule inet t c meta mark set symhash mod 2
+	gcase set-typeof-numgen "$T" nft add map inet t ng '{' typeof numgen random mod 2 : verdict ';' '}'
 	gcase rule-vmap-concat "$B" nft add rule inet t c ip daddr . meta l4proto . th dport vmap @m
 	gcase rule-fib-jump "$B" nft add rule inet t c fib daddr type local jump r1
 	gcase rule-mark-masquerade "$B" nft add rule inet t n meta mark '&' 0x4000 == 0x4000 masquerade

@@ -80,3 +80,21 @@ t.test('limit, quota and named objects: bad input names the field', async (t) =>
   refused({ type: 'objref', set: 'm', sreg: 1, name: 'x' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].name' });
   t.same(expressionToRaw({ type: 'limit', rate: 1, unit: 1, limitType: 'bytes' }, 'e'), { type: 'limit', rate: 1, unit: 1, burst: 0, limitType: 1, flags: 0 }, "a byte limit's burst defaults to 0, as nft's");
 });
+
+t.test('numgen and hash as nft wrote them, printed as the command that made them', async (t) => {
+  for (const name of ['rule-numgen-inc', 'rule-jhash', 'rule-symhash']) {
+    const fx = loadFixture('nft', name);
+    // NFT_MSG_NEWRULE (6) among what nft sent (its cache reads too).
+    const sent = messages(fx.sent).find((m) => m.type === ((10 << 8) | 6))!;
+    const d = addon.nftDecode(sent.bytes);
+    const rule = ruleFromRaw(d.family, d.attrs);
+    t.equal(formatRule(rule), fx.command.replace(/^nft add rule inet t c /, ''), name);
+  }
+  // In an ip or ip6 table nft does not name the address family of a nat statement.
+  const dnat: Expression[] = [
+    { type: 'immediate', dreg: 1, data: Buffer.from([10, 0, 0, 1]) }, { type: 'immediate', dreg: 2, data: Buffer.from([0, 80]) },
+    { type: 'nat', nat: 'dnat', family: 'ip', addrMin: 1, protoMin: 2 },
+  ];
+  t.equal(formatRule({ family: 'ip', expressions: dnat }), 'dnat to 10.0.0.1:80');
+  t.equal(formatRule({ family: 'inet', expressions: dnat }), 'dnat ip to 10.0.0.1:80');
+});

@@ -96,6 +96,18 @@ t.test('single commands', async (t) => {
     ] } }],
     ['rule-quota', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'quota', bytes: 104857600n, over: true }, { type: 'verdict', verdict: 'drop' }] } }],
     ['rule-objref-counter', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'objref', objectType: 'counter', name: 'hits' }, { type: 'verdict', verdict: 'accept' }] } }],
+    ['rule-numgen-inc', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [
+      { type: 'numgen', dreg: 1, modulus: 4, mode: 'inc', offset: 100 }, { type: 'meta', key: 'mark', sreg: 1 },
+    ] } }],
+    ['rule-jhash', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [
+      { type: 'meta', key: 'nfproto', dreg: 1 }, { type: 'cmp', op: 'eq', sreg: 1, data: Buffer.from([2]) },
+      { type: 'meta', key: 'l4proto', dreg: 1 }, { type: 'cmp', op: 'eq', sreg: 1, data: Buffer.from([6]) },
+      { type: 'payload', base: 'network', offset: 12, len: 4, dreg: 2 }, { type: 'payload', base: 'transport', offset: 2, len: 2, dreg: 13 },
+      { type: 'hash', hash: 'jhash', sreg: 2, len: 8, dreg: 1, modulus: 8, seed: 0xfeed, offset: 1 }, { type: 'meta', key: 'mark', sreg: 1 },
+    ] } }],
+    ['rule-symhash', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [
+      { type: 'hash', hash: 'symhash', dreg: 1, modulus: 2 }, { type: 'meta', key: 'mark', sreg: 1 },
+    ] } }],
     ['obj-counter', { op: 'addObject', object: { ...T, name: 'hits', type: 'counter' } }],
     ['obj-counter-values', { op: 'addObject', object: { ...T, name: 'c2', type: 'counter', packets: 10n, bytes: 1000n } }],
     ['obj-counter-comment', { op: 'addObject', object: { ...T, name: 'cc', type: 'counter', comment: 'x' } }],

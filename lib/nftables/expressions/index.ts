@@ -10,6 +10,7 @@ import * as actions from './actions.js';
 import { bytes } from './fields.js';
 import * as compare from './compare.js';
 import * as load from './load.js';
+import * as generators from './generators.js';
 import * as stateful from './stateful.js';
 
 export type { PayloadExpr, MetaExpr, CtExpr, FibExpr } from './load.js';
@@ -18,6 +19,7 @@ export type {
   VerdictExpr, ImmediateExpr, CounterExpr, NatExpr, MasqueradeExpr, RedirectExpr, RejectExpr, NotrackExpr, LogExpr,
 } from './actions.js';
 export type { LimitExpr, QuotaExpr, ObjrefExpr, NamedObjref, MappedObjref } from './stateful.js';
+export type { NumgenExpr, HashExpr } from './generators.js';
 
 /** An expression the kernel has that this library has no vocabulary for: kept as read, so a rule with it can be written back. */
 export interface RawExpr {
@@ -36,6 +38,7 @@ export type Expression =
   | actions.VerdictExpr | actions.ImmediateExpr | actions.CounterExpr | actions.NatExpr | actions.MasqueradeExpr
   | actions.RedirectExpr | actions.RejectExpr | actions.NotrackExpr | actions.LogExpr
   | stateful.LimitExpr | stateful.QuotaExpr | stateful.ObjrefExpr
+  | generators.NumgenExpr | generators.HashExpr
   | RawExpr;
 
 interface Codec {
@@ -51,6 +54,7 @@ const byType: Record<Exclude<Expression['type'], 'raw'>, Codec> = {
   verdict: actions.immediate, immediate: actions.immediate, counter: actions.counter, nat: actions.nat,
   masquerade: actions.masquerade, redirect: actions.redirect, reject: actions.reject, notrack: actions.notrack,
   log: actions.log, limit: stateful.limit, quota: stateful.quota, objref: stateful.objref,
+  numgen: generators.numgen, hash: generators.hash,
 };
 const byKernel = new Map<string, Codec>(Object.values(byType).map((c) => [c.kernel, c]));
 const types = [...Object.keys(byType), 'raw'];
