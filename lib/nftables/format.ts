@@ -14,7 +14,7 @@ import ipaddr from 'ipaddr.js';
 
 import type { Expression } from './expressions/index.js';
 import { inlineSet } from './format-sets.js';
-import { limitText, objrefText, quotaText } from './format-stateful.js';
+import { durationText, elementStateText, limitText, objrefText, quotaText } from './format-stateful.js';
 import { addrTypes, ctStates, l4protos, verdicts } from './names.js';
 import type { Rule, SetWithElements } from './types.js';
 
@@ -246,6 +246,20 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         const set = anonymousSet(options.sets, rule, e.set);
         const right = (set && inlineSet(set)) ?? `@${e.set}`;
         out.push(e.dreg === 0 ? `${left} vmap ${right}` : e.dreg !== undefined ? `${left} map ${right}` : `${left} ${e.invert ? '!= ' : ''}${right}`);
+        break;
+      }
+      case 'dynset': {
+        // `update @m { ip saddr timeout 30s limit rate 10/second }`, `update @m { ip saddr : tcp dport }`.
+        const keys = takeFrom(e.sregKey).filter((k) => e.sregData === undefined || k.reg !== e.sregData);
+        const data = e.sregData !== undefined ? regs.get(e.sregData) : undefined;
+        if (e.sregData !== undefined) pending = pending.filter((p) => p.reg !== e.sregData);
+        const states = (e.expressions ?? []).map(elementStateText);
+        if (!keys.length || states.includes(undefined) || (e.sregData !== undefined && !data) || e.invert) {
+          out.push(debug(e));
+          break;
+        }
+        const timeout = e.timeout ? ` timeout ${durationText(e.timeout)}` : '';
+        out.push(`${e.op} @${e.set} { ${keys.map((k) => k.load.text).join(' . ')}${timeout}${data ? ` : ${data.text}` : ''}${states.map((x) => ` ${x}`).join('')} }`);
         break;
       }
       case 'immediate':

@@ -123,16 +123,17 @@ const Schema kFib{"fib", NFTA_FIB_MAX, {
   {"dreg", NFTA_FIB_DREG, Kind::kBe32},
 }};
 
+// In the order libnftnl writes them.
 const Schema kDynset{"dynset", NFTA_DYNSET_MAX, {
-  {"set", NFTA_DYNSET_SET_NAME, Kind::kString},
-  {"setId", NFTA_DYNSET_SET_ID, Kind::kBe32},
-  {"op", NFTA_DYNSET_OP, Kind::kBe32},
   {"sregKey", NFTA_DYNSET_SREG_KEY, Kind::kBe32},
   {"sregData", NFTA_DYNSET_SREG_DATA, Kind::kBe32},
+  {"op", NFTA_DYNSET_OP, Kind::kBe32},
   {"timeout", NFTA_DYNSET_TIMEOUT, Kind::kBe64},
+  {"set", NFTA_DYNSET_SET_NAME, Kind::kString},
+  {"setId", NFTA_DYNSET_SET_ID, Kind::kBe32},
   {"expr", NFTA_DYNSET_EXPR, Kind::kExpr},
-  {"flags", NFTA_DYNSET_FLAGS, Kind::kBe32},
   {"expressions", NFTA_DYNSET_EXPRESSIONS, Kind::kExprList},
+  {"flags", NFTA_DYNSET_FLAGS, Kind::kBe32},
 }};
 
 const Schema kLog{"log", NFTA_LOG_MAX, {

@@ -355,6 +355,13 @@ suite_nft() {
 	gcase rule-limit-bytes-over "$B" nft add rule inet t c limit rate over 1 mbytes/second burst 100 kbytes drop
 	gcase rule-quota "$B" nft add rule inet t c quota over 100 mbytes drop
 	gcase rule-objref-counter "$B"$'\n'"nft add counter inet t hits" nft add rule inet t c counter name '"hits"' accept
+	# Sets updated from the packet path: meters (a limit per key), a counter per element, a map's value, a delete.
+	local D="$T; nft add set inet t rl '{ type ipv4_addr; size 65535; flags dynamic,timeout; timeout 1m; }'; nft add set inet t seen '{ type ipv4_addr; flags dynamic; }'; nft add map inet t lastport '{ type ipv4_addr : inet_service; flags dynamic,timeout; timeout 10s; }'; nft add chain inet t c"
+	gcase rule-dynset-meter "$D" nft add rule inet t c update @rl '{' ip saddr timeout 30s limit rate over 10/second '}' drop
+	gcase rule-dynset-counter "$D" nft add rule inet t c add @seen '{' ip saddr counter '}'
+	gcase rule-dynset-map "$D" nft add rule inet t c update @lastport '{' ip saddr : tcp dport '}'
+	gcase rule-dynset-delete "$D" nft add rule inet t c delete @seen '{' ip saddr '}'
+	gcase rule-dynset-two "$D" nft add rule inet t c update @rl '{' ip saddr counter limit rate 5/second '}'
 	# kube-proxy's nftables mode spreads connections with numgen over a verdict map.
 	gcase rule-numgen-vmap "$B" nft add rule inet t c numgen random mod 2 vmap '{' 0 : jump r1, 1 : drop '}'
 	gcase rule-numgen-inc "$B" nft add rule inet t c meta mark set numgen inc mod 4 offset 100

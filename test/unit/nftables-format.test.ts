@@ -7,6 +7,7 @@ import t from 'tap';
 
 import { expressionToRaw } from '../../lib/nftables/expressions/index.js';
 import { formatRule } from '../../lib/nftables/format.js';
+import { durationText } from '../../lib/nftables/format-stateful.js';
 import type { Expression } from '../../lib/nftables/index.js';
 import { addon } from '../../lib/nftables/native.js';
 import { ruleFromRaw } from '../../lib/nftables/objects.js';
@@ -81,14 +82,16 @@ t.test('limit, quota and named objects: bad input names the field', async (t) =>
   t.same(expressionToRaw({ type: 'limit', rate: 1, unit: 1, limitType: 'bytes' }, 'e'), { type: 'limit', rate: 1, unit: 1, burst: 0, limitType: 1, flags: 0 }, "a byte limit's burst defaults to 0, as nft's");
 });
 
-t.test('numgen and hash as nft wrote them, printed as the command that made them', async (t) => {
-  for (const name of ['rule-numgen-inc', 'rule-jhash', 'rule-symhash']) {
+t.test('numgen, hash and set statements as nft wrote them, printed as the command that made them', async (t) => {
+  const names = ['rule-numgen-inc', 'rule-jhash', 'rule-symhash', 'rule-dynset-meter', 'rule-dynset-counter', 'rule-dynset-map', 'rule-dynset-delete', 'rule-dynset-two'];
+  for (const name of names) {
     const fx = loadFixture('nft', name);
     // NFT_MSG_NEWRULE (6) among what nft sent (its cache reads too).
     const sent = messages(fx.sent).find((m) => m.type === ((10 << 8) | 6))!;
     const d = addon.nftDecode(sent.bytes);
     const rule = ruleFromRaw(d.family, d.attrs);
-    t.equal(formatRule(rule), fx.command.replace(/^nft add rule inet t c /, ''), name);
+    // The command as the shell quoted it (`\{`).
+    t.equal(formatRule(rule), fx.command.replace(/^nft add rule inet t c /, '').replace(/\\(.)/g, '$1'), name);
   }
   // In an ip or ip6 table nft does not name the address family of a nat statement.
   const dnat: Expression[] = [
@@ -97,4 +100,5 @@ t.test('numgen and hash as nft wrote them, printed as the command that made them
   ];
   t.equal(formatRule({ family: 'ip', expressions: dnat }), 'dnat to 10.0.0.1:80');
   t.equal(formatRule({ family: 'inet', expressions: dnat }), 'dnat ip to 10.0.0.1:80');
+  t.same([30_000, 5_400_000, 1500, 172_800_000, 0].map(durationText), ['30s', '1h30m', '1s500ms', '2d', '0s']);
 });

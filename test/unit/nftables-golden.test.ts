@@ -9,7 +9,7 @@ import t from 'tap';
 
 import { addon } from '../../lib/nftables/native.js';
 import { changesToRaw } from '../../lib/nftables/changes.js';
-import type { Change } from '../../lib/nftables/index.js';
+import type { Change, Expression } from '../../lib/nftables/index.js';
 import { setShape } from '../../lib/nftables/objects.js';
 import { loadFixture, messages } from '../support/fixtures.js';
 import { KP_CHANGES } from '../support/nft-ruleset.js';
@@ -72,6 +72,8 @@ t.test('a whole ruleset as one transaction: the same bytes as nft -f', async (t)
 
 t.test('single commands', async (t) => {
   const T = { family: 'inet', table: 't' } as const;
+  const ip4: Expression[] = [{ type: 'meta', key: 'nfproto', dreg: 1 }, { type: 'cmp', op: 'eq', sreg: 1, data: Buffer.from([2]) }];
+  const saddr: Expression = { type: 'payload', base: 'network', offset: 12, len: 4, dreg: 1 };
   const cases: Array<[string, Change]> = [
     ['table-add', { op: 'addTable', table: { family: 'inet', name: 't' } }],
     ['table-comment', { op: 'addTable', table: { family: 'ip', name: 't', comment: 'owned' } }],
@@ -96,6 +98,20 @@ t.test('single commands', async (t) => {
     ] } }],
     ['rule-quota', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'quota', bytes: 104857600n, over: true }, { type: 'verdict', verdict: 'drop' }] } }],
     ['rule-objref-counter', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [{ type: 'objref', objectType: 'counter', name: 'hits' }, { type: 'verdict', verdict: 'accept' }] } }],
+    // nft names sets of its earlier commands by their ids too: given here as nft sent them.
+    ['rule-dynset-meter', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [
+      ...ip4, saddr,
+      { type: 'dynset', set: 'rl', setId: 1, op: 'update', sregKey: 1, timeout: 30000, expressions: [{ type: 'limit', rate: 10, unit: 1, over: true }] },
+      { type: 'verdict', verdict: 'drop' },
+    ] } }],
+    ['rule-dynset-counter', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [
+      ...ip4, saddr, { type: 'dynset', set: 'seen', setId: 2, op: 'add', sregKey: 1, expressions: [{ type: 'counter' }] },
+    ] } }],
+    ['rule-dynset-delete', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [...ip4, saddr, { type: 'dynset', set: 'seen', setId: 2, op: 'delete', sregKey: 1 }] } }],
+    ['rule-dynset-two', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [
+      ...ip4, saddr,
+      { type: 'dynset', set: 'rl', setId: 1, op: 'update', sregKey: 1, expressions: [{ type: 'counter' }, { type: 'limit', rate: 5, unit: 1 }] },
+    ] } }],
     ['rule-numgen-inc', { op: 'addRule', rule: { ...T, chain: 'c', expressions: [
       { type: 'numgen', dreg: 1, modulus: 4, mode: 'inc', offset: 100 }, { type: 'meta', key: 'mark', sreg: 1 },
     ] } }],

@@ -2,7 +2,7 @@
  * Expressions that compare and transform registers: cmp, range, bitwise,
  * byteorder, and set lookups (lookup, dynset).
  */
-import { integer, knownFields, name, optionalBoolean } from '../../util/check.js';
+import { integer, knownFields, name, optionalBoolean, wrongType } from '../../util/check.js';
 import type { RawAttrs } from '../native.js';
 import {
   type BitwiseOp, type ByteorderOp, type CmpOp, type DynsetOp, type RangeOp,
@@ -10,6 +10,8 @@ import {
 } from '../names.js';
 import { K } from '../native.js';
 import { buf, bytes, copyPresent, defined, named, num, reg } from './fields.js';
+// A dynset's element expressions are expressions of the vocabulary (a cycle of modules used only when called).
+import { type Expression, expressionFromRaw, expressionToRaw } from './index.js';
 
 /** Compares register `sreg` with `data`; the rule stops here unless it holds. */
 export interface CmpExpr {
@@ -105,6 +107,14 @@ export interface DynsetExpr {
   timeout?: number;
   /** The set's transaction id, as in a lookup (NFTA_DYNSET_SET_ID). */
   setId?: number;
+  /**
+   * State each element keeps, as nft's `update @m { ip saddr limit rate 10/second }` (a meter) or
+   * `add @s { ip saddr counter }`: stateful expressions (counter, limit, quota, ...), evaluated
+   * on the element (NFTA_DYNSET_EXPR for one, NFTA_DYNSET_EXPRESSIONS for more, as nft sends them).
+   */
+  expressions?: Expression[];
+  /** Matches only when the key was not added (NFT_DYNSET_F_INV). */
+  invert?: boolean;
 }
 
 const cmpFields = new Set(['type', 'op', 'sreg', 'data']);
@@ -112,7 +122,7 @@ const rangeFields = new Set(['type', 'op', 'sreg', 'from', 'to']);
 const bitwiseFields = new Set(['type', 'sreg', 'dreg', 'len', 'op', 'mask', 'xor', 'data']);
 const byteorderFields = new Set(['type', 'sreg', 'dreg', 'op', 'len', 'size']);
 const lookupFields = new Set(['type', 'set', 'sreg', 'dreg', 'invert', 'setId']);
-const dynsetFields = new Set(['type', 'set', 'op', 'sregKey', 'sregData', 'timeout', 'setId']);
+const dynsetFields = new Set(['type', 'set', 'op', 'sregKey', 'sregData', 'timeout', 'setId', 'expressions', 'invert']);
 
 /** The cmp expression: typed form to raw attributes (checked) and back. */
 export const cmp = {
@@ -209,6 +219,9 @@ export const dynset = {
   kernel: 'dynset',
   toRaw(e: DynsetExpr, field: string): RawAttrs {
     knownFields(e as never, dynsetFields, field);
+    if (e.expressions !== undefined && !Array.isArray(e.expressions)) throw wrongType(`${field}.expressions`, 'an array of expressions', e.expressions);
+    const exprs = (e.expressions ?? []).map((x, i) => expressionToRaw(x, `${field}.expressions[${i}]`));
+    const flags = (optionalBoolean(e.invert, field, false, 'invert') ? K.NFT_DYNSET_F_INV : 0) | (exprs.length > 1 ? K.NFT_DYNSET_F_EXPR : 0);
     return defined({
       set: name(e.set, `${field}.set`, NAME_RULE),
       setId: e.setId === undefined ? undefined : integer(e.setId, `${field}.setId`, 0, 0xffffffff),
@@ -216,10 +229,20 @@ export const dynset = {
       sregKey: reg(e.sregKey, `${field}.sregKey`),
       sregData: e.sregData === undefined ? undefined : reg(e.sregData, `${field}.sregData`),
       timeout: e.timeout === undefined ? undefined : integer(e.timeout, `${field}.timeout`, 0, Number.MAX_SAFE_INTEGER),
+      // One expression goes alone, more as a list flagged so, as nft sends them.
+      flags: flags || undefined,
+      expr: exprs.length === 1 ? exprs[0] : undefined,
+      expressions: exprs.length > 1 ? exprs : undefined,
     });
   },
   fromRaw(a: RawAttrs): DynsetExpr {
     const e: DynsetExpr = { type: 'dynset', set: a.set as string, op: dynsetOps.name(num(a, 'op') ?? 0), sregKey: num(a, 'sregKey') ?? 0 };
-    return copyPresent(e, a, { sregData: 'sregData', timeout: 'timeout', setId: 'setId' });
+    copyPresent(e, a, { sregData: 'sregData', setId: 'setId' });
+    // The kernel lists a timeout of 0 for "the set's own"; given back, a set without timeouts refuses it.
+    if (num(a, 'timeout')) e.timeout = num(a, 'timeout');
+    const exprs = [a.expr, ...((a.expressions as RawAttrs[] | undefined) ?? [])].filter((x): x is RawAttrs => x !== undefined);
+    if (exprs.length) e.expressions = exprs.map(expressionFromRaw);
+    if ((num(a, 'flags') ?? 0) & K.NFT_DYNSET_F_INV) e.invert = true;
+    return e;
   },
 };

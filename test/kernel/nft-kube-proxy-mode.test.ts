@@ -1,11 +1,13 @@
-// numgen, hash and integer keys against the kernel and nft, on the shape of
-// rules upstream kube-proxy writes in its nftables mode (an endpoint picked
-// by `numgen random mod 2 vmap { 0 : goto ..., 1 : goto ... }`;
-// test/fixtures/nft/kube-proxy-nftables-mode.nft): what nft wrote, the
-// library reads typed, with no expression left raw, and prints every rule
-// as nft lists it; what it read, it writes into a fresh namespace, where
-// nft lists the same ruleset (integer keys in host order, and a type it
-// has no name for in the byte order nft recorded).
+// The shape of rules upstream kube-proxy writes in its nftables mode (an
+// endpoint picked by `numgen random mod 2 vmap { 0 : goto ..., 1 : goto ...
+// }`, session affinity by `update @affinity-... { ip saddr }`), with hash,
+// integer keys and meters besides (test/fixtures/nft/
+// kube-proxy-nftables-mode.nft), against the kernel and nft: what nft
+// wrote, the library reads typed, with no expression left raw, and prints
+// every rule as nft lists it; what it read, it writes into a fresh
+// namespace, where nft lists the same ruleset (integer keys in host order,
+// a type it has no name for in the byte order nft recorded, a set
+// statement's timeout and element state kept).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +47,17 @@ t.test('what nft wrote, read typed and printed as nft lists it', async (t) => {
   t.same(byName('zones').elements.map((e) => Buffer.from(e.key as Uint8Array).readUInt16LE(0)).sort(), [1, 2]);
   const hashes = rs.rules.flatMap((r) => r.expressions.filter((e) => e.type === 'hash'));
   t.match(hashes, [{ hash: 'jhash', len: 8, modulus: 8, seed: 0xfeed, offset: 1 }, { hash: 'symhash', modulus: 2 }]);
+  const updates = rs.rules.flatMap((r) => r.expressions.filter((e) => e.type === 'dynset'));
+  t.match(updates, [
+    { op: 'update', set: 'affinity-ep1' },
+    { op: 'update', set: 'rl', timeout: 30000, expressions: [{ type: 'limit', rate: 10, over: true }] },
+    { op: 'add', set: 'seen', expressions: [{ type: 'counter' }] },
+    { op: 'update', set: 'lastport', sregData: 2 },
+    { op: 'delete', set: 'seen' },
+    { op: 'update', set: 'rl', timeout: 5_400_000, expressions: [{ type: 'counter' }, { type: 'limit', rate: 5 }] },
+    { op: 'update', set: 'rl', timeout: 1500 },
+  ]);
+  t.notOk('timeout' in updates[0], "a set statement without its own timeout reads back without one (the kernel lists 0)");
 });
 
 t.test('what the library read, it writes elsewhere, and nft lists the same', async (t) => {
