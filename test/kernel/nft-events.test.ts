@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 import { freshNetns, type Netns } from '../support/netns.js';
+import { nftText, openNftables } from '../support/nft-tool.js';
 import { KP_CHANGES } from '../support/nft-ruleset.js';
 
 /** Transactions nft runs, one per command. */
@@ -30,12 +31,6 @@ const COMMANDS = [
   'delete element inet t s { 10.0.0.1 }',
   'delete table inet t',
 ];
-
-async function open(t: Tap.Test, ns: Netns): Promise<Nftables> {
-  const nft = await Nftables.open({ netns: ns.path });
-  t.teardown(() => nft.close());
-  return nft;
-}
 
 /** Events until `done` says enough (or a second passes without one). */
 async function collect(stream: NftablesEventStream, done: (seen: NftablesEvent[]) => boolean): Promise<NftablesEvent[]> {
@@ -123,7 +118,7 @@ t.test('every change nft commits, announced as nft monitor prints it', async (t)
   await monitor.until((l) => l.startsWith('# new generation'));
   clearInterval(ready);
   await Promise.all(readiness);
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   const stream = await nft.events();
   t.teardown(() => stream.close());
   // Both are compared from the first generation after the readiness changes.
@@ -140,7 +135,7 @@ t.test('every change nft commits, announced as nft monitor prints it', async (t)
 
 t.test("the library's own commit, announced as the changes it committed: replayed elsewhere, the same ruleset", async (t) => {
   const [src, dst] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
-  const [from, to] = await Promise.all([open(t, src), open(t, dst)]);
+  const [from, to] = await Promise.all([openNftables(t, src), openNftables(t, dst)]);
   const stream = await from.events();
   t.teardown(() => stream.close());
   await from.commit(KP_CHANGES);
@@ -156,9 +151,7 @@ t.test("the library's own commit, announced as the changes it committed: replaye
   await to.commit(changes.map((c) => (c.op === 'addRule' ? { ...c, rule: { ...c.rule, position: undefined } } : c)));
   const rules = changes.flatMap((c) => (c.op === 'addRule' ? [c.rule] : []));
   t.ok(rules.slice(1).some((r) => r.position !== undefined), 'a rule after another says which');
-  // Time left on an element differs by when it is listed.
-  const listing = async (ns: Netns) => (await ns.exec('nft', ['list', 'ruleset'])).replace(/ expires \S+/g, '');
-  t.equal(await listing(dst), await listing(src));
+  t.equal(await nftText(dst), await nftText(src));
 });
 
 t.test('dropped announcements are announced: a tiny buffer, a consumer that does not read, a burst', async (t) => {
@@ -175,7 +168,7 @@ t.test('dropped announcements are announced: a tiny buffer, a consumer that does
 
 t.test('close() ends a waiting iteration; bad options are named', async (t) => {
   const ns = await freshNetns(t, 'nft');
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   await t.rejects(nft.events({ maxQueued: 0 }), { name: 'RangeError', field: 'options.maxQueued' });
   await t.rejects(nft.events({ max: 1 } as never), { name: 'TypeError', field: 'options.max' });
   const stream = await nft.events();

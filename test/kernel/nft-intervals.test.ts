@@ -10,8 +10,9 @@
 // and in concatenations, both ways.
 import t from 'tap';
 
-import { type Element, Nftables, type NftSet } from '../../lib/nftables/index.js';
+import { type Element, type NftSet } from '../../lib/nftables/index.js';
 import { freshNetns, type Netns } from '../support/netns.js';
+import { openNftables } from '../support/nft-tool.js';
 
 const SET: NftSet = { family: 'ip', table: 't', name: 'r', type: 'ipv4_addr', flags: ['interval'] };
 /** nft's spelling and the library's of the same elements. */
@@ -25,12 +26,6 @@ async function withNft(t: Tap.Test, ns: Netns): Promise<void> {
   t.pass('nft added them');
 }
 
-async function open(t: Tap.Test, ns: Netns): Promise<Nftables> {
-  const nft = await Nftables.open({ netns: ns.path });
-  t.teardown(() => nft.close());
-  return nft;
-}
-
 /** The set as `nft -j list set` shows it, without its handle. */
 async function listed(ns: Netns): Promise<unknown> {
   const j = JSON.parse(await ns.exec('nft', ['-j', 'list', 'set', 'ip', 't', 'r'])) as { nftables: Array<{ set?: Record<string, unknown> }> };
@@ -40,7 +35,7 @@ async function listed(ns: Netns): Promise<unknown> {
 
 t.test('what the library writes, nft lists as it lists the same elements added by nft', async (t) => {
   const [ours, theirs] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
-  const nft = await open(t, ours);
+  const nft = await openNftables(t, ours);
   await nft.commit([{ op: 'addTable', table: { family: 'ip', name: 't' } }, { op: 'addSet', set: SET }, { op: 'addElements', set: SET, elements: ELEMENTS }]);
   await withNft(t, theirs);
   const mine = await listed(ours);
@@ -51,7 +46,7 @@ t.test('what the library writes, nft lists as it lists the same elements added b
 t.test('what nft added, the library reads back as nft lists it', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await withNft(t, ns);
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   t.same(await nft.listElements(SET), ELEMENTS);
   const [set] = (await nft.ruleset()).sets;
   t.same(set.elements.map((e) => e.key), ELEMENTS.map((e) => e.key), 'and in the ruleset');
@@ -60,8 +55,8 @@ t.test('what nft added, the library reads back as nft lists it', async (t) => {
 t.test('what the library reads, it writes back to the same set', async (t) => {
   const [src, dst] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
   await withNft(t, src);
-  const read = await (await open(t, src)).listElements(SET);
-  const nft = await open(t, dst);
+  const read = await (await openNftables(t, src)).listElements(SET);
+  const nft = await openNftables(t, dst);
   await nft.commit([{ op: 'addTable', table: { family: 'ip', name: 't' } }, { op: 'addSet', set: SET }, { op: 'addElements', set: SET, elements: read }]);
   t.same(await listed(dst), await listed(src));
 });
@@ -73,7 +68,7 @@ t.test('intervals that overlap in one add: nft refuses them, and so does the lib
   const theirs = await ns.tryExec('nft', ['add', 'element', 'ip', 't', 'r', '{ 172.16.0.0/12, 172.17.0.0/16 }']);
   t.not(theirs.code, 0, 'nft refuses');
   t.match(theirs.stderr, /conflicting intervals/);
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   await t.rejects(nft.commit([{ op: 'addElements', set: SET, elements: [{ key: '172.16.0.0/12' }, { key: '172.17.0.0/16' }] }]), {
     name: 'RangeError',
     code: 'ERR_OUT_OF_RANGE',
@@ -89,7 +84,7 @@ t.test('an interval over one the set holds: the kernel refuses it, for nft and t
   // 10.0.0.0/8 takes in 10.0.0.0/16 and the rest nft added; each interval goes as a start and an end item.
   const theirs = await ns.tryExec('nft', ['add', 'element', 'ip', 't', 'r', '{ 10.0.0.0/8, 172.16.0.0/12 }']);
   t.not(theirs.code, 0, 'nft refuses');
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   const err = await nft.commit([{ op: 'addElements', set: SET, elements: [{ key: '10.0.0.0/8' }, { key: '172.16.0.0/12' }] }]).catch((e: unknown) => e);
   t.match(err, { name: 'NftablesTransactionError', code: 'EEXIST', index: 0, element: 0 });
   t.match((err as { attribute?: string }).attribute, /^elements\[0\]/, 'the attribute the kernel pointed at, under the same element');
@@ -108,9 +103,9 @@ t.test('marks in interval sets, alone and concatenated: big end first both ways,
     await theirs.exec('nft', ['add', 'set', 'ip', 't', set.name, `{ type ${type}; flags interval; }`]);
     await theirs.exec('nft', ['add', 'element', 'ip', 't', set.name, `{ ${nftElements} }`]);
   }
-  const nft = await open(t, ours);
+  const nft = await openNftables(t, ours);
   await nft.commit([{ op: 'addTable', table: { family: 'ip', name: 't' } }, ...sets.flatMap(([set, , elements]) => [{ op: 'addSet' as const, set }, { op: 'addElements' as const, set, elements }])]);
-  const theirsRead = await open(t, theirs);
+  const theirsRead = await openNftables(t, theirs);
   for (const [set, , elements] of sets) {
     const list = async (ns: Netns) => {
       const j = JSON.parse(await ns.exec('nft', ['-j', 'list', 'set', 'ip', 't', set.name])) as { nftables: Array<{ set?: { elem?: unknown } }> };

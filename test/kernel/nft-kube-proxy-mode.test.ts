@@ -14,21 +14,16 @@ import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
-import { Nftables, formatRule, rulesetChanges } from '../../lib/nftables/index.js';
-import { freshNetns, type Netns } from '../support/netns.js';
+import { formatRule, rulesetChanges } from '../../lib/nftables/index.js';
+import { freshNetns } from '../support/netns.js';
+import { nftText, openNftables } from '../support/nft-tool.js';
 
 const RULESET = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/nft/kube-proxy-nftables-mode.nft'), 'utf8');
-
-async function open(t: Tap.Test, ns: Netns): Promise<Nftables> {
-  const nft = await Nftables.open({ netns: ns.path });
-  t.teardown(() => nft.close());
-  return nft;
-}
 
 t.test('what nft wrote, read typed and printed as nft lists it', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await ns.exec('nft', ['-f', '-'], RULESET);
-  const rs = await (await open(t, ns)).ruleset();
+  const rs = await (await openNftables(t, ns)).ruleset();
   const raw = rs.rules.flatMap((r) => r.expressions.filter((e) => e.type === 'raw').map((e) => `${r.chain}: ${(e as { name: string }).name}`));
   t.same(raw, [], 'no expression left raw');
   const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
@@ -63,15 +58,14 @@ t.test('what nft wrote, read typed and printed as nft lists it', async (t) => {
 t.test('what the library read, it writes elsewhere, and nft lists the same', async (t) => {
   const [src, dst] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
   await src.exec('nft', ['-f', '-'], RULESET);
-  const [from, to] = await Promise.all([open(t, src), open(t, dst)]);
+  const [from, to] = await Promise.all([openNftables(t, src), openNftables(t, dst)]);
   await to.commit(rulesetChanges(await from.ruleset()));
-  const listing = async (ns: Netns) => (await ns.exec('nft', ['list', 'ruleset'])).replace(/ # handle \d+/g, '');
-  t.equal(await listing(dst), await listing(src));
+  t.equal(await nftText(dst), await nftText(src));
 });
 
 t.test('numgen and hash written by the library, listed by nft as it writes them', async (t) => {
   const ns = await freshNetns(t, 'nft');
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   const T = { family: 'inet', table: 'g' } as const;
   await nft.commit([
     { op: 'addTable', table: { family: 'inet', name: 'g' } },

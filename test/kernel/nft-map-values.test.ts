@@ -6,8 +6,9 @@
 // ipv4_addr : counter`) the same way, each value an object's name.
 import t from 'tap';
 
-import { type Element, Nftables, type NftSet } from '../../lib/nftables/index.js';
+import { type Element, type NftSet } from '../../lib/nftables/index.js';
 import { freshNetns, type Netns } from '../support/netns.js';
+import { openNftables } from '../support/nft-tool.js';
 
 const MAP: NftSet = { family: 'ip', table: 't', name: 'dn', type: 'inet_service', map: ['ipv4_addr', 'inet_service'] };
 const ELEMENTS: Element[] = [{ key: 80, value: ['10.0.0.1', 8080] }, { key: 443, value: ['10.0.0.2', 8443] }];
@@ -24,15 +25,9 @@ async function listed(ns: Netns): Promise<unknown> {
   return map;
 }
 
-async function open(t: Tap.Test, ns: Netns): Promise<Nftables> {
-  const nft = await Nftables.open({ netns: ns.path });
-  t.teardown(() => nft.close());
-  return nft;
-}
-
 t.test('what the library writes, nft lists as it lists the same map written by nft', async (t) => {
   const [ours, theirs] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
-  const nft = await open(t, ours);
+  const nft = await openNftables(t, ours);
   await nft.commit([{ op: 'addTable', table: { family: 'ip', name: 't' } }, { op: 'addSet', set: MAP }, { op: 'addElements', set: MAP, elements: ELEMENTS }]);
   await withNft(theirs);
   const mine = await listed(ours);
@@ -43,7 +38,7 @@ t.test('what the library writes, nft lists as it lists the same map written by n
 t.test('what nft wrote, the library reads back: the value types and each value', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await withNft(ns);
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   const [set] = (await nft.ruleset()).sets;
   const { handle, elements, ...rest } = set;
   t.same(rest, MAP);
@@ -60,7 +55,7 @@ t.test("object maps (`type ipv4_addr : counter`): each element's object by name,
   await theirs.exec('nft', ['-f', '-'], 'table ip t {\n counter hits { }\n counter other { }\n}\n');
   await theirs.exec('nft', ['add', 'map', 'ip', 't', 'om', '{ type ipv4_addr : counter; }']);
   await theirs.exec('nft', ['add', 'element', 'ip', 't', 'om', '{ 10.0.0.1 : "hits", 10.0.0.2 : "other" }']);
-  const nft = await open(t, ours);
+  const nft = await openNftables(t, ours);
   // The counters, the map and its elements in one transaction.
   await nft.commit([
     { op: 'addTable', table: { family: 'ip', name: 't' } },
@@ -70,7 +65,7 @@ t.test("object maps (`type ipv4_addr : counter`): each element's object by name,
   ]);
   const list = async (ns: Netns) => (await ns.exec('nft', ['list', 'map', 'ip', 't', 'om'])).replace(/handle \d+/g, '');
   t.equal(await list(ours), await list(theirs), 'nft lists the library\'s map as its own');
-  const read = await open(t, theirs);
+  const read = await openNftables(t, theirs);
   const [set] = (await read.ruleset()).sets;
   const { handle, elements, ...rest } = set;
   t.same(rest, OM);

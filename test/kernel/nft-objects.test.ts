@@ -6,8 +6,9 @@
 // a rule refers to the object, and a whole ruleset with objects copied.
 import t from 'tap';
 
-import { type Change, type NftObject, Nftables, NftablesTransactionError, rulesetChanges } from '../../lib/nftables/index.js';
-import { freshNetns, type Netns } from '../support/netns.js';
+import { type Change, type NftObject, NftablesTransactionError, rulesetChanges } from '../../lib/nftables/index.js';
+import { freshNetns } from '../support/netns.js';
+import { nftJson, openNftables } from '../support/nft-tool.js';
 import { udpBurst } from '../support/conntrack-env.js';
 
 const OBJECTS = `
@@ -34,25 +35,12 @@ const READ: NftObject[] = [
   { ...T, name: 'lm', type: 'limit', rate: 5, unit: 60, limitType: 'packets', burst: 5, comment: 'per minute', use: 0 },
 ];
 
-/** nft's JSON listing of the ruleset without handles. */
-async function listing(ns: Netns): Promise<unknown[]> {
-  const strip = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'handle').map(([k, x]) => [k, strip(x)])) : v;
-  return strip((JSON.parse(await ns.exec('nft', ['-j', 'list', 'ruleset'])) as { nftables: unknown[] }).nftables.slice(1)) as unknown[];
-}
-
 const withoutHandle = (objects: NftObject[]) => objects.map(({ handle, ...o }) => o);
-
-async function open(t: Tap.Test, ns: Netns): Promise<Nftables> {
-  const nft = await Nftables.open({ netns: ns.path });
-  t.teardown(() => nft.close());
-  return nft;
-}
 
 t.test('what nft made, the library reads back field for field', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await ns.exec('nft', ['-f', '-'], OBJECTS);
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   const read = await nft.listObjects();
   t.same(withoutHandle(read.slice(0, READ.length)), READ);
   // The ct helper has no typed form here: its state is kept as the kernel's attributes.
@@ -70,7 +58,7 @@ t.test('a counter read while packets pass: the library reads what nft counts', a
   const ns = await freshNetns(t, 'nft');
   await ns.exec('nft', ['-f', '-'], `${OBJECTS}\nadd chain inet t out { type filter hook output priority 0; }\nadd rule inet t out ip daddr 127.0.0.1 counter name "hits"\n`);
   await udpBurst(ns, '127.0.0.1', 9, 3);
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   const ours = (await nft.listObjects({ type: 'counter' })).find((o) => o.name === 'hits');
   const theirs = (JSON.parse(await ns.exec('nft', ['-j', 'list', 'counter', 'inet', 't', 'hits'])) as { nftables: Array<{ counter?: { packets: number; bytes: number } }> })
     .nftables.find((x) => x.counter)?.counter;
@@ -83,14 +71,14 @@ t.test('a counter read while packets pass: the library reads what nft counts', a
 t.test('what the library writes, nft lists as it lists its own', async (t) => {
   const [src, dst] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
   await src.exec('nft', ['-f', '-'], OBJECTS);
-  const [from, to] = await Promise.all([open(t, src), open(t, dst)]);
+  const [from, to] = await Promise.all([openNftables(t, src), openNftables(t, dst)]);
   // From typed objects written here, and the helper as the library read it.
   const helper = (await from.listObjects({ type: 'ct helper' }))[0];
   await to.commit([
     { op: 'addTable', table: { family: 'inet', name: 't' } },
     ...[...READ.map(({ use, ...o }) => o), helper].map((object) => ({ op: 'addObject' as const, object })),
   ]);
-  t.same(await listing(dst), await listing(src));
+  t.same(await nftJson(dst), await nftJson(src));
   // Adding what exists leaves it; exclusive refuses it, as `nft create counter` does.
   await to.commit([{ op: 'addObject', object: { ...T, name: 'hits', type: 'counter' } }]);
   t.match((await to.listObjects({ type: 'counter' }))[0], { name: 'hits', packets: 10n });
@@ -102,11 +90,11 @@ t.test('what the library writes, nft lists as it lists its own', async (t) => {
 t.test('resetObjects: what counters and quotas held, read and zeroed in one step', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await ns.exec('nft', ['-f', '-'], OBJECTS);
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   const held = await nft.resetObjects({ table: 't' });
   t.match(held.find((o) => o.name === 'hits'), { packets: 10n, bytes: 1000n });
   t.match(held.find((o) => o.name === 'q'), { consumed: 1024n });
-  const after = await listing(ns);
+  const after = await nftJson(ns);
   t.match(after, [{}, { counter: { name: 'hits', packets: 0, bytes: 0 } }]);
   t.match(after, [{}, {}, {}, { quota: { name: 'q', used: 0 } }]);
   t.match((await nft.listObjects({ type: 'counter' }))[0], { name: 'hits', packets: 0n, bytes: 0n });
@@ -115,14 +103,14 @@ t.test('resetObjects: what counters and quotas held, read and zeroed in one step
 t.test('a delete refused while a rule refers to the object applies nothing', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await ns.exec('nft', ['-f', '-'], `${OBJECTS}\nadd chain inet t c\nadd rule inet t c counter name "hits"\n`);
-  const nft = await open(t, ns);
-  const before = await listing(ns);
+  const nft = await openNftables(t, ns);
+  const before = await nftJson(ns);
   const [hits, q] = await Promise.all([nft.listObjects({ type: 'counter' }), nft.listObjects({ type: 'quota' })]);
   // An object as read deletes too.
   const err = await nft.commit([{ op: 'deleteObject', object: q[0] }, { op: 'deleteObject', object: hits[0] }]).catch((e: unknown) => e);
   t.ok(err instanceof NftablesTransactionError);
   t.match(err, { code: 'EBUSY', index: 1, change: { op: 'deleteObject' } });
-  t.same(await listing(ns), before, 'the quota is still there');
+  t.same(await nftJson(ns), before, 'the quota is still there');
   await nft.commit([{ op: 'flushChain', chain: { ...T, name: 'c' } }, { op: 'deleteObject', object: { ...T, type: 'counter', name: 'hits' } }, { op: 'deleteObject', object: q[0] }]);
   const left = (await nft.listObjects()).map((o) => o.name);
   t.same(left, ['cc', 'q2', 'l', 'lb', 'lm', 'ftp']);
@@ -138,16 +126,16 @@ add rule inet t c counter name "hits" accept
 add rule inet t c quota name "q" drop
 add rule inet t c counter name ip saddr map @byaddr
 `);
-  const [from, to] = await Promise.all([open(t, src), open(t, dst)]);
+  const [from, to] = await Promise.all([openNftables(t, src), openNftables(t, dst)]);
   await to.commit(rulesetChanges(await from.ruleset()));
-  t.same(await listing(dst), await listing(src));
+  t.same(await nftJson(dst), await nftJson(src));
 });
 
 t.test('bad input: a typed error naming the field, and nothing sent', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await ns.exec('nft', ['-f', '-'], OBJECTS);
-  const nft = await open(t, ns);
-  const before = await listing(ns);
+  const nft = await openNftables(t, ns);
+  const before = await nftJson(ns);
   const refused = async (object: unknown, expected: object, op = 'addObject') => {
     const sent = nft.counters();
     // A good change first: the transaction is refused whole, before anything is sent.
@@ -164,5 +152,5 @@ t.test('bad input: a typed error naming the field, and nothing sent', async (t) 
   await refused({ ...T, name: 'x', type: 'counter', comment: 'c'.repeat(200) }, { name: 'RangeError', field: 'changes[1].object.comment' });
   await refused({ family: 'inet', name: 'hits', type: 'counter' }, { name: 'TypeError', field: 'changes[1].object.table' }, 'deleteObject');
   await refused({ ...T, name: 'hits' }, { name: 'TypeError', field: 'changes[1].object.type' }, 'deleteObject');
-  t.same(await listing(ns), before);
+  t.same(await nftJson(ns), before);
 });

@@ -5,26 +5,9 @@
 import t from 'tap';
 
 import { Nftables, formatRule, rulesetChanges, type Expression, type Rule } from '../../lib/nftables/index.js';
-import { freshNetns, type Netns } from '../support/netns.js';
+import { freshNetns } from '../support/netns.js';
+import { nftJson, openNftables } from '../support/nft-tool.js';
 import { KP_CHANGES, KP_NFT, KP_RULES } from '../support/nft-ruleset.js';
-
-/** nft's JSON listing without what differs between two equal rulesets (handles, time left). */
-async function listing(ns: Netns): Promise<unknown[]> {
-  const j = JSON.parse(await ns.exec('nft', ['-j', 'list', 'ruleset'])) as { nftables: Array<Record<string, unknown>> };
-  const strip = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(strip);
-    if (v && typeof v === 'object')
-      return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'handle' && k !== 'expires').map(([k, x]) => [k, strip(x)]));
-    return v;
-  };
-  return j.nftables.filter((o) => !('metainfo' in o)).map(strip);
-}
-
-async function open(t: Tap.Test, ns: Netns): Promise<Nftables> {
-  const nft = await Nftables.open({ netns: ns.path });
-  t.teardown(() => nft.close());
-  return nft;
-}
 
 /** A rule as the kernel lists it: counters counted, bitwise with its op, lookups without the set id. */
 function asListed(e: Expression): Expression {
@@ -35,19 +18,19 @@ function asListed(e: Expression): Expression {
 
 t.test('what the library writes, nft lists as it lists the same ruleset written by nft -f', async (t) => {
   const [ours, theirs] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
-  const nft = await open(t, ours);
+  const nft = await openNftables(t, ours);
   const messages = await nft.commit(KP_CHANGES);
   t.equal(messages, KP_CHANGES.length + 2, 'one message per change, and BEGIN and END');
   await theirs.exec('nft', ['-f', '-'], KP_NFT);
-  const mine = await listing(ours);
-  t.same(mine, await listing(theirs));
+  const mine = await nftJson(ours);
+  t.same(mine, await nftJson(theirs));
   t.equal(mine.length, 1 + 5 + 4 + KP_RULES.length, 'a table, 5 sets, 4 chains and every rule');
 });
 
 t.test('what nft -f wrote, the library reads back field by field', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await ns.exec('nft', ['-f', '-'], KP_NFT);
-  const nft = await open(t, ns);
+  const nft = await openNftables(t, ns);
   const rs = await nft.ruleset();
   t.equal(rs.generation, await nft.generation());
   t.match(rs.tables, [{ family: 'inet', name: 'kp', handle: Number, use: Number }]);
@@ -75,8 +58,8 @@ t.test('what nft -f wrote, the library reads back field by field', async (t) => 
 t.test('what the library reads, it writes back to the same ruleset', async (t) => {
   const [src, dst] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
   await src.exec('nft', ['-f', '-'], KP_NFT);
-  const rs = await (await open(t, src)).ruleset();
-  const nft = await open(t, dst);
+  const rs = await (await openNftables(t, src)).ruleset();
+  const nft = await openNftables(t, dst);
   await nft.commit(rulesetChanges(rs));
-  t.same(await listing(dst), await listing(src));
+  t.same(await nftJson(dst), await nftJson(src));
 });

@@ -7,6 +7,7 @@ import t from 'tap';
 
 import { type Expression, Nftables, formatRule } from '../../lib/nftables/index.js';
 import { freshNetns, type Netns } from '../support/netns.js';
+import { nftJson } from '../support/nft-tool.js';
 
 /** The table and its named objects; nft writes the rules below into it. */
 const OBJECTS = `
@@ -40,13 +41,6 @@ async function withObjects(ns: Netns, rules: boolean): Promise<void> {
   await ns.exec('nft', ['-f', '-'], OBJECTS + (rules ? RULES.map(([r]) => `add rule inet s c ${r}\n`).join('') : ''));
 }
 
-/** nft's JSON listing of the ruleset without handles. */
-async function listing(ns: Netns): Promise<unknown> {
-  const strip = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(strip) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'handle').map(([k, x]) => [k, strip(x)])) : v;
-  return strip((JSON.parse(await ns.exec('nft', ['-j', 'list', 'ruleset'])) as { nftables: unknown[] }).nftables.slice(1));
-}
-
 t.test('what nft wrote, the library reads back typed, and prints each rule as nft lists it', async (t) => {
   const ns = await freshNetns(t, 'nft');
   await withObjects(ns, true);
@@ -66,5 +60,5 @@ t.test('what the library reads, it writes back, and nft lists the two rulesets t
   t.teardown(() => (from.close(), to.close()));
   const rules = await from.listRules({ family: 'inet', table: 's', chain: 'c' });
   await to.commit(rules.map(({ handle, ...rule }) => ({ op: 'addRule' as const, rule })));
-  t.same(await listing(dst), await listing(src));
+  t.same(await nftJson(dst), await nftJson(src));
 });
