@@ -19,21 +19,45 @@ import { type SetShape, chainFromRaw, familyName, ruleFromRaw, setFromRaw, table
 import { objectFromRaw } from './stateful-objects.js';
 import type { Change, Element, RuleRef } from './types.js';
 
+/** A committed change, as commit() takes it. */
+export interface NftablesChangeEvent {
+  /** Marks a change. */
+  type: 'change';
+  /** The change: a rule's `handle` and `position` are the kernel's in that namespace. */
+  change: Change;
+}
+
+/**
+ * The end of a transaction: the ruleset's new generation, and who
+ * committed it as the kernel names them.
+ */
+export interface NftablesCommitEvent {
+  /** Marks a transaction's end. */
+  type: 'commit';
+  /** The ruleset's generation after it (NFTA_GEN_ID). */
+  generation: number;
+  /** The committing thread's id: a single-threaded program's pid; this library commits from a worker thread, one of its process's threads (NFTA_GEN_PROC_PID). */
+  pid?: number;
+  /** The committing thread's name (NFTA_GEN_PROC_NAME). */
+  process?: string;
+}
+
+/** The kernel dropped announcements here (the consumer fell behind): read the ruleset again to know where it stands. */
+export interface NftablesOverrunEvent {
+  /** Marks a gap. */
+  type: 'overrun';
+}
+
+/** An announcement of a kind this library has no schema for (a flowtable, say). */
+export interface NftablesUnknownEvent {
+  /** Marks an announcement not decoded. */
+  type: 'unknown';
+  /** Its NFT_MSG_* number. */
+  message: number;
+}
+
 /** One event of the stream. */
-export type NftablesEvent =
-  /** A committed change, as commit() takes it. */
-  | { type: 'change'; change: Change }
-  /**
-   * The end of a transaction: the ruleset's new generation, and who
-   * committed it as the kernel names them: the committing thread's id (a
-   * single-threaded program's pid; this library commits from a worker
-   * thread, one of its process's threads) and name.
-   */
-  | { type: 'commit'; generation: number; pid?: number; process?: string }
-  /** The kernel dropped announcements here (the consumer fell behind): read the ruleset again to know where it stands. */
-  | { type: 'overrun' }
-  /** An announcement of a kind this library has no schema for (a flowtable, say), by its NFT_MSG_* number. */
-  | { type: 'unknown'; message: number };
+export type NftablesEvent = NftablesChangeEvent | NftablesCommitEvent | NftablesOverrunEvent | NftablesUnknownEvent;
 
 /** Options of Nftables.events(). */
 export interface EventOptions {

@@ -11,4 +11,7 @@ export type * from './expressions/index.js';
 export { dataTypes } from './datatypes.js';
 export { formatRule, type FormatOptions } from './format.js';
 export { rulesetChanges } from './ruleset-changes.js';
-export { NftablesEventStream, type NftablesEvent, type EventOptions as NftEventOptions } from './events.js';
+export {
+  NftablesEventStream, type NftablesEvent, type NftablesChangeEvent, type NftablesCommitEvent, type NftablesOverrunEvent,
+  type NftablesUnknownEvent, type EventOptions as NftEventOptions,
+} from './events.js';

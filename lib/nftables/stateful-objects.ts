@@ -18,15 +18,18 @@ import { commentOf } from './udata.js';
 
 /** A named object's identity: a delete needs its kind as well as its name. */
 export interface NftObjectRef {
+  /** Its table's family. */
   family: Family;
+  /** Its table (NFTA_OBJ_TABLE). */
   table: string;
   /** Its kind, by nft's word (NFTA_OBJ_TYPE); a number for a kind without one. */
   type: ObjectType | number;
+  /** Its name, unique among the table's objects of its kind (NFTA_OBJ_NAME). */
   name: string;
 }
 
 /** What every named object carries besides its state. */
-interface ObjectMeta {
+export interface NftObjectMeta {
   /** Shown by `nft list`, at most 127 bytes. */
   comment?: string;
   /** Read only: the kernel's handle. */
@@ -36,13 +39,14 @@ interface ObjectMeta {
 }
 
 /** `counter hits { packets 0 bytes 0 }`: written, where counting starts (0 when left out). */
-export type NftCounter = NftObjectRef & ObjectMeta & CounterExpr;
+export type NftCounter = NftObjectRef & NftObjectMeta & CounterExpr;
 /** `quota q { over 100 mbytes used 1 kbytes }`. */
-export type NftQuota = NftObjectRef & ObjectMeta & QuotaExpr;
+export type NftQuota = NftObjectRef & NftObjectMeta & QuotaExpr;
 /** `limit l { rate 10/second burst 20 packets }`. */
-export type NftLimit = NftObjectRef & ObjectMeta & LimitExpr;
+export type NftLimit = NftObjectRef & NftObjectMeta & LimitExpr;
 /** A kind this library has no vocabulary for (a ct helper, a synproxy, ...): its state kept as read (NFTA_OBJ_DATA's attributes), so it writes back unchanged. */
-export interface NftOtherObject extends NftObjectRef, ObjectMeta {
+export interface NftOtherObject extends NftObjectRef, NftObjectMeta {
+  /** Its state: NFTA_OBJ_DATA's attributes, as the kernel listed them. */
   data: Uint8Array;
 }
 /** A named stateful object, its state by its kind. */

@@ -10,7 +10,7 @@ import type { NftObject, NftObjectRef } from './stateful-objects.js';
 import type { Family, Hook, ObjectType, Policy, SetFlag, SetPolicy, TableFlag, VerdictCode } from './names.js';
 
 export type { DataType } from './datatypes.js';
-export type { NftCounter, NftLimit, NftObject, NftObjectRef, NftOtherObject, NftQuota } from './stateful-objects.js';
+export type { NftCounter, NftLimit, NftObject, NftObjectMeta, NftObjectRef, NftOtherObject, NftQuota } from './stateful-objects.js';
 export type { Key, KeyPart } from './keys.js';
 
 /** Names a table. */
