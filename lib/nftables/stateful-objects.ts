@@ -57,9 +57,8 @@ const codecs = { counter, quota, limit } as const;
 type TypedKind = keyof typeof codecs;
 const isTyped = (kind: unknown): kind is TypedKind => kind === 'counter' || kind === 'quota' || kind === 'limit';
 
-/** What every object has besides its state. */
-const identity = ['family', 'table', 'name', 'type', 'comment', 'handle', 'use'];
-const refFields = new Set(['family', 'table', 'name', 'type', 'handle', 'use', 'comment']);
+/** What every object has besides its kind and state. */
+const META = new Set(['family', 'table', 'name', 'comment', 'handle', 'use']);
 
 /** An object's table, name and kind, checked, as getobj and delobj take them. */
 export function objectRefToRaw(o: NftObjectRef, field: string): { family: number; attrs: RawAttrs } {
@@ -78,7 +77,7 @@ export function objectRefToRaw(o: NftObjectRef, field: string): { family: number
 export function objectDeleteToRaw(o: NftObjectRef, field: string): { family: number; attrs: RawAttrs } {
   const r = objectRefToRaw(o, field);
   // An object as read (its state included) deletes too; its state is checked like an add's.
-  if (Object.keys(object(o, field)).some((k) => !refFields.has(k))) objectToRaw(o as NftObject, field);
+  if (Object.keys(object(o, field)).some((k) => k !== 'type' && !META.has(k))) objectToRaw(o as NftObject, field);
   const kind = objectTypes.name(r.attrs.type as number);
   r.attrs.data = isTyped(kind) ? { type: kind } : { type: '', raw: new Uint8Array(0) };
   return r;
@@ -89,7 +88,7 @@ export function objectToRaw(o: NftObject, field: string): { family: number; attr
   const r = objectRefToRaw(o, field);
   const kind = objectTypes.name(r.attrs.type as number);
   const state: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(object(o, field))) if (!identity.includes(k) || k === 'type') state[k] = v;
+  for (const [k, v] of Object.entries(object(o, field))) if (!META.has(k)) state[k] = v;
   if (isTyped(kind)) {
     state.type = kind;
     // nft writes a counter's two values even when they start at zero.
