@@ -20,9 +20,12 @@ export abstract class EventStream<E> implements AsyncIterableIterator<E> {
   protected queue: E[] = [];
   private error: Error | undefined;
   private closed = false;
-  private waiting: (() => void) | undefined;
+  /** The next() call waiting for a wake. */
+  private waiting: Array<() => void> = [];
   /** The addon woke this side since it last took the queue. */
   private signalled = false;
+  /** The last next() call: each waits for the one before, so calls settle in the order made, with events in the kernel's order. */
+  private last: Promise<unknown> = Promise.resolve();
 
   protected constructor(private readonly reader: NativeEventReader) {}
 
@@ -35,13 +38,19 @@ export abstract class EventStream<E> implements AsyncIterableIterator<E> {
   /** @internal Called by the addon when events are queued. */
   readable(): void {
     this.signalled = true;
-    const wake = this.waiting;
-    this.waiting = undefined;
-    wake?.();
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const wake of waiting) wake();
   }
 
   /** The next event; waits (without blocking the event loop) until one comes or the stream is closed. */
-  async next(): Promise<IteratorResult<E>> {
+  next(): Promise<IteratorResult<E>> {
+    const p = this.last.then(() => this.nextInOrder());
+    this.last = p.catch(() => undefined);
+    return p;
+  }
+
+  private async nextInOrder(): Promise<IteratorResult<E>> {
     for (;;) {
       // Closed first: a subclass's take() may wait, and let close() in meanwhile.
       if (this.closed) return { value: undefined, done: true };
@@ -57,7 +66,7 @@ export abstract class EventStream<E> implements AsyncIterableIterator<E> {
       }
       // The addon wakes once until its queue is taken: a wake that came
       // while this side was taking set a flag rather than a waiter.
-      if (!this.signalled) await new Promise<void>((resolve) => (this.waiting = resolve));
+      if (!this.signalled) await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
   }
 

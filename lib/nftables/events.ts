@@ -14,7 +14,7 @@ import { EventStream, openStream } from '../netlink/event-stream.js';
 import { knownFields, object, optionalInteger } from '../util/check.js';
 import { setKey } from './changes.js';
 import { elementsFromRaw } from './elements.js';
-import { type NativeNftablesEvents, type RawReply, addon } from './native.js';
+import { K, type NativeNftablesEvents, type RawEvent, type RawReply, addon } from './native.js';
 import { type SetShape, chainFromRaw, familyName, ruleFromRaw, setFromRaw, tableFromRaw } from './objects.js';
 import { objectFromRaw } from './stateful-objects.js';
 import type { Change, Element, RuleRef } from './types.js';
@@ -68,7 +68,7 @@ export interface EventOptions {
 /** A set's element layout by its family, table and name, read from the kernel; undefined when the set is gone. */
 export type ShapeLookup = (family: number, table: string, name: string) => Promise<SetShape | undefined>;
 
-type Message = RawReply & { portId: number };
+type Message = RawReply & { portId: number; flags: number };
 
 /** A set whose layout could not be read (deleted before its elements' announcement was read): keys as bytes. */
 const UNKNOWN_SHAPE: SetShape = { key: { id: 0, len: 0 }, interval: false };
@@ -90,7 +90,17 @@ export class NftablesEventStream extends EventStream<NftablesEvent> {
 
   protected async take(): Promise<Error | undefined> {
     const r = this.native.take();
-    for (const e of r.events) {
+    try {
+      await this.read(r.events);
+    } catch (err) {
+      // A set's layout could not be read (the handle closed, say): the stream ends with that, after what was read.
+      return err as Error;
+    }
+    return r.error ? fromNativeFailure(r.error, 'nftables events') : undefined;
+  }
+
+  private async read(events: RawEvent[]): Promise<void> {
+    for (const e of events) {
       if ('overrun' in e) {
         // What came of the transaction before the gap, then the gap.
         await this.endTransaction();
@@ -107,7 +117,6 @@ export class NftablesEventStream extends EventStream<NftablesEvent> {
         this.pending.push(e);
       }
     }
-    return r.error ? fromNativeFailure(r.error, 'nftables events') : undefined;
   }
 
   /** The pending announcements as changes, a set's consecutive elements of one kind as one change. */
@@ -156,10 +165,11 @@ export class NftablesEventStream extends EventStream<NftablesEvent> {
       case 'newchain': return { op: 'addChain', chain: chainFromRaw(m.family, a) };
       case 'delchain': return { op: 'deleteChain', chain: chainFromRaw(m.family, a) };
       case 'newrule': {
-        // Where it went: after the rule of that handle (as addRule takes `position`); first in its chain without one.
+        // Where it went, as the kernel says: after the rule of handle `position` in the middle of
+        // its chain; else last when appended (NLM_F_APPEND), first when not.
         const rule = ruleFromRaw(m.family, a);
         if (a.position !== undefined) rule.position = a.position as number;
-        return { op: 'addRule', rule };
+        return a.position === undefined && !(m.flags & K.NLM_F_APPEND) ? { op: 'insertRule', rule } : { op: 'addRule', rule };
       }
       case 'delrule': return { op: 'deleteRule', rule: ruleFromRaw(m.family, a) as RuleRef };
       case 'newset': {

@@ -259,7 +259,8 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
           break;
         }
         const timeout = e.timeout ? ` timeout ${durationText(e.timeout)}` : '';
-        out.push(`${e.op} @${e.set} { ${keys.map((k) => k.load.text).join(' . ')}${timeout}${data ? ` : ${data.text}` : ''}${states.map((x) => ` ${x}`).join('')} }`);
+        // nft's order: the key (with its timeout), the element's statements, then the value.
+        out.push(`${e.op} @${e.set} { ${keys.map((k) => k.load.text).join(' . ')}${timeout}${states.map((x) => ` ${x}`).join('')}${data ? ` : ${data.text}` : ''} }`);
         break;
       }
       case 'immediate':

@@ -54,10 +54,11 @@ export interface NativeNftablesHandle {
 
 /**
  * One announcement read from nf_tables' multicast group: a message as a
- * dump's reply, with the committing socket's port id; or a gap where the
+ * dump's reply, with the committing socket's port id and the message's
+ * NLM_F_* flags; or a gap where the
  * kernel dropped some; or a message type the addon has no schema for.
  */
-export type RawEvent = (RawReply & { portId: number }) | { overrun: true } | { unknown: number; portId: number };
+export type RawEvent = (RawReply & { portId: number; flags: number }) | { overrun: true } | { unknown: number; portId: number };
 
 /** The native event reader (native/nftables/events.h). */
 export interface NativeNftablesEvents {

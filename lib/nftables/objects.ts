@@ -247,7 +247,8 @@ function byteorderOf(t: DataType[] | OtherType): number {
  */
 function typesOf(id: number, len: number, byteorder: number | undefined): DataType | DataType[] | OtherType {
   const t = typesOfKey(id);
-  const mismatch = t && t.length === 1 && t[0] === 'integer' && byteorder !== typeInfo('integer').byteorder;
+  // nft records no byte order for a concatenation: an integer in one could be either, so it stays unnamed.
+  const mismatch = t && t.includes('integer') && (t.length > 1 || byteorder !== typeInfo('integer').byteorder);
   if (!t || mismatch || (len && keyLayout(t).len !== len)) {
     const other: OtherType = { id, len };
     if (byteorder === 1 || byteorder === 2) other.byteorder = byteorder === 1 ? 'host' : 'big';

@@ -27,8 +27,15 @@ class EventSource : public std::enable_shared_from_this<EventSource<Stream>> {
       : open_(std::move(open)), wake_(Napi::ThreadSafeFunction::New(env, on_readable, name, 0, 1)) {}
   ~EventSource() { Close(); }
 
-  // A promise settled once the stream reads (or failed to open).
-  Napi::Value Open(Napi::Env env) { return Schedule(env, std::make_unique<OpenJob>(this->shared_from_this())); }
+  // A promise settled once the stream reads (or failed to open). Once only, before close().
+  Napi::Value Open(Napi::Env env) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      if (opened_ || closed_) throw Napi::Error::New(env, "an event stream opens once, before it is closed");
+      opened_ = true;
+    }
+    return Schedule(env, std::make_unique<OpenJob>(this->shared_from_this()));
+  }
 
   // Runs f(stream) with the stream held, if it is open.
   template <typename F>
@@ -58,6 +65,11 @@ class EventSource : public std::enable_shared_from_this<EventSource<Stream>> {
     // a stream that is still starting.
     explicit OpenJob(std::shared_ptr<EventSource> s) : s_(std::move(s)) { s_->wake_.Acquire(); }
     void Run() override {
+      // The job's reference goes however Run() ends (an opener that throws, say).
+      struct Release {
+        Napi::ThreadSafeFunction& wake;
+        ~Release() { wake.Release(); }
+      } release{s_->wake_};
       std::unique_ptr<Stream> stream;
       Napi::ThreadSafeFunction wake = s_->wake_;
       status = s_->open_([wake]() mutable { wake.NonBlockingCall(); }, stream);
@@ -66,7 +78,6 @@ class EventSource : public std::enable_shared_from_this<EventSource<Stream>> {
         if (!s_->closed_) s_->stream_ = std::move(stream);
       }
       stream.reset();  // closed meanwhile: stopped before the reference goes
-      s_->wake_.Release();
     }
     Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
 
@@ -76,9 +87,10 @@ class EventSource : public std::enable_shared_from_this<EventSource<Stream>> {
 
   Opener open_;
   Napi::ThreadSafeFunction wake_;
-  std::mutex mu_;  // guards stream_ (opened on a worker, used on the JavaScript thread)
+  std::mutex mu_;  // guards stream_ (opened on a worker, used on the JavaScript thread), closed_, opened_
   std::unique_ptr<Stream> stream_;
   bool closed_ = false;
+  bool opened_ = false;
 };
 
 }  // namespace addon

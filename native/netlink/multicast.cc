@@ -39,6 +39,9 @@ void MulticastReader::Stop() {
     const uint64_t one = 1;
     (void)!write(stop_fd_, &one, sizeof one);
   }
+  // Under the lock: a reader between checking for room and sleeping would
+  // otherwise miss the notification and sleep for good.
+  { std::lock_guard<std::mutex> g(mu_); }
   room_.notify_all();
   if (thread_.joinable()) thread_.join();
   sock_.reset();
@@ -69,6 +72,8 @@ bool MulticastReader::Drain(uint8_t* buf, size_t size) {
   std::vector<Message> parts;
   std::string why;
   for (;;) {
+    // A flood would keep the reader here until the queue filled: a stop ends it at once.
+    if (stopping_) return false;
     sockaddr_nl from{};
     iovec iov{buf, size};
     msghdr mh{};

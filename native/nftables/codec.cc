@@ -239,9 +239,9 @@ bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error
 // A stateful object's state, read by the object's type (which may come
 // after it): as the expression of the same name, or left as bytes.
 bool ReadObjData(Value& object, std::string& error, const std::string& path) {
-  const Value* type = object.Get("type");
   for (auto& [f, v] : object.fields) {
     if (f->kind != Kind::kObjData) continue;
+    const Value* type = object.Get("type");
     const char* name = type ? ObjectDataName(static_cast<uint32_t>(type->num)) : nullptr;
     const Schema* schema = name ? ExpressionSchema(name) : nullptr;
     if (!schema) return true;

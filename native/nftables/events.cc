@@ -33,6 +33,7 @@ bool RulesetEvents::Queue(const nl::Message& m, std::string& why) {
   if ((m.hdr.nlmsg_type >> 8) != NFNL_SUBSYS_NFTABLES) return true;
   RulesetEvent e;
   e.port_id = m.hdr.nlmsg_pid;
+  e.flags = m.hdr.nlmsg_flags;
   const uint8_t type = static_cast<uint8_t>(m.hdr.nlmsg_type & 0xff);
   if (!MessageByType(type)) {
     // A newer kernel's object (a flowtable, say): announced, not decoded.
@@ -89,6 +90,7 @@ Napi::Value NftablesEvents::Take(const Napi::CallbackInfo& info) {
       case RulesetEvent::Kind::kMessage:
         o = MessageToJs(env, e.message);
         o.Set("portId", e.port_id);
+        o.Set("flags", e.flags);
         break;
       case RulesetEvent::Kind::kOverrun:
         o = Napi::Object::New(env);

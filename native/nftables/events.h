@@ -24,6 +24,7 @@ struct RulesetEvent {
   Message message;        // kMessage
   uint8_t msg_type = 0;   // kUnknown: a message type this library has no schema for
   uint32_t port_id = 0;   // the committing socket's port id (nlmsg_pid)
+  uint16_t flags = 0;     // nlmsg_flags: NLM_F_APPEND tells an appended rule from one put first
 };
 
 class RulesetEvents : public nl::MulticastReader {
@@ -55,7 +56,7 @@ class NftablesEvents : public Napi::ObjectWrap<NftablesEvents> {
  private:
   Napi::Value Open(const Napi::CallbackInfo& info);
   // { events, error? }: everything read since the last call; each event
-  // { type, family, resId, portId, attrs } as a dump's reply, or
+  // { type, family, resId, portId, flags, attrs } as a dump's reply, or
   // { overrun: true }, or { unknown: msgType }.
   Napi::Value Take(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);

@@ -27,6 +27,7 @@ const COMMANDS = [
       tcp dport { 22, 80 } accept
     }
   }`,
+  'insert rule inet t c meta l4proto udp drop',
   'add element inet pre r { 10.0.0.0/8, 192.168.1.1-192.168.1.5 }',
   'delete element inet t s { 10.0.0.1 }',
   'delete table inet t',
@@ -72,7 +73,9 @@ function monitorLines(events: NftablesEvent[]): string[] {
         sets.find((s) => s.name === c.set.name)?.elements.push(...c.elements);
         if (!c.set.name.startsWith('__set')) for (const el of c.elements) out.push(`${verb} element ${c.set.family} ${c.set.table} ${c.set.name} { ${keyText(el.key)} }`);
         break;
-      case 'addRule': out.push(`add rule ${c.rule.family} ${c.rule.table} ${c.rule.chain} ${formatRule(c.rule as Rule, { sets })}`); break;
+      case 'addRule': case 'insertRule':
+        out.push(`${c.op === 'addRule' ? 'add' : 'insert'} rule ${c.rule.family} ${c.rule.table} ${c.rule.chain} ${formatRule(c.rule as Rule, { sets })}`);
+        break;
       case 'deleteRule': out.push(`delete rule ${c.rule.family} ${c.rule.table} ${c.rule.chain} handle ${c.rule.handle}`); break;
     }
   }

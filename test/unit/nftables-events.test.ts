@@ -17,11 +17,11 @@ const SET = { family: 'inet', table: 't', name: 's' } as const;
 function announced(changes: Change[]): RawEvent[] {
   const shapes = new Map([['1\0t\0s', setShape({ ...SET, type: 'ipv4_addr' }, 'set')]]);
   const msgs = addon.nftEncode(changesToRaw(changes, (k) => shapes.get(k.replace(/^\d+/, '1'))), {});
-  return msgs.slice(1, -1).map((m) => ({ ...addon.nftDecode(m), portId: 0 }));
+  return msgs.slice(1, -1).map((m) => ({ ...addon.nftDecode(m), portId: 0, flags: m.readUInt16LE(6) }));
 }
-const gen = (id: number): RawEvent => ({ type: 'newgen', family: 0, resId: 0, portId: 0, attrs: { id, procPid: 7, procName: 'nft' } });
+const gen = (id: number): RawEvent => ({ type: 'newgen', family: 0, resId: 0, portId: 0, flags: 0, attrs: { id, procPid: 7, procName: 'nft' } });
 
-function stream(batches: RawEvent[][], lookUp = async () => undefined): { s: NftablesEventStream; looked: string[] } {
+function stream(batches: RawEvent[][], lookUp: () => Promise<undefined> = async () => undefined): { s: NftablesEventStream; looked: string[] } {
   const looked: string[] = [];
   // As the addon does, a wake when there is more to take.
   const native: NativeNftablesEvents = {
@@ -72,4 +72,26 @@ t.test('a gap: what came before it, then the overrun; kinds without a schema by 
   t.same(looked, ['1 t s']);
   t.same(events[2], { type: 'overrun' });
   t.same(events[3], { type: 'commit', generation: 9, pid: 7, process: 'nft' });
+});
+
+t.test('next() called again before the first settles (as Promise.race leaves it): each settles, in order', async (t) => {
+  const adds = announced([{ op: 'addElements', set: SET, elements: [{ key: '10.0.0.1' }] }]);
+  const { s } = stream([[], [...adds, gen(1)], [gen(2)]]);
+  const [a, b, c] = [s.next(), s.next(), s.next()];
+  t.match(await a, { value: { type: 'change' } });
+  t.match(await b, { value: { type: 'commit', generation: 1 } });
+  t.match(await c, { value: { type: 'commit', generation: 2 } });
+  const waiting = [s.next(), s.next()];
+  s.close();
+  t.same(await Promise.all(waiting), [{ value: undefined, done: true }, { value: undefined, done: true }], 'and close() ends every one waiting');
+});
+
+t.test("a set's layout that cannot be read ends the stream with that error, after what came before", async (t) => {
+  const adds = announced([{ op: 'addElements', set: SET, elements: [{ key: '10.0.0.1' }] }]);
+  const { s } = stream([[gen(1), ...adds, gen(2)]], async () => {
+    throw Object.assign(new Error('the nftables handle is closed'), { code: 'EBADF' });
+  });
+  t.match((await s.next()).value, { type: 'commit', generation: 1 });
+  await t.rejects(s.next(), { code: 'EBADF' });
+  t.same(await s.next(), { value: undefined, done: true });
 });

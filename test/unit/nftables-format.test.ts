@@ -102,3 +102,16 @@ t.test('numgen, hash and set statements as nft wrote them, printed as the comman
   t.equal(formatRule({ family: 'inet', expressions: dnat }), 'dnat ip to 10.0.0.1:80');
   t.same([30_000, 5_400_000, 1500, 172_800_000, 0].map(durationText), ['30s', '1h30m', '1s500ms', '2d', '0s']);
 });
+
+t.test('numgen, hash and set statements: bad input names the field', async (t) => {
+  const refused = (e: unknown, want: Record<string, unknown>) => t.throws(() => expressionToRaw(e, 'rule.expressions[0]'), want, JSON.stringify(e));
+  refused({ type: 'numgen', dreg: 1, modulus: 0, mode: 'random' }, { code: 'ERR_OUT_OF_RANGE', field: 'rule.expressions[0].modulus' });
+  refused({ type: 'numgen', dreg: 1, modulus: 2, mode: 'roundrobin' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[0].mode' });
+  // The kernel refuses an offset that takes the largest number past 32 bits (EOVERFLOW).
+  refused({ type: 'numgen', dreg: 1, modulus: 0xffffffff, mode: 'inc', offset: 2 }, { code: 'ERR_OUT_OF_RANGE', field: 'rule.expressions[0].offset' });
+  refused({ type: 'hash', hash: 'jhash', dreg: 1, modulus: 4 }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[0].sreg' });
+  refused({ type: 'hash', hash: 'symhash', dreg: 1, modulus: 4, seed: 1 }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[0].seed' });
+  refused({ type: 'dynset', set: 's', op: 'update', sregKey: 1, timeout: 0 }, { code: 'ERR_OUT_OF_RANGE', field: 'rule.expressions[0].timeout' });
+  refused({ type: 'dynset', set: 's', op: 'add', sregKey: 1, expressions: [{ type: 'verdict', verdict: 'accept' }] }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[0].expressions[0].type' });
+  refused({ type: 'dynset', set: 's', op: 'add', sregKey: 1, expressions: [{ type: 'limit', rate: 0, unit: 1 }] }, { code: 'ERR_OUT_OF_RANGE', field: 'rule.expressions[0].expressions[0].rate' });
+});

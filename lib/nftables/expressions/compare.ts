@@ -2,7 +2,7 @@
  * Expressions that compare and transform registers: cmp, range, bitwise,
  * byteorder, and set lookups (lookup, dynset).
  */
-import { integer, knownFields, name, optionalBoolean, wrongType } from '../../util/check.js';
+import { integer, knownFields, name, object, optionalBoolean, wrongType, wrongValue } from '../../util/check.js';
 import type { RawAttrs } from '../native.js';
 import {
   type BitwiseOp, type ByteorderOp, type CmpOp, type DynsetOp, type RangeOp,
@@ -123,6 +123,8 @@ const bitwiseFields = new Set(['type', 'sreg', 'dreg', 'len', 'op', 'mask', 'xor
 const byteorderFields = new Set(['type', 'sreg', 'dreg', 'op', 'len', 'size']);
 const lookupFields = new Set(['type', 'set', 'sreg', 'dreg', 'invert', 'setId']);
 const dynsetFields = new Set(['type', 'set', 'op', 'sregKey', 'sregData', 'timeout', 'setId', 'expressions', 'invert']);
+/** The expressions a set element can keep state with (`raw`: one this library has no vocabulary for, as read). */
+const ELEMENT_STATE = ['counter', 'limit', 'quota', 'raw'];
 
 /** The cmp expression: typed form to raw attributes (checked) and back. */
 export const cmp = {
@@ -220,7 +222,13 @@ export const dynset = {
   toRaw(e: DynsetExpr, field: string): RawAttrs {
     knownFields(e as never, dynsetFields, field);
     if (e.expressions !== undefined && !Array.isArray(e.expressions)) throw wrongType(`${field}.expressions`, 'an array of expressions', e.expressions);
-    const exprs = (e.expressions ?? []).map((x, i) => expressionToRaw(x, `${field}.expressions[${i}]`));
+    const exprs = (e.expressions ?? []).map((x, i) => {
+      const at = `${field}.expressions[${i}]`;
+      // Only state an element can keep (the kernel's stateful expressions); one it does not know travels as read.
+      const kind = (object(x, at) as { type?: unknown }).type;
+      if (!ELEMENT_STATE.includes(kind as string)) throw wrongValue(`${at}.type`, `one of ${ELEMENT_STATE.map((k) => JSON.stringify(k)).join(', ')}`, kind);
+      return expressionToRaw(x, at);
+    });
     const flags = (optionalBoolean(e.invert, field, false, 'invert') ? K.NFT_DYNSET_F_INV : 0) | (exprs.length > 1 ? K.NFT_DYNSET_F_EXPR : 0);
     return defined({
       set: name(e.set, `${field}.set`, NAME_RULE),
@@ -228,7 +236,8 @@ export const dynset = {
       op: named(dynsetOps, e.op, `${field}.op`),
       sregKey: reg(e.sregKey, `${field}.sregKey`),
       sregData: e.sregData === undefined ? undefined : reg(e.sregData, `${field}.sregData`),
-      timeout: e.timeout === undefined ? undefined : integer(e.timeout, `${field}.timeout`, 0, Number.MAX_SAFE_INTEGER),
+      // At least 1: the kernel reads 0 as "the set's own" but refuses it for a set without timeouts; leave it out for that.
+      timeout: e.timeout === undefined ? undefined : integer(e.timeout, `${field}.timeout`, 1, Number.MAX_SAFE_INTEGER),
       // One expression goes alone, more as a list flagged so, as nft sends them.
       flags: flags || undefined,
       expr: exprs.length === 1 ? exprs[0] : undefined,

@@ -6,7 +6,7 @@
  * with every attribute nft sends, so a rule reads back and writes back as
  * nft wrote it.
  */
-import { integer, knownFields } from '../../util/check.js';
+import { integer, knownFields, wrongValue } from '../../util/check.js';
 import { type HashType, type NumgenType, hashTypes, numgenTypes } from '../names.js';
 import type { RawAttrs } from '../native.js';
 import { K } from '../native.js';
@@ -50,16 +50,22 @@ const numgenFields = new Set(['type', 'dreg', 'modulus', 'mode', 'offset']);
 const hashFields = new Set(['type', 'hash', 'sreg', 'len', 'dreg', 'modulus', 'seed', 'offset']);
 const U32 = 0xffffffff;
 
+/** The offset added to numbers below `modulus`; the largest sum must fit 32 bits, or the kernel refuses it (EOVERFLOW). */
+function offsetFor(v: unknown, modulus: number, field: string): number {
+  return v === undefined ? 0 : integer(v, `${field}.offset`, 0, U32 - (modulus - 1));
+}
+
 /** The numgen expression: typed form to raw attributes (checked) and back. */
 export const numgen = {
   kernel: 'numgen',
   toRaw(e: NumgenExpr, field: string): RawAttrs {
     knownFields(e as never, numgenFields, field);
+    const modulus = integer(e.modulus, `${field}.modulus`, 1, U32);
     return {
       dreg: reg(e.dreg, `${field}.dreg`),
-      modulus: integer(e.modulus, `${field}.modulus`, 1, U32),
+      modulus,
       ngType: named(numgenTypes, e.mode, `${field}.mode`),
-      offset: e.offset === undefined ? 0 : integer(e.offset, `${field}.offset`, 0, U32),
+      offset: offsetFor(e.offset, modulus, field),
     };
   },
   fromRaw(a: RawAttrs): NumgenExpr {
@@ -76,14 +82,18 @@ export const hash = {
     knownFields(e as never, hashFields, field);
     const hashType = named(hashTypes, e.hash, `${field}.hash`);
     const jenkins = hashType === K.NFT_HASH_JENKINS;
-    // What nft sends for each: a symmetric hash reads the flow, not a register.
+    if (!jenkins) {
+      // A symmetric hash reads the flow, not a register: what jhash takes has no meaning here.
+      for (const k of ['sreg', 'len', 'seed'] as const) if (e[k] !== undefined) throw wrongValue(`${field}.${k}`, 'given with jhash only', e[k]);
+    }
+    const modulus = integer(e.modulus, `${field}.modulus`, 1, U32);
     return defined({
       sreg: jenkins ? reg(e.sreg, `${field}.sreg`) : undefined,
       dreg: reg(e.dreg, `${field}.dreg`),
       len: jenkins ? integer(e.len, `${field}.len`, 1, 64) : undefined,
-      modulus: integer(e.modulus, `${field}.modulus`, 1, U32),
+      modulus,
       seed: jenkins && e.seed !== undefined ? integer(e.seed, `${field}.seed`, 0, U32) : undefined,
-      offset: e.offset === undefined ? 0 : integer(e.offset, `${field}.offset`, 0, U32),
+      offset: offsetFor(e.offset, modulus, field),
       hashType,
     });
   },
