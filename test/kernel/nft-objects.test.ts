@@ -23,8 +23,8 @@ table inet t {
   ct helper ftp { type "ftp" protocol tcp; }
 }
 `;
-/** What the library reads of OBJECTS, handles aside; in the kernel's order, which is the order made. */
 const T = { family: 'inet', table: 't' } as const;
+/** What the library reads of OBJECTS, handles aside; in the kernel's order, which is the order made. */
 const READ: NftObject[] = [
   { ...T, name: 'hits', type: 'counter', packets: 10n, bytes: 1000n, use: 0 },
   { ...T, name: 'cc', type: 'counter', packets: 0n, bytes: 0n, comment: 'x', use: 0 },
