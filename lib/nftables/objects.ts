@@ -152,7 +152,11 @@ function typeList(v: unknown, field: string): DataType[] | OtherType {
   }
   const list = Array.isArray(v) ? v : [v];
   if (list.length === 0 || list.length > 7) throw outOfRange(field, 'one type, or a concatenation of 2 to 7', list.length);
-  return list.map((t, i) => oneOf(t, dataTypes, Array.isArray(v) ? `${field}[${i}]` : field));
+  const types = list.map((t, i) => oneOf(t, dataTypes, Array.isArray(v) ? `${field}[${i}]` : field));
+  // nft records no byte order for a concatenation's parts: an integer among them would read back unnamed.
+  const at = types.indexOf('integer');
+  if (types.length > 1 && at >= 0) throw wrongValue(`${field}[${at}]`, 'a named type (integer goes alone, as numgen and hash make it)', 'integer');
+  return types;
 }
 
 /** A set's key and value layout, checked. */

@@ -93,6 +93,7 @@ t.test('bad input: a typed error naming the field, and nothing sent', async (t) 
   await refused([{ op: 'addElements', set: { ...kp, name: 'r' }, elements: [{ key: '10.0.0.0/33' }] }], { name: 'TypeError', field: 'changes[0].elements[0].key' });
   await refused([{ op: 'addElements', set: { ...kp, name: 's' }, elements: [{ key: ['10.0.0.256', 'tcp', 80] }] }], { name: 'TypeError', field: 'changes[0].elements[0].key[0]' });
   await refused([{ op: 'addSet', set: { ...kp, name: 'x', type: 'ipv4_addr', flgas: ['interval'] } }], { name: 'TypeError', field: 'changes[0].set.flgas' });
+  await refused([{ op: 'addSet', set: { ...kp, name: 'x', type: ['ipv4_addr', 'integer'] } }], { name: 'TypeError', field: 'changes[0].set.type[1]' });
   await refused([{ op: 'addTable', table: { family: 'inet', name: 'x'.repeat(256) } }], { name: 'RangeError', field: 'changes[0].table.name' });
 });
 
