@@ -70,7 +70,7 @@ export type ShapeLookup = (family: number, table: string, name: string) => Promi
 
 type Message = RawReply & { portId: number; flags: number };
 
-/** A set whose layout could not be read (deleted before its elements' announcement was read): keys as bytes. */
+/** A set whose layout could not be read (deleted before its elements' announcement was read): keys as bytes, a map's values left out (whether verdicts or data is the layout's to say). */
 const UNKNOWN_SHAPE: SetShape = { key: { id: 0, len: 0 }, interval: false };
 
 /** Ruleset changes, a transaction at a time; see Nftables.events(). */
