@@ -25,7 +25,9 @@ interface Load {
 }
 
 const hex = (b: Buffer) => `0x${b.toString('hex')}`;
-const mark = (b: Buffer) => `0x${(b.length >= 4 ? b.readUInt32LE(0) : b.readUIntLE(0, b.length)).toString(16).padStart(8, '0')}`;
+/** A number nft keeps in host order (marks, and what numgen and hash compute). */
+const hostOrder = (b: Buffer) => (b.length >= 4 ? b.readUInt32LE(0) : b.readUIntLE(0, b.length));
+const mark = (b: Buffer) => `0x${hostOrder(b).toString(16).padStart(8, '0')}`;
 const port = (b: Buffer) => String(b.readUInt16BE(0));
 /** An interface name; compared without its NUL (fewer than 16 bytes), a prefix: nft's `"eth*"`. */
 const ifname = (b: Buffer) => {
@@ -33,8 +35,7 @@ const ifname = (b: Buffer) => {
   return JSON.stringify(end < 0 ? `${b.toString()}${b.length < 16 ? '*' : ''}` : b.subarray(0, end).toString());
 };
 const proto = (b: Buffer) => String(l4protos.name(b[0]));
-/** nft's integer type (what numgen and hash compute): host order. */
-const integer = (b: Buffer) => String(b.length >= 4 ? b.readUInt32LE(0) : b.readUIntLE(0, b.length));
+const integer = (b: Buffer) => String(hostOrder(b));
 const address = (b: Buffer) => (b.length === 4 ? ipaddr.fromByteArray([...b]).toString() : b.length === 16 ? (ipaddr.fromByteArray([...b]) as ipaddr.IPv6).toRFC5952String() : hex(b));
 
 /** nft's names for raw payload bases (`@nh,72,8`). */
@@ -250,9 +251,10 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
       }
       case 'dynset': {
         // `update @m { ip saddr timeout 30s limit rate 10/second }`, `update @m { ip saddr : tcp dport }`.
-        const keys = takeFrom(e.sregKey).filter((k) => e.sregData === undefined || k.reg !== e.sregData);
+        // The value's register first, so the key's loads are what is left from sregKey on.
         const data = e.sregData !== undefined ? regs.get(e.sregData) : undefined;
         if (e.sregData !== undefined) pending = pending.filter((p) => p.reg !== e.sregData);
+        const keys = takeFrom(e.sregKey);
         const states = (e.expressions ?? []).map(elementStateText);
         if (!keys.length || states.includes(undefined) || (e.sregData !== undefined && !data) || e.invert) {
           out.push(debug(e));

@@ -238,6 +238,7 @@ bool DecodeField(const Field& f, const nl::Attr& a, Value& v, std::string& error
 
 // A stateful object's state, read by the object's type (which may come
 // after it): as the expression of the same name, or left as bytes.
+// DecodeMessage calls it for object messages, whose top level holds both.
 bool ReadObjData(Value& object, std::string& error, const std::string& path) {
   for (auto& [f, v] : object.fields) {
     if (f->kind != Kind::kObjData) continue;
@@ -324,7 +325,7 @@ bool DecodeAttrs(const uint8_t* data, size_t len, const Schema& s, Value& out, s
   // In the schema's order, whatever order they came in: one object, one form.
   std::stable_sort(out.fields.begin(), out.fields.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  return ReadObjData(out, error, path);
+  return true;
 }
 
 void EncodeMessage(nl::Bytes& out, const MessageType& type, uint8_t family, uint16_t flags, const Value& attrs) {
@@ -363,7 +364,9 @@ bool DecodeMessage(const uint8_t* data, size_t len, Message& out, std::string& e
   out.res_id = ntohs(g.res_id);
   const size_t at = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(nfgenmsg));
   const size_t end = h.nlmsg_len;
-  return DecodeAttrs(data + at, end > at ? end - at : 0, *ObjectSchema(out.type->object), out.attrs, error);
+  if (!DecodeAttrs(data + at, end > at ? end - at : 0, *ObjectSchema(out.type->object), out.attrs, error)) return false;
+  // Only an object message has a state shaped by a sibling attribute: read once the whole message is.
+  return out.type->object != Object::kObj || ReadObjData(out.attrs, error, "");
 }
 
 namespace {
