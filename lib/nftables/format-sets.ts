@@ -1,11 +1,13 @@
 /**
  * An anonymous set as nft prints it inside the rule that looks it up
- * (`tcp dport { 22, 80, 443 }`, `tcp dport vmap { 80 : accept }`): its
- * elements in nft's order, each as nft prints its type. Only sets of one key
- * type; nft orders concatenations by a rule of its own, so those stay
- * `@__set0`.
+ * (`tcp dport { 22, 80, 443 }`, `ip saddr . tcp dport { 10.0.0.1 . 22 }`,
+ * `tcp dport vmap { 80 : accept }`): its elements in nft's order, each as
+ * nft prints its type. A concatenation of intervals stays `@__set0` (nft
+ * orders those by values it does not keep in one place).
  */
-import type { DataType } from './datatypes.js';
+import { endianness } from 'node:os';
+
+import { type DataType, valueBytes } from './datatypes.js';
 import { keyBytes } from './keys.js';
 import type { Element, SetWithElements } from './types.js';
 
@@ -32,12 +34,36 @@ function dataText(set: SetWithElements, v: Element['value']): string | undefined
   return undefined;
 }
 
-/** `{ ... }` for an anonymous set of one key type, or undefined (a concatenation, a type it has no text for). */
+/**
+ * nft's order of a concatenation's elements: each part's bytes as the
+ * kernel holds them, unpadded and one after another, read as one number in
+ * the host's byte order (nft's mergesort), so on a little-endian host the
+ * last part's last byte weighs most. A key it cannot write throws.
+ */
+function concatenationOrder(types: readonly DataType[]): (e: Element) => Buffer {
+  const littleEndian = endianness() === 'LE';
+  return (e) => {
+    const parts = e.key as unknown[];
+    const b = Buffer.concat(types.map((t, i) => valueBytes(t, parts[i], 'key')));
+    return littleEndian ? b.reverse() : b;
+  };
+}
+
+/** One element's key as nft prints it. */
+function keyText(types: DataType | readonly DataType[], key: unknown): string | undefined {
+  if (typeof types === 'string') return valueText(types, key);
+  if (!Array.isArray(key) || key.length !== types.length) return undefined;
+  const parts = types.map((t, i) => valueText(t, key[i]));
+  return parts.includes(undefined) ? undefined : parts.join(' . ');
+}
+
+/** `{ ... }` for an anonymous set, or undefined (a concatenation of intervals, a type it has no text for). */
 export function inlineSet(set: SetWithElements): string | undefined {
-  if (typeof set.type !== 'string' || !set.flags?.includes('anonymous')) return undefined;
+  if (!set.flags?.includes('anonymous')) return undefined;
   const type = set.type;
-  // nft lists them in the order of their values (marks big end first, as in an interval set).
-  const order = (e: Element) => keyBytes([type], e.key, true, 'key').first;
+  if (typeof type !== 'string' && (!Array.isArray(type) || set.flags.includes('interval'))) return undefined;
+  // One type: nft lists them in the order of their values (marks big end first, as in an interval set).
+  const order = typeof type === 'string' ? (e: Element) => keyBytes([type], e.key, true, 'key').first : concatenationOrder(type);
   let sorted: Element[];
   try {
     sorted = [...set.elements].sort((a, b) => Buffer.compare(order(a), order(b)));
@@ -46,7 +72,7 @@ export function inlineSet(set: SetWithElements): string | undefined {
   }
   const texts: string[] = [];
   for (const e of sorted) {
-    const key = valueText(type, e.key);
+    const key = keyText(type, e.key);
     const data = set.map === undefined ? '' : dataText(set, e.value);
     if (key === undefined || data === undefined) return undefined;
     texts.push(set.map === undefined ? key : `${key} : ${data}`);

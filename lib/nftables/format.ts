@@ -10,69 +10,34 @@
  * form does (`[ payload load 4b @ network header + 12 => reg 1 ]`), so the
  * text stays faithful even where it is not nft's.
  */
-import ipaddr from 'ipaddr.js';
-
 import type { Expression } from './expressions/index.js';
+import { impliedMatches } from './format-dependencies.js';
+import { type HeaderContext, type Load, address, etherType, hardwareType, headerField, hex, ifname, integer, mark, mergedFields, port, proto } from './format-fields.js';
 import { inlineSet } from './format-sets.js';
 import { durationText, elementStateText, limitText, objrefText, quotaText } from './format-stateful.js';
-import { addrTypes, ctStates, l4protos, verdicts } from './names.js';
+import { addrTypes, ctStates, verdicts } from './names.js';
 import type { Rule, SetWithElements } from './types.js';
-
-/** What a register holds: the match's left side and how to print a value of it. */
-interface Load {
-  text: string;
-  value: (b: Buffer) => string;
-}
-
-const hex = (b: Buffer) => `0x${b.toString('hex')}`;
-/** A number nft keeps in host order (marks, and what numgen and hash compute). */
-const hostOrder = (b: Buffer) => (b.length >= 4 ? b.readUInt32LE(0) : b.readUIntLE(0, b.length));
-const mark = (b: Buffer) => `0x${hostOrder(b).toString(16).padStart(8, '0')}`;
-const port = (b: Buffer) => String(b.readUInt16BE(0));
-/** An interface name; compared without its NUL (fewer than 16 bytes), a prefix: nft's `"eth*"`. */
-const ifname = (b: Buffer) => {
-  const end = b.indexOf(0);
-  return JSON.stringify(end < 0 ? `${b.toString()}${b.length < 16 ? '*' : ''}` : b.subarray(0, end).toString());
-};
-const proto = (b: Buffer) => String(l4protos.name(b[0]));
-const integer = (b: Buffer) => String(hostOrder(b));
-const address = (b: Buffer) => (b.length === 4 ? ipaddr.fromByteArray([...b]).toString() : b.length === 16 ? (ipaddr.fromByteArray([...b]) as ipaddr.IPv6).toRFC5952String() : hex(b));
 
 /** nft's names for raw payload bases (`@nh,72,8`). */
 const RAW_BASES: Record<string, string> = { ll: 'll', network: 'nh', transport: 'th', inner: 'ih' };
 
-/**
- * A network-header field by offset: ip/ip6 saddr/daddr, printed as an
- * address (or a prefix of one), and IPv4's protocol and ttl. `family` is
- * the header the rule is known to match (its table's, or that of a meta
- * nfproto match before the load); without it, a load of 4 bytes or fewer
- * is taken for IPv4's.
- */
-function networkField(offset: number, len: number, family: 'ip' | 'ip6' | undefined): Load | undefined {
-  if (family === 'ip' && len === 1 && offset === 9) return { text: 'ip protocol', value: proto };
-  if (family === 'ip' && len === 1 && offset === 8) return { text: 'ip ttl', value: (b) => String(b[0]) };
-  const v6 = family === 'ip6' || (family === undefined && len > 4);
-  const text = v6 ? (offset === 8 ? 'ip6 saddr' : offset === 24 ? 'ip6 daddr' : undefined) : offset === 12 ? 'ip saddr' : offset === 16 ? 'ip daddr' : undefined;
-  if (!text || len > (v6 ? 16 : 4)) return undefined;
-  const full = v6 ? 16 : 4;
-  return { text, value: (b) => (b.length < full ? `${address(Buffer.concat([b, Buffer.alloc(full - b.length)]))}/${b.length * 8}` : address(b)) };
-}
-
-function load(e: Expression, l4: string | undefined, family: 'ip' | 'ip6' | undefined): Load | undefined {
+function load(e: Expression, ctx: HeaderContext): Load | undefined {
   switch (e.type) {
     case 'payload': {
-      const field = e.base === 'network' ? networkField(e.offset, e.len, family) : undefined;
+      const field = headerField(e.base, e.offset, e.len, ctx);
       if (field) return field;
-      if (e.base === 'transport' && e.len === 2 && (e.offset === 0 || e.offset === 2))
-        return { text: `${l4 ?? 'th'} ${e.offset === 0 ? 'sport' : 'dport'}`, value: port };
-      // Any other field in nft's raw payload syntax, which means the same.
-      return { text: `@${RAW_BASES[e.base] ?? e.base},${e.offset * 8},${e.len * 8}`, value: hex };
+      // Any other field in nft's raw payload syntax, which means the same; a
+      // load nft merged from neighbouring fields carries them, for an
+      // equality, which nft lists field by field.
+      return { text: `@${RAW_BASES[e.base] ?? e.base},${e.offset * 8},${e.len * 8}`, value: hex, parts: mergedFields(e.base, e.offset, e.len, ctx) };
     }
     case 'meta':
       if (e.key === 'l4proto') return { text: 'meta l4proto', value: proto };
       if (e.key === 'nfproto') return { text: 'meta nfproto', value: (b) => (b[0] === 2 ? 'ipv4' : b[0] === 10 ? 'ipv6' : String(b[0])) };
       if (e.key === 'mark') return { text: 'meta mark', value: mark };
       if (e.key === 'iifname' || e.key === 'oifname') return { text: `${e.key}`, value: ifname };
+      if (e.key === 'iiftype' || e.key === 'oiftype') return { text: `meta ${e.key}`, value: hardwareType };
+      if (e.key === 'protocol') return { text: 'meta protocol', value: etherType };
       return { text: `meta ${e.key}`, value: hex };
     case 'ct':
       if (e.key === 'state') return { text: 'ct state', value: (b) => ctStates.flags(b.readUInt32LE(0)).join(',') };
@@ -90,29 +55,11 @@ function load(e: Expression, l4: string | undefined, family: 'ip' | 'ip6' | unde
   }
 }
 
-/**
- * Whether the next header load after `from` reads `base`, the protocol
- * match before it implied: nft writes a rule's protocol matches first
- * (`meta nfproto ipv4 meta l4proto tcp`), then the loads of a
- * concatenation (`ip saddr . tcp dport`), so a network load may come
- * between an l4proto match and its transport load, and an l4proto match
- * between an nfproto match and its network load.
- */
-function loadsNext(exprs: readonly Expression[], from: number, base: 'network' | 'transport'): boolean {
-  for (let j = from; j < exprs.length; j++) {
-    const x = exprs[j];
-    if (x.type === 'payload' && x.dreg !== undefined) {
-      if (x.base === base) return true;
-      if (base === 'transport' && x.base === 'network') continue;
-      return false;
-    }
-    // An l4proto match (its load, then its comparison) on the way to a network load.
-    const l4Load = x.type === 'meta' && x.key === 'l4proto' && x.dreg !== undefined;
-    const l4Cmp = x.type === 'cmp' && x.op === 'eq' && exprs[j - 1]?.type === 'meta';
-    if (base === 'network' && (l4Load || l4Cmp)) continue;
-    return false;
-  }
-  return false;
+/** What an equality on `src` tells the fields after it: the network header's family, the transport protocol. */
+function learn(ctx: HeaderContext, src: Load, data: Buffer): void {
+  if (src.text === 'meta nfproto' && (data[0] === 2 || data[0] === 10)) ctx.family = data[0] === 2 ? 'ip' : 'ip6';
+  if ((src.text === 'ether type' || src.text === 'meta protocol') && (src.value(data) === 'ip' || src.value(data) === 'ip6')) ctx.family = src.value(data) as 'ip' | 'ip6';
+  if (src.text === 'meta l4proto' || src.text === 'ip protocol') ctx.l4 = proto(data);
 }
 
 const OPS: Record<string, string> = { eq: '', neq: '!= ', lt: '< ', lte: '<= ', gt: '> ', gte: '>= ' };
@@ -156,11 +103,10 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
   const regs = new Map<number, Load>();
   let pending: Array<{ reg: number; load: Load }> = [];
   let masked: { reg: number; mask: Buffer } | undefined;
-  let l4: string | undefined;
-  let family = rule.family === 'ip' || rule.family === 'ip6' ? rule.family : undefined;
-  /** A protocol match left out as implied by the field loaded next ("ip saddr", "tcp dport"). */
-  let elided: string | undefined;
+  const ctx: HeaderContext = { family: rule.family === 'ip' || rule.family === 'ip6' ? rule.family : undefined, l4: undefined };
   const exprs = rule.expressions;
+  /** Protocol matches left out, as implied by a field loaded later ("ip saddr", "tcp dport"). */
+  const implied = impliedMatches(exprs, ctx.family);
   /** The loads a key read from register `sreg` on is made of (a concatenation fills the registers after it), taken off the pending ones. */
   const takeFrom = (sreg: number) => {
     const keys = pending.filter((p) => p.reg >= sreg || (sreg <= 4 && p.reg >= 8));
@@ -170,11 +116,8 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
   for (let i = 0; i < exprs.length; i++) {
     const e = exprs[i];
     const next = exprs[i + 1];
-    let l = 'dreg' in e && e.dreg !== undefined && e.type !== 'immediate' && e.type !== 'bitwise' ? load(e, l4, family) : undefined;
+    const l = 'dreg' in e && e.dreg !== undefined && e.type !== 'immediate' && e.type !== 'bitwise' ? load(e, ctx) : undefined;
     if (l && 'dreg' in e) {
-      // A field in raw syntax does not imply the protocol match left out before it: print that match.
-      if (elided && l.text.startsWith('@')) l = { ...l, text: `${elided} ${l.text}` };
-      elided = undefined;
       regs.set(e.dreg!, l);
       pending.push({ reg: e.dreg!, load: l });
       continue;
@@ -185,14 +128,10 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         pending = pending.filter((p) => p.reg !== e.sreg);
         if (!src) { out.push(debug(e)); break; }
         const data = Buffer.from(e.data);
-        if (src.text === 'meta nfproto' && e.op === 'eq' && (data[0] === 2 || data[0] === 10)) family = data[0] === 2 ? 'ip' : 'ip6';
-        if (src.text === 'meta nfproto' && e.op === 'eq' && loadsNext(exprs, i + 1, 'network')) {
-          elided = `meta nfproto ${src.value(data)}`; // implied by ip/ip6
-          break;
-        }
-        if (src.text === 'meta l4proto' && e.op === 'eq' && loadsNext(exprs, i + 1, 'transport')) {
-          l4 = proto(data); // "tcp dport" rather than "meta l4proto tcp th dport"
-          elided = `meta l4proto ${l4}`;
+        if (e.op === 'eq') learn(ctx, src, data);
+        if (implied.has(i)) break;
+        if (src.parts && e.op === 'eq' && !masked) {
+          out.push(src.parts.map((p) => `${p.load.text} ${p.load.value(data.subarray(p.at, p.at + p.len))}`).join(' '));
           break;
         }
         if (e.op === 'gte' && next?.type === 'cmp' && next.op === 'lte' && next.sreg === e.sreg && !masked) {

@@ -18,6 +18,19 @@ const AS_NFT = [
   'ip6 saddr fd00::/8 drop',
   'ip6 daddr ::1 accept',
   'ip saddr 10.0.0.0/8 ip daddr != 10.1.2.3 udp dport 53 accept',
+  // Neighbouring fields nft merges into one comparison, listed field by field.
+  'tcp sport 1024 tcp dport 22 accept',
+  'ether saddr 00:11:22:33:44:55 ether type ip accept',
+  // A protocol match nft wrote for a field later in the rule, with other matches between: left out.
+  'meta mark 0x00000005 ip saddr 1.2.3.4 accept',
+  'iifname "lo" ip saddr 1.2.3.4 accept',
+  'ct state new tcp dport 22 accept',
+  // ... and kept where a statement comes between.
+  'meta l4proto tcp counter packets 0 bytes 0 tcp dport 22 accept',
+  // The link layer: meta iiftype ether before an ether field, ether type ip before ip saddr.
+  'ether daddr 00:11:22:33:44:55 ip saddr 1.2.3.4 accept',
+  'ether type 8021q accept',
+  'meta iiftype loopback accept',
 ];
 /** Rules it prints in raw payload syntax. */
 const RAW = ['ip protocol icmp icmp type echo-request accept', 'meta l4proto tcp tcp flags & (syn|ack) == syn', 'ip6 nexthdr icmpv6 accept', 'ip dscp cs1 drop'];
@@ -71,4 +84,33 @@ t.test("anonymous sets of one key type, inline as nft prints them, given the tab
   const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
   t.same(rs.rules.map((r) => formatRule(r, { sets: rs.sets })), inline.map((r) => (listed.includes(r) ? r : `(nft lists it otherwise) ${r}`)));
   t.match(formatRule(rs.rules[0]), /^tcp dport @__set\d+ accept$/, 'without the sets, the set by name');
+});
+
+t.test('anonymous concatenations, inline in the order nft lists them', async (t) => {
+  // Each written in another order than nft's: nft orders a concatenation by
+  // its last part first (its bytes read as one host-order number).
+  const written = [
+    'ip saddr . tcp dport { 10.0.0.9 . 22, 10.0.0.1 . 80, 10.0.0.1 . 22, 192.168.1.1 . 443, 10.0.0.10 . 1 } accept',
+    'ip daddr . meta mark { 1.2.3.4 . 0x100, 1.2.3.5 . 0x2, 9.9.9.9 . 0x1, 1.2.3.4 . 0x1000000 } accept',
+    'ip6 saddr . tcp dport { ::1 . 80, fe80::1 . 22, 2001:db8::ff . 22, ::2 . 443 } accept',
+    'ether saddr . ip saddr { 00:11:22:33:44:55 . 10.0.0.1, 00:11:22:33:44:56 . 10.0.0.1, ff:00:00:00:00:01 . 9.0.0.1 } accept',
+    'meta l4proto . th dport { tcp . 22, udp . 53, tcp . 53, udp . 22 } accept',
+    'iifname . ip saddr { "eth0" . 10.0.0.1, "lo" . 10.0.0.1, "eth1" . 10.0.0.2 } accept',
+    'ip saddr . tcp dport . ip daddr { 10.0.0.1 . 80 . 1.1.1.1, 10.0.0.2 . 80 . 1.1.1.0 } accept',
+    'ip saddr . tcp dport vmap { 10.0.0.9 . 22 : accept, 10.0.0.1 . 80 : drop }',
+  ];
+  const ns = await freshNetns(t, 'nft');
+  await ns.exec('nft', ['-f', '-'], table(written));
+  const nft = await Nftables.open({ netns: ns.path });
+  t.teardown(() => nft.close());
+  const rs = await nft.ruleset();
+  const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
+  const inChain = listed.slice(listed.indexOf('chain c {') + 1, listed.indexOf('chain c {') + 1 + written.length);
+  t.same(
+    rs.rules.map((r) => formatRule(r, { sets: rs.sets })),
+    inChain,
+    "every rule as nft lists it",
+  );
+  t.not(inChain[0], written[0], "nft's order is not the order written");
+  t.same(formatRule({ ...rs.rules[0] }, { sets: rs.sets.map((s) => (s.name === rs.rules[0].expressions.find((e) => e.type === 'lookup')?.set ? { ...s, flags: [...(s.flags ?? []), 'interval'] } : s)) }).includes('@__set'), true, 'a concatenation of intervals by name');
 });
