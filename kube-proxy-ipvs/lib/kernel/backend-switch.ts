@@ -7,7 +7,8 @@
  * chains in the nat or filter tables iptables-nft keeps in nf_tables, or
  * the legacy x_tables modules loaded), and the ipset socket is opened only
  * when the ip_set module is loaded; a kernel without nf_tables has no
- * table to remove.
+ * table to remove. Either backend also removes kube-proxy's nftables mode
+ * tables, as upstream's IPVS mode does at every start (other-modes.ts).
  */
 import { existsSync } from 'node:fs';
 import { Ipset, Nftables } from 'ipvs-netlink';
@@ -17,6 +18,7 @@ import { attempts, destroyKubeIpsets } from './cleanup.js';
 import type { IptablesRunner } from './iptables-runner.js';
 import type { NftablesClient } from './netlink-clients.js';
 import { deleteNftTables, hasNftTables } from './nftables-tables.js';
+import { removeNftablesModeTables } from './other-modes.js';
 
 export interface SwitchContext {
   backend: RulesBackend;
@@ -31,8 +33,19 @@ export interface SwitchContext {
 
 /** Removes the other backend's leftovers; a failure is logged and does not stop the start. */
 export async function removeOtherBackend(ctx: SwitchContext): Promise<void> {
-  if (ctx.backend === 'nftables') await removeIptablesBackend(ctx, ctx.nftables!);
-  else await removeNftablesBackend(ctx);
+  if (ctx.backend === 'nftables') {
+    await removeIptablesBackend(ctx, ctx.nftables!);
+    await removeNftablesMode(ctx, ctx.nftables!);
+  } else await removeNftablesBackend(ctx);
+}
+
+/** kube-proxy's nftables mode tables: they would catch Service traffic before IPVS sees it. A failure is logged. */
+async function removeNftablesMode(ctx: SwitchContext, nft: Pick<NftablesClient, 'listTables' | 'commit'>): Promise<void> {
+  try {
+    if (await removeNftablesModeTables(nft)) ctx.logger.info({}, "removed kube-proxy's nftables mode tables (ip and ip6 kube-proxy), as upstream's IPVS mode does at start");
+  } catch (err) {
+    ctx.logger.warn({ err: (err as Error).message }, "could not remove kube-proxy's nftables mode tables");
+  }
 }
 
 async function removeIptablesBackend(ctx: SwitchContext, nft: NftablesClient): Promise<void> {
@@ -61,6 +74,7 @@ async function removeNftablesBackend(ctx: SwitchContext): Promise<void> {
   let nft: Nftables | undefined;
   try {
     nft = await Nftables.open({ netns: ctx.netns, timeoutMs: ctx.timeoutMs });
+    await removeNftablesMode(ctx, nft);
     if (!(await hasNftTables(nft))) return;
     await deleteNftTables(nft);
     ctx.logger.info({}, 'switched to the iptables rules backend: the nftables tables are removed');

@@ -3,9 +3,10 @@
  * (so a previous run's leftovers too), whichever rules backend made it:
  * its iptables jumps and KUBE-* chains, the nftables tables, the virtual
  * servers outside excludeCIDRs, kube-ipvs0 with its addresses, and the
- * kube-proxy ipsets. Other sets, chains, tables and the excluded virtual
- * servers stay. It keeps going past a failure and throws the first one at
- * the end.
+ * kube-proxy ipsets; and, as upstream's --cleanup, what kube-proxy's
+ * iptables and nftables modes left (other-modes.ts). Other sets, chains,
+ * tables and the excluded virtual servers stay. It keeps going past a
+ * failure and throws the first one at the end.
  */
 import { cidrContains, parseCidr } from 'ipvs-netlink/address';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import { DUMMY_DEVICE } from '../plan/kernel-state.js';
 import type { IptablesRunner } from './iptables-runner.js';
 import type { Clients, IpsetClient } from './netlink-clients.js';
 import { deleteNftTables } from './nftables-tables.js';
+import { removeNftablesModeTables } from './other-modes.js';
 
 type Attempt = (what: string, fn: () => Promise<unknown>) => Promise<void>;
 
@@ -34,8 +36,11 @@ export async function removeOwned(clients: Clients, iptables: IptablesRunner | u
   const errors: unknown[] = [];
   const attempt = attempts(logger, errors, 'cleanup');
   // The rules go first: they reference the sets, which cannot be destroyed while in use.
-  if (iptables) for (const family of ['inet', 'inet6'] as const) await attempt(`${family} iptables`, () => iptables.cleanup(family));
-  if (clients.nftables) await attempt('nftables tables', () => deleteNftTables(clients.nftables!));
+  if (iptables) for (const family of ['inet', 'inet6'] as const) await attempt(`${family} iptables`, () => iptables.cleanup(family, { iptablesMode: true }));
+  if (clients.nftables) {
+    await attempt('nftables tables', () => deleteNftTables(clients.nftables!));
+    await attempt("nftables mode's tables", () => removeNftablesModeTables(clients.nftables!));
+  }
   await attempt('virtual servers', async () => {
     const excluded = excludeCIDRs.map((c, i) => parseCidr(c, `excludeCIDRs[${i}]`));
     // fwmark services are never a kube-proxy's: only address-keyed ones are candidates.

@@ -3,7 +3,8 @@
  * `iptables-restore --noflush --counters` (other chains are left alone),
  * adds the jumps from the built-in chains only when missing (like
  * kube-proxy's EnsureRule, so they are never duplicated), and removes
- * exactly our chains and jumps on cleanup.
+ * exactly our chains and jumps on cleanup (and, at --cleanup, what
+ * kube-proxy's iptables mode left).
  *
  * After each write, one iptables-save records what the chains look like,
  * for holds() to compare at resyncs. That read runs after apply() returns:
@@ -14,6 +15,7 @@
  */
 import { execError, type Exec } from './exec.js';
 import { FILTER_CHAINS, JUMP_RULES, NAT_CHAINS } from '../desired/iptables-rules.js';
+import { iptablesModeLeftovers } from './other-modes.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 
 export interface IptablesCommands {
@@ -100,19 +102,31 @@ export class IptablesRunner {
     return ourView(await this.save(family)) === w.view;
   }
 
-  /** Removes our jumps (every copy), then flushes and deletes our chains that exist, in one restore. Nothing else is touched. */
-  async cleanup(family: AddressFamily): Promise<void> {
+  /**
+   * Removes our jumps (every copy), then flushes and deletes our chains that
+   * exist, in one restore. Nothing else is touched, except with
+   * `iptablesMode` (--cleanup): kube-proxy's iptables mode's chains and the
+   * built-in chains' jumps to them go in the same restore, so chains of the
+   * two modes that refer to one another (KUBE-MARK-MASQ) go together.
+   */
+  async cleanup(family: AddressFamily, options: { iptablesMode?: boolean } = {}): Promise<void> {
     await this.settled(family);
     this.written.delete(family);
     const saved = await this.save(family);
     const present = new Set(saved.map((l) => `${l.table} ${l.line}`));
+    const other = options.iptablesMode ? iptablesModeLeftovers(saved) : new Map<string, { chains: string[]; jumps: string[] }>();
     const input: string[] = [];
-    for (const table of ['nat', 'filter'] as const) {
-      const deletes = saved.filter((l) => l.table === table && JUMP_RULES.some((j) => j.table === table && l.line === jumpLine(j).slice(table.length + 1)));
-      const ours = OWNED_CHAINS[table].filter((c) => present.has(`${table} :${c}`));
-      if (deletes.length === 0 && ours.length === 0) continue;
+    for (const table of ['nat', 'filter', 'mangle'] as const) {
+      const otherJumps = other.get(table)?.jumps ?? [];
+      // Each saved copy once: the two modes write the same jump to KUBE-SERVICES.
+      const deletes = saved
+        .filter((l) => l.table === table && (otherJumps.includes(l.line) || JUMP_RULES.some((j) => j.table === table && l.line === jumpLine(j).slice(table.length + 1))))
+        .map((l) => l.line);
+      const own = table === 'mangle' ? [] : OWNED_CHAINS[table].filter((c) => present.has(`${table} :${c}`));
+      const chains = [...new Set([...own, ...(other.get(table)?.chains ?? [])])];
+      if (deletes.length === 0 && chains.length === 0) continue;
       // Declaring a chain in a --noflush restore flushes it, so the -X that follow find them empty and (jumps gone) unreferenced.
-      input.push(`*${table}`, ...deletes.map((l) => l.line.replace(/^-A /, '-D ')), ...ours.map((c) => `:${c} - [0:0]`), ...ours.map((c) => `-X ${c}`), 'COMMIT');
+      input.push(`*${table}`, ...deletes.map((l) => l.replace(/^-A /, '-D ')), ...chains.map((c) => `:${c} - [0:0]`), ...chains.map((c) => `-X ${c}`), 'COMMIT');
     }
     if (input.length > 0) await this.restore(family, input.join('\n') + '\n', []);
   }

@@ -96,7 +96,7 @@ export async function readNftTables(nft: NftablesClient, families: readonly Addr
  * families (user-mode-linux's build: EINVAL), or none at all: such a
  * kernel holds no table of ours.
  */
-const NO_NFTABLES = new Set(['EINVAL', 'EOPNOTSUPP', 'EAFNOSUPPORT', 'EPROTONOSUPPORT']);
+export const NO_NFTABLES = new Set(['EINVAL', 'EOPNOTSUPP', 'EAFNOSUPPORT', 'EPROTONOSUPPORT']);
 
 /** Our tables, of every family (one table dump); none where the kernel has no nf_tables. */
 async function ourTables(nft: NftablesClient): Promise<Array<{ family: Family; name: string }>> {

@@ -1,8 +1,11 @@
 /**
  * cleanup() leaves the kernel as it found it: no virtual servers, KUBE
- * sets, kube-ipvs0 or KUBE-* chains, while someone else's ipset, a virtual
- * server inside excludeCIDRs and a foreign iptables chain stay untouched.
+ * sets, kube-ipvs0 or KUBE-* chains (kube-proxy's iptables mode's included,
+ * as upstream's --cleanup removes them), while someone else's ipset, a
+ * virtual server inside excludeCIDRs and a foreign iptables chain stay
+ * untouched.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -14,6 +17,16 @@ import { IPTABLES, ipvsadmSave, kubeIpsets, kubeIpvs0Addresses, kubeIptables, st
 const here = path.dirname(fileURLToPath(import.meta.url));
 const manifests = loadManifests(path.join(here, '..', 'fixtures', 'manifests', 'cluster'));
 const node = { name: 'node-a', addresses: ['192.168.1.10'] };
+/**
+ * What kube-proxy's iptables mode writes, without the kubelet's
+ * KUBE-FIREWALL (which cleanup leaves) and the statistic match (the sandbox
+ * kernel has no module for it).
+ */
+const iptablesMode = readFileSync(path.join(here, '..', 'fixtures', 'iptables', 'iptables-mode.rules'), 'utf8')
+  .split('\n')
+  .filter((l) => !l.includes('KUBE-FIREWALL'))
+  .map((l) => l.replace(/-m statistic \S+ \S+ \S+ \S+ /, ''))
+  .join('\n');
 
 /**
  * iptables-save without comments, and without tables that hold nothing
@@ -59,6 +72,10 @@ t.test('cleanup removes what is ours and nothing else', async (t) => {
   t.ok(Object.keys(await kubeIpsets(ns)).length > 0, 'KUBE sets exist');
   t.ok((await kubeIpvs0Addresses(ns))!.length > 0, 'kube-ipvs0 has addresses');
   t.ok((await kubeIptables(ns)).chains.length > 0, 'KUBE-* chains exist');
+
+  // A switch from the iptables mode left its chains too.
+  await ns.exec(IPTABLES.restore, ['--noflush'], iptablesMode);
+  t.ok((await ns.exec(IPTABLES.save, [])).includes(':KUBE-SEP-'), "the iptables mode's chains are there");
 
   await c.cleanup();
   t.same(await ipvsadmSave(ns), before.ipvsadm, 'only the excluded virtual server is left, with its real server');
