@@ -112,9 +112,13 @@ export function healthCheckNodePortOf(svc: Service): number {
   return svc.spec.type === 'LoadBalancer' && externalPolicyLocal(svc) ? (svc.spec.healthCheckNodePort ?? 0) : 0;
 }
 
-/** Whether the service ever sends traffic to cluster-wide endpoints (kube-proxy's UsesClusterEndpoints). */
+/**
+ * Whether the service ever sends traffic to cluster-wide endpoints (kube-proxy's
+ * UsesClusterEndpoints): an externally reachable port computes them even
+ * with both policies Local, as the fallback when no endpoint is local (#97081).
+ */
 export function usesClusterEndpoints(info: ServicePortInfo): boolean {
-  return !info.internalPolicyLocal || (isExternallyAccessible(info) && !info.externalPolicyLocal);
+  return !info.internalPolicyLocal || isExternallyAccessible(info);
 }
 
 /** Whether the service ever sends traffic to node-local endpoints only (UsesLocalEndpoints). */

@@ -279,6 +279,22 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'ITP=Local and ETP=Local without a local endpoint: the ClusterIP and the NodePort fall back to cluster endpoints (an externally reachable port always computes them)',
+    services: [service('web', { type: 'NodePort', clusterIP: '10.96.0.20', internalTrafficPolicy: 'Local', externalTrafficPolicy: 'Local', ports: [{ name: 'http', port: 80, nodePort: 30080 }] })],
+    slices: [remoteOnly],
+    want: {
+      virtualServers: [vs('TCP', '10.96.0.20', 80, [['10.244.2.6', 8080]]), vs('TCP', '192.168.1.10', 30080, [['10.244.2.6', 8080]])],
+      ipsets: {
+        'KUBE-CLUSTER-IP': { type: 'hash:ip,port', entries: ['10.96.0.20,tcp:80'] },
+        'KUBE-IPVS-IPS': { type: 'hash:ip', entries: ['10.96.0.20'] },
+        'KUBE-NODE-PORT-LOCAL-TCP': { type: 'bitmap:port', entries: ['30080'] },
+        'KUBE-NODE-PORT-TCP': { type: 'bitmap:port', entries: ['30080'] },
+      },
+      boundAddresses: ['10.96.0.20'],
+      setCount: 17,
+    },
+  },
+  {
     name: 'ITP=Local: the ClusterIP gets only node-local endpoints',
     services: [service('web', { clusterIP: '10.96.0.10', internalTrafficPolicy: 'Local', ports: [{ name: 'http', port: 80 }] })],
     slices: [webSlice],
