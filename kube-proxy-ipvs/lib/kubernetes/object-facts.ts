@@ -122,9 +122,9 @@ export class FactsBuilder {
       const first = ep.addresses?.[0];
       const address = first === undefined ? undefined : canonicalAddress(first);
       if (address === undefined) continue;
-      // API semantics: a nil ready means ready; a nil serving follows ready; a nil terminating means not terminating.
+      // As kube-proxy reads them (endpointslicecache.go): a nil ready or serving means true, a nil terminating false.
       const ready = ep.conditions?.ready ?? true;
-      const conditions = (ready ? READY : 0) | ((ep.conditions?.serving ?? ready) ? SERVING : 0) | (ep.conditions?.terminating ? TERMINATING : 0);
+      const conditions = (ready ? READY : 0) | ((ep.conditions?.serving ?? true) ? SERVING : 0) | (ep.conditions?.terminating ? TERMINATING : 0);
       endpoints.push({
         address,
         conditions,

@@ -31,6 +31,12 @@ const cases: Case[] = [
     want: clusterIPWith([['10.244.3.7', 8080]]),
   },
   {
+    name: 'a terminating endpoint that leaves serving unset counts as serving (kube-proxy reads a nil serving as true)',
+    services: [clusterIPWeb],
+    slices: [slice('web', [endpoint('10.244.3.7', { ready: false, terminating: true }), endpoint('10.244.4.8', { ready: false })], http)],
+    want: clusterIPWith([['10.244.3.7', 8080]]),
+  },
+  {
     name: 'topology hints: when every endpoint has one and some match the node zone, only those',
     services: [clusterIPWeb],
     slices: [slice('web', [endpoint('10.244.2.6', { zones: ['zone-a'] }), endpoint('10.244.3.7', { zones: ['zone-b'] })], http)],
