@@ -3,7 +3,9 @@
  * together), through the controller: from iptables to nftables no KUBE-*
  * chain, jump or ipset is left (iptables-save of both flavours, ipset
  * list), and back no table of ours (nft list tables); traffic through a
- * NodePort works after each switch.
+ * NodePort works after each switch. A start of either also removes what
+ * kube-proxy's nftables mode left (its ip kube-proxy table, whose stale
+ * DNAT would catch the NodePort), as upstream's IPVS mode does.
  */
 import t from 'tap';
 import { defaultProxyConfig, type NodeInfo, type ProxyConfig } from '../../lib/kubernetes/model.js';
@@ -34,7 +36,10 @@ async function controller(t: TapLike, ns: Netns, config: ProxyConfig): Promise<C
 
 t.test('switching backends leaves nothing of the other', slow, async (t) => {
   const { node: nodeNs, client } = await nftCluster(t);
+  // kube-proxy's nftables mode ran here before: its table sends the NodePort to a pod long gone.
+  await nodeNs.exec('nft', ['-f', '-'], 'table ip kube-proxy {\n chain nat-prerouting {\n  type nat hook prerouting priority dstnat\n  tcp dport 30080 dnat to 10.244.9.9:8080\n }\n}\n');
   const ipt = await controller(t, nodeNs, defaultProxyConfig());
+  t.notOk((await nftTables(nodeNs)).includes('ip kube-proxy'), "the nftables mode's table is gone");
   t.match(await ipt.sync(), { failed: 0 }, 'the iptables backend');
   t.ok((await iptablesLeftovers(nodeNs)).length > 10, 'KUBE-* chains and ipsets');
   await ipt.close();
