@@ -68,15 +68,20 @@ function addServicePort(out: Building, info: ServicePortInfo, slices: readonly S
   const categorized = categorizeEndpoints(endpoints, info, ctx.hostname, ctx.zone);
   const entry = entryAdder(out, info.family);
 
+  // Stale UDP conntrack entries are judged against every serving endpoint, as kube-proxy's cleanup does.
+  const serving = info.protocol === 'UDP' ? endpoints.filter((e) => e.serving).map((e) => e.address) : undefined;
+
   addLoopBackEntries(entry, info, endpoints);
-  addClusterIP(out, entry, info, categorized, ctx);
-  for (const ip of info.externalIPs) addExternalIP(out, entry, info, categorized, ip, ctx);
-  for (const vip of info.loadBalancerVIPs) addLoadBalancerVIP(out, entry, info, categorized, vip, ctx);
-  if (info.nodePort !== 0) addNodePort(out, entry, info, categorized, ctx);
+  addClusterIP(out, entry, info, categorized, ctx, serving);
+  for (const ip of info.externalIPs) addExternalIP(out, entry, info, categorized, ip, ctx, serving);
+  for (const vip of info.loadBalancerVIPs) addLoadBalancerVIP(out, entry, info, categorized, vip, ctx, serving);
+  if (info.nodePort !== 0) addNodePort(out, entry, info, categorized, ctx, serving);
   if (info.healthCheckNodePort !== 0) entry(SET.healthCheckNodePort, portEntry(info.healthCheckNodePort));
 }
 
 type AddEntry = (set: SetName, entry: string) => void;
+/** A UDP port's serving endpoint addresses (DesiredVirtualServer.serving); undefined for other protocols. */
+type Serving = readonly string[] | undefined;
 
 function entryAdder(out: Building, family: AddressFamily): AddEntry {
   return (set, entry) => out.setEntries.push(ipsetName(set, family), entry);
@@ -91,26 +96,26 @@ function addLoopBackEntries(entry: AddEntry, info: ServicePortInfo, endpoints: r
 }
 
 /** ETP does not apply to ClusterIP traffic; ITP=Local does. */
-function addClusterIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext): void {
+function addClusterIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext, serving: Serving): void {
   entry(SET.clusterIP, ipPortEntry(info.clusterIP, info.protocol, info.port));
-  addVirtualServer(out, ctx, info, info.clusterIP, info.port, selectEndpoints(c, info.internalPolicyLocal));
+  addVirtualServer(out, ctx, info, info.clusterIP, info.port, selectEndpoints(c, info.internalPolicyLocal), serving);
   bind(out, entry, info.clusterIP);
 }
 
-function addExternalIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ip: string, ctx: NodeContext): void {
+function addExternalIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ip: string, ctx: NodeContext, serving: Serving): void {
   // ETP=Local external IPs keep the client address: no masquerade set.
   entry(info.externalPolicyLocal ? SET.externalIPLocal : SET.externalIP, ipPortEntry(ip, info.protocol, info.port));
-  addVirtualServer(out, ctx, info, ip, info.port, selectEndpoints(c, info.externalPolicyLocal));
+  addVirtualServer(out, ctx, info, ip, info.port, selectEndpoints(c, info.externalPolicyLocal), serving);
   // An address that is already on another interface must not be bound to kube-ipvs0 too.
   if (!ctx.localAddresses.has(ip)) bind(out, entry, ip);
 }
 
-function addLoadBalancerVIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, vip: string, ctx: NodeContext): void {
+function addLoadBalancerVIP(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, vip: string, ctx: NodeContext, serving: Serving): void {
   const vipEntry = ipPortEntry(vip, info.protocol, info.port);
   entry(SET.loadBalancer, vipEntry);
   if (info.externalPolicyLocal) entry(SET.loadBalancerLocal, vipEntry);
   if (info.loadBalancerSourceRanges.length > 0) addSourceRanges(out, entry, info, vip, ctx);
-  addVirtualServer(out, ctx, info, vip, info.port, selectEndpoints(c, info.externalPolicyLocal));
+  addVirtualServer(out, ctx, info, vip, info.port, selectEndpoints(c, info.externalPolicyLocal), serving);
   if (!ctx.localAddresses.has(vip)) bind(out, entry, vip);
 }
 
@@ -142,7 +147,7 @@ function outermost(ranges: readonly Cidr[]): Cidr[] {
  * ports go to bitmap:port sets; SCTP needs hash:ip,port, one entry per
  * node address. Without node addresses kube-proxy skips the NodePort.
  */
-function addNodePort(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext): void {
+function addNodePort(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext, serving: Serving): void {
   const nodeIPs = ctx.nodePortIPs.get(info.family) ?? [];
   if (nodeIPs.length === 0) return;
   const [plain, local] = nodePortSets(info);
@@ -152,7 +157,7 @@ function addNodePort(out: Building, entry: AddEntry, info: ServicePortInfo, c: C
     if (info.externalPolicyLocal) entry(local, e);
   }
   const endpoints = selectEndpoints(c, info.externalPolicyLocal);
-  for (const ip of nodeIPs) addVirtualServer(out, ctx, info, ip, info.nodePort, endpoints);
+  for (const ip of nodeIPs) addVirtualServer(out, ctx, info, ip, info.nodePort, endpoints, serving);
 }
 
 function nodePortSets(info: ServicePortInfo): [SetName, SetName] {
@@ -174,13 +179,14 @@ function addVirtualServer(
   address: string,
   port: number,
   endpoints: readonly EndpointInfo[],
+  serving: Serving,
 ): void {
   const service = virtualServerSpec(info, address, port, out.scheduling);
   // endpointsForPort() gives them in destination order, each once; selecting keeps the order.
   let destinations = out.destinations.get(endpoints);
   if (!destinations) out.destinations.set(endpoints, (destinations = endpoints.map((e) => ({ address: e.address, port: e.port, weight: 1 as const }))));
   const key = virtualServerKey(service);
-  out.virtualServers.set(key, { key, service, destinations });
+  out.virtualServers.set(key, serving ? { key, service, destinations, serving } : { key, service, destinations });
 }
 
 /**

@@ -37,6 +37,12 @@ export interface DesiredVirtualServer {
    * that records them share.
    */
   destinations: readonly DesiredDestination[];
+  /**
+   * UDP only: the address of every serving endpoint of the service port,
+   * whatever the traffic policies and topology chose as destinations. The
+   * conntrack entries that reach one of them are kept (stale-conntrack.ts).
+   */
+  serving?: readonly string[];
 }
 
 /** A wanted real server: every one is wanted with weight 1. Never changed once made (it is shared). */

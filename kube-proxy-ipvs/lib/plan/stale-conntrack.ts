@@ -11,10 +11,16 @@
  * Here the services are the desired UDP virtual servers (ClusterIP,
  * external and load-balancer addresses, and each NodePort on each node
  * address it is served on), and only those a sync changed are looked at:
- * kube-proxy walks every service on every sync. As upstream, a service with
- * no endpoints is left alone (nothing would be right), and TCP and SCTP
- * are not touched (their connections end, and IPVS's own conntrack
- * handling covers them).
+ * kube-proxy walks every service on every sync. As upstream, an entry that
+ * reaches any serving endpoint of the port is kept, whatever the traffic
+ * policies and topology chose as real servers (a change to the service
+ * does not break a flow), a service with no serving endpoint has every
+ * entry deleted (its flows reach pods that are gone), and TCP and SCTP are
+ * not touched (their connections end, and IPVS's own conntrack handling
+ * covers them). Unlike upstream, which matches a service address whatever
+ * the port and a NodePort whatever the address (so a flow from the node to
+ * a remote host's port of that number went too), an entry is matched by
+ * the virtual server's address and port.
  */
 import type { ConntrackEntry, ConntrackFamily, ConntrackKey } from 'ipvs-netlink';
 import { familyOf } from 'ipvs-netlink/address';
@@ -47,11 +53,11 @@ function targetsOf(desired: DesiredState, keys: Iterable<string>): Map<Conntrack
   const out = new Map<ConntrackFamily, UdpTarget[]>();
   for (const key of keys) {
     const vs = desired.virtualServers.get(key);
-    if (!vs || vs.service.protocol !== 'udp' || vs.destinations.length === 0) continue;
+    if (!vs || vs.service.protocol !== 'udp') continue;
     const family = familyOf(vs.service.address);
     let list = out.get(family);
     if (!list) out.set(family, (list = []));
-    list.push({ address: vs.service.address, port: vs.service.port, endpoints: new Set(vs.destinations.map((d) => d.address)) });
+    list.push({ address: vs.service.address, port: vs.service.port, endpoints: new Set(vs.serving ?? vs.destinations.map((d) => d.address)) });
   }
   return out;
 }

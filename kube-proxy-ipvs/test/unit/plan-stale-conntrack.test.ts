@@ -2,9 +2,10 @@
  * Which UDP conntrack entries are stale (plan/stale-conntrack.ts), decided
  * as kube-proxy's conntrack cleanup decides: original destination a UDP
  * service's address and port (ClusterIP, external IP, a NodePort on a node
- * address), reply source not one of its serving endpoints; services
- * without endpoints, TCP services and other traffic left alone; only the
- * services a sync changed looked at after an incremental sync.
+ * address), reply source not one of its serving endpoints (a serving one
+ * that is no real server included), so every entry of a service without
+ * endpoints; TCP services and other traffic left alone; only the services
+ * a sync changed looked at after an incremental sync.
  */
 import t from 'tap';
 import type { ConntrackEntry } from 'ipvs-netlink';
@@ -20,7 +21,9 @@ const node = { name: 'node-a', addresses: ['192.168.1.10'] };
 function objects(): KnownObjects {
   const s = new KnownObjects(node, defaultProxyConfig());
   s.upsertService(service('dns', { type: 'NodePort', clusterIP: '10.96.0.10', externalIPs: ['203.0.113.7'], ports: [{ name: 'dns', protocol: 'UDP', port: 53, nodePort: 30053 }, { name: 'dns-tcp', protocol: 'TCP', port: 53 }] }));
-  s.upsertEndpointSlice(slice('dns', [endpoint('10.244.1.5'), endpoint('10.244.2.5')], [{ name: 'dns', protocol: 'UDP', port: 5353 }, { name: 'dns-tcp', protocol: 'TCP', port: 5353 }]));
+  // 10.244.3.5 is terminating: no real server while ready ones are left, still serving its flows.
+  const terminating = endpoint('10.244.3.5', { ready: false, serving: true, terminating: true });
+  s.upsertEndpointSlice(slice('dns', [endpoint('10.244.1.5'), endpoint('10.244.2.5'), terminating], [{ name: 'dns', protocol: 'UDP', port: 5353 }, { name: 'dns-tcp', protocol: 'TCP', port: 5353 }]));
   s.upsertService(service('empty', { clusterIP: '10.96.0.11', ports: [{ name: 'u', protocol: 'UDP', port: 9000 }] }));
   return s;
 }
@@ -34,14 +37,15 @@ function udp(dst: string, dport: number, replySrc: string, extra: Partial<Conntr
   };
 }
 
-t.test('every UDP service with endpoints, with its serving endpoints; none without endpoints, no TCP', async (t) => {
+t.test('every UDP service with all its serving endpoints (real servers or not), one without endpoints with none; no TCP', async (t) => {
   const targets = allUdpTargets(objects().desired);
   t.same([...targets.keys()], ['inet']);
   const list = targets.get('inet')!.map((x) => `${x.address}:${x.port} -> ${[...x.endpoints].sort().join(',')}`).sort();
   t.same(list, [
-    '10.96.0.10:53 -> 10.244.1.5,10.244.2.5',
-    '192.168.1.10:30053 -> 10.244.1.5,10.244.2.5',
-    '203.0.113.7:53 -> 10.244.1.5,10.244.2.5',
+    '10.96.0.10:53 -> 10.244.1.5,10.244.2.5,10.244.3.5',
+    '10.96.0.11:9000 -> ',
+    '192.168.1.10:30053 -> 10.244.1.5,10.244.2.5,10.244.3.5',
+    '203.0.113.7:53 -> 10.244.1.5,10.244.2.5,10.244.3.5',
   ]);
 });
 
@@ -49,17 +53,18 @@ t.test('stale: to a service address and port, answered by something not serving 
   const targets = allUdpTargets(objects().desired).get('inet')!;
   const entries = [
     udp('10.96.0.10', 53, '10.244.1.5'), // a serving endpoint: kept
+    udp('10.96.0.10', 53, '10.244.3.5'), // a terminating one, no real server but still serving: kept
     udp('10.96.0.10', 53, '10.244.9.9'), // a removed endpoint: stale
     udp('10.96.0.10', 53, '10.96.0.10'), // sent while the service had no endpoint: stale
     udp('192.168.1.10', 30053, '10.244.9.9', { id: 8 }), // the NodePort: stale
     udp('203.0.113.7', 53, '10.244.9.9', { id: undefined }), // an external IP: stale, no id to pin
     udp('10.96.0.10', 54, '10.244.9.9'), // another port: not a service
-    udp('10.96.0.11', 9000, '10.96.0.11'), // a service without endpoints: left alone
+    udp('10.96.0.11', 9000, '10.244.7.7'), // a service whose endpoints are all gone: stale
     { ...udp('10.96.0.10', 53, '10.244.9.9'), protocol: 'tcp', protonum: 6 }, // TCP: left alone
   ];
   const stale = staleEntries(entries, targets);
-  t.same(stale.map((k) => `${k.orig!.dst}:${k.orig!.dstPort} id=${k.id}`), ['10.96.0.10:53 id=7', '10.96.0.10:53 id=7', '192.168.1.10:30053 id=8', '203.0.113.7:53 id=undefined']);
-  t.same(stale[0], { family: 'inet', protocol: 'udp', orig: entries[1].orig, zone: 0, id: 7 }, 'named by original tuple, zone and id');
+  t.same(stale.map((k) => `${k.orig!.dst}:${k.orig!.dstPort} id=${k.id}`), ['10.96.0.10:53 id=7', '10.96.0.10:53 id=7', '192.168.1.10:30053 id=8', '203.0.113.7:53 id=undefined', '10.96.0.11:9000 id=7']);
+  t.same(stale[0], { family: 'inet', protocol: 'udp', orig: entries[2].orig, zone: 0, id: 7 }, 'named by original tuple, zone and id');
 });
 
 t.test('after an incremental sync, only the UDP services it changed', async (t) => {
@@ -71,5 +76,10 @@ t.test('after an incremental sync, only the UDP services it changed', async (t) 
   const targets = changedUdpTargets(s.desired, ops).get('inet')!;
   t.same(targets.map((x) => `${x.address}:${x.port}`).sort(), ['10.96.0.10:53', '192.168.1.10:30053', '203.0.113.7:53']);
   t.same([...targets[0].endpoints], ['10.244.1.5'], 'the endpoints that now serve');
+  // The last endpoint goes: its flows reach nothing now.
+  s.upsertEndpointSlice(slice('dns', [], [{ name: 'dns', protocol: 'UDP', port: 5353 }, { name: 'dns-tcp', protocol: 'TCP', port: 5353 }]));
+  mirror.record(ops);
+  const gone = changedUdpTargets(s.desired, plan(s.desired, mirror)).get('inet')!;
+  t.same(gone.map((x) => `${x.address}:${x.port} -> ${x.endpoints.size}`).sort(), ['10.96.0.10:53 -> 0', '192.168.1.10:30053 -> 0', '203.0.113.7:53 -> 0'], 'looked at, with no endpoint to keep');
   t.same(changedUdpTargets(s.desired, []).size, 0, 'nothing changed, nothing looked at');
 });
