@@ -88,10 +88,15 @@ export class NamespaceSession {
   }
 
   /** ipvsadm --set semantics: a 0 leaves that timeout as the kernel has it. */
-  async setIpvsTimeouts(clients: Clients): Promise<void> {
+  async setIpvsTimeouts(clients: Pick<Clients, 'ipvs'>): Promise<void> {
     const { tcp, tcpFin, udp } = this.options.ipvsTimeouts ?? {};
     if (!tcp && !tcpFin && !udp) return;
-    await clients.ipvs.setTimeouts({ ...(tcp ? { tcp } : {}), ...(tcpFin ? { tcpFin } : {}), ...(udp ? { udp } : {}) });
+    try {
+      await clients.ipvs.setTimeouts({ ...(tcp ? { tcp } : {}), ...(tcpFin ? { tcpFin } : {}), ...(udp ? { udp } : {}) });
+    } catch (err) {
+      // As upstream's NewProxier: the proxy runs with the kernel's timeouts rather than not at all.
+      this.logger.error({ err: (err as Error).message }, 'Failed to configure IPVS timeouts');
+    }
   }
 
   /** The kernel read shared by start() and resync(); kube-ipvs0 is (re)made only when it is missing, down or replaced. */
