@@ -20,7 +20,7 @@ import { type HostSetup, realHost } from '../proxy/host-setup.js';
 import { Proxy } from '../proxy/proxy.js';
 import { ManifestsSource } from '../proxy/sources/manifests-source.js';
 import type { Source } from '../proxy/sources/source.js';
-import { versionOutput } from './version.js';
+import { KUBERNETES_VERSION, versionOutput } from './version.js';
 
 /** How long a stop may take before the process exits anyway. */
 const STOP_TIMEOUT_MS = 10_000;
@@ -69,6 +69,7 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
   const effective = options.kubeProxyConfiguration;
   const configz = effective ? () => encodeConfiguration(effective) : undefined;
   const proxy = new Proxy(options, { source: await makeSource(options, log), controllerFactory: factory, logger: log, configz });
+  proxy.metrics.setBuildInfo(KUBERNETES_VERSION);
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {
     if (stopping) {

@@ -54,7 +54,7 @@ export class DesiredIndex {
     if (nft) {
       this.nftables = new Map();
       for (const family of ctx.families) {
-        const table = nftTable(family, ctx.config);
+        const table = nftTable(family, ctx.config, ctx.podCIDRs);
         this.nftables.set(family, { ...table, fingerprint: tableFingerprint(table) });
       }
     }
@@ -189,6 +189,7 @@ export class DesiredIndex {
         renderIptables({
           family,
           config: this.ctx.config,
+          podCIDRs: this.ctx.podCIDRs,
           hasEntries: (set: SetName) => (this.sets.get(ipsetName(set, family))?.entries.size ?? 0) > 0,
           outFilterDrops: drops.filter((d) => d.family === family),
         }),

@@ -8,6 +8,7 @@
  */
 import type { K8sProtocol, ProxyConfig } from '../kubernetes/model.js';
 import { ipsetName, SET, setDefinition, type SetName } from './ipsets.js';
+import { iptablesNotLocal, localDetector } from './local-detector.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 
 /** A LoadBalancer VIP:port whose source ranges exclude the node (#119656): the node may not reach it. */
@@ -21,6 +22,8 @@ export interface OutFilterDrop {
 export interface IptablesInputs {
   family: AddressFamily;
   config: ProxyConfig;
+  /** The Node's spec.podCIDRs (--detect-local-mode=NodeCIDR). */
+  podCIDRs?: readonly string[];
   /** Whether the set (IPv4 name) has entries in this family. */
   hasEntries: (set: SetName) => boolean;
   outFilterDrops: readonly OutFilterDrop[];
@@ -132,17 +135,18 @@ function loopbackReturn(family: AddressFamily): string[] {
 
 /**
  * Which traffic to a ClusterIP is masqueraded: all of it with
- * --masquerade-all; traffic from outside the pod CIDR when --cluster-cidr
- * is known (the ClusterCIDR local-traffic detector); otherwise only
- * node-originated traffic whose source is a VIP (`src,dst`), because
- * kube-ipvs0 makes the kernel pick a VIP as source.
+ * --masquerade-all; traffic not from the pods when this family has a
+ * local-traffic detector (--detect-local-mode: `! -s <pod range>`,
+ * `! -i <bridge>`, `! -i <prefix>+`); otherwise only node-originated
+ * traffic whose source is a VIP (`src,dst`), because kube-ipvs0 makes the
+ * kernel pick a VIP as source.
  */
-function clusterIPMasquerade({ family, config, hasEntries }: IptablesInputs): string[] {
+function clusterIPMasquerade({ family, config, podCIDRs, hasEntries }: IptablesInputs): string[] {
   if (!hasEntries(SET.clusterIP)) return [];
   const base = `-A KUBE-SERVICES ${comment(SET.clusterIP)} -m set --match-set ${name(SET.clusterIP, family)}`;
   if (config.masqueradeAll) return [`${base} dst,dst -j KUBE-MARK-MASQ`];
-  const podCIDR = config.clusterCIDRs.find((c) => c.includes(':') === (family === 'inet6'));
-  if (podCIDR !== undefined) return [`${base} dst,dst ! -s ${podCIDR} -j KUBE-MARK-MASQ`];
+  const detector = localDetector(family, config, podCIDRs);
+  if (detector !== undefined) return [`${base} dst,dst ${iptablesNotLocal(detector)} -j KUBE-MARK-MASQ`];
   return [`${base} src,dst -j KUBE-MARK-MASQ`];
 }
 

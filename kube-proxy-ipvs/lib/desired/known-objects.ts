@@ -16,6 +16,7 @@ import { DesiredIndex } from './desired-index.js';
 import { hasLocalPolicy, localEndpointsOf, type LocalEndpoints } from './local-endpoints.js';
 import { nodeContext, type NodeContext } from './node-addresses.js';
 import { serviceContribution } from './service-contribution.js';
+import { servicePortInfos } from './service-ports.js';
 import { requestedScheduler, sameReport, serviceScheduling, type SchedulingReport } from './scheduling.js';
 
 export class KnownObjects {
@@ -58,6 +59,24 @@ export class KnownObjects {
     else this.localPolicy.delete(key);
     this.noteScheduling(key, facts);
     return this.recompute(key);
+  }
+
+  /**
+   * Whether upserting this Service (or, `deleted`, deleting it) changes
+   * what the proxy reads of it, as kube-proxy's ServiceChangeTracker tells
+   * a change to sync from one it drops: an update that leaves the Service's
+   * ports as they were (a label, an annotation it does not read, a status
+   * condition), and any event of a Service proxied in no family (headless,
+   * ExternalName, no ClusterIP yet). Asked before the upsert or delete.
+   */
+  isServiceChange(svc: Service, deleted = false): boolean {
+    const before = this.services.get(serviceKeyOf(svc.metadata));
+    const after = deleted ? undefined : this.facts.service(svc);
+    // A Service new to the proxy (every one at a cold start) is a change when it is proxied at all: nothing to compare.
+    if (before === undefined) return this.proxied(after);
+    if (!this.proxied(before) && !this.proxied(after)) return false;
+    // Facts are built field by field in one order: equal facts give equal text.
+    return JSON.stringify(before) !== JSON.stringify(after);
   }
 
   deleteService(namespace: string, name: string): Scope {
@@ -135,6 +154,10 @@ export class KnownObjects {
   private recompute(key: string): Scope {
     const svc = this.services.get(key);
     return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx, this.missingSchedulers) : undefined);
+  }
+
+  private proxied(svc: Service | undefined): boolean {
+    return svc !== undefined && this.ctx.families.some((f) => servicePortInfos(svc, f).length > 0);
   }
 
   private noteScheduling(key: string, svc: Service): void {

@@ -5,13 +5,15 @@
  * from the known objects (known-objects.ts) with the rules the desired
  * state uses: which Services get a health check (healthCheckNodePortOf,
  * the same rule that fills KUBE-HEALTH-CHECK-NODE-PORT), which traffic
- * policies are in force, which endpoints are local (isLocalEndpoint).
+ * policies are in force, which endpoints are local (isLocalEndpoint), and
+ * each port's endpoints as its virtual servers get them (endpointsForPort).
  */
+import type { AddressFamily } from 'ipvs-netlink/address';
 import type { SliceFacts } from '../kubernetes/object-facts.js';
 import { READY } from '../kubernetes/object-facts.js';
 import { namespaceOf, type Service } from '../kubernetes/model.js';
-import { isLocalEndpoint } from './endpoints.js';
-import { externalPolicyLocal, healthCheckNodePortOf, internalPolicyLocal } from './service-ports.js';
+import { endpointsForPort, isLocalEndpoint, type EndpointInfo } from './endpoints.js';
+import { externalPolicyLocal, healthCheckNodePortOf, internalPolicyLocal, servicePortInfos, usesLocalEndpoints } from './service-ports.js';
 
 export interface HealthCheckService {
   namespace: string;
@@ -25,16 +27,14 @@ export interface HealthCheckService {
 export interface LocalEndpoints {
   /** The health-check node ports to serve, one per LoadBalancer Service with externalTrafficPolicy Local. */
   healthChecks: HealthCheckService[];
-  /**
-   * kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy}:
-   * Services with that Local policy that have endpoints, none of them
-   * ready on this node.
-   */
+  /** The Services counted below in either family, each once. */
   withoutLocalEndpoints: { internal: number; external: number };
   /**
-   * The same per IP family (the gauge's ip_family label), as each of
-   * kube-proxy's per-family proxiers counts it: from the slices of that
-   * family only.
+   * kubeproxy_sync_proxy_rules_no_local_endpoints_total{traffic_policy,
+   * ip_family}, as each of kube-proxy's per-family IPVS proxiers counts it
+   * (syncEndpoint): the Services with a port whose virtual servers take
+   * node-local endpoints only and find none here, while the port has a
+   * usable endpoint somewhere (lackingLocalEndpoints).
    */
   withoutLocalEndpointsByFamily: Record<'IPv4' | 'IPv6', { internal: number; external: number }>;
 }
@@ -51,23 +51,54 @@ export function hasLocalPolicy(svc: Service): boolean {
 export function localEndpointsOf(services: Iterable<[string, Service]>, slicesOf: (key: string) => readonly SliceFacts[] | undefined, hostname: string): LocalEndpoints {
   const none = () => ({ internal: 0, external: 0 });
   const out: LocalEndpoints = { healthChecks: [], withoutLocalEndpoints: none(), withoutLocalEndpointsByFamily: { IPv4: none(), IPv6: none() } };
-  const count = (into: { internal: number; external: number }, svc: Service) => {
-    if (internalPolicyLocal(svc)) into.internal++;
-    if (externalPolicyLocal(svc)) into.external++;
-  };
   for (const [key, svc] of services) {
     const slices = slicesOf(key) ?? [];
-    const local = localReadyEndpoints(slices, hostname);
     const port = healthCheckNodePortOf(svc);
-    if (port !== 0) out.healthChecks.push({ namespace: namespaceOf(svc.metadata), name: svc.metadata.name, port, localEndpoints: local });
-    for (const family of ['IPv4', 'IPv6'] as const) {
-      const ofFamily = slices.filter((s) => s.addressType === family);
-      if (ofFamily.length > 0 && localReadyEndpoints(ofFamily, hostname) === 0) count(out.withoutLocalEndpointsByFamily[family], svc);
+    if (port !== 0) out.healthChecks.push({ namespace: namespaceOf(svc.metadata), name: svc.metadata.name, port, localEndpoints: localReadyEndpoints(slices, hostname) });
+    const inEither = { internal: false, external: false };
+    for (const [family, name] of [['inet', 'IPv4'], ['inet6', 'IPv6']] as const) {
+      const lacking = lackingLocalEndpoints(svc, slices, family, hostname);
+      const into = out.withoutLocalEndpointsByFamily[name];
+      if (lacking.internal) into.internal++;
+      if (lacking.external) into.external++;
+      inEither.internal ||= lacking.internal;
+      inEither.external ||= lacking.external;
     }
-    if (local > 0 || slices.length === 0) continue;
-    count(out.withoutLocalEndpoints, svc);
+    if (inEither.internal) out.withoutLocalEndpoints.internal++;
+    if (inEither.external) out.withoutLocalEndpoints.external++;
   }
   return out;
+}
+
+/**
+ * Which Local policies of the Service leave a port of this family without
+ * an endpoint here, as kube-proxy's IPVS syncEndpoint finds it for each
+ * virtual server that takes node-local endpoints only: the ClusterIP one
+ * with internalTrafficPolicy Local, the NodePort, externalIP and
+ * LoadBalancer ones with externalTrafficPolicy Local (usesLocalEndpoints:
+ * one of them exists). Such a virtual server counts for each Local policy
+ * of the Service, so with both Local the ClusterIP one counts for both.
+ * "None here" is CategorizeEndpoints' empty local list (no local ready
+ * endpoint, nor, failing those, a local serving-terminating one), and it
+ * counts only while the port has a usable endpoint anywhere
+ * (hasAnyEndpoints): a Service with no endpoint at all is not one whose
+ * endpoints are elsewhere.
+ */
+function lackingLocalEndpoints(svc: Service, slices: readonly SliceFacts[], family: AddressFamily, hostname: string): { internal: boolean; external: boolean } {
+  const out = { internal: false, external: false };
+  for (const info of servicePortInfos(svc, family)) {
+    if (!usesLocalEndpoints(info)) continue;
+    const endpoints = endpointsForPort(slices, info.portName, info.protocol, family, hostname);
+    if (!endpoints.some(usable) || endpoints.some((e) => e.isLocal && usable(e))) continue;
+    out.internal ||= info.internalPolicyLocal;
+    out.external ||= info.externalPolicyLocal;
+  }
+  return out;
+}
+
+/** Usable for Local policy: ready, or, when none is, serving and terminating. */
+function usable(e: EndpointInfo): boolean {
+  return e.ready || (e.serving && e.terminating);
 }
 
 /** Ready endpoints on this node, each address once (kube-proxy's LocalReadyEndpoints: terminating ones do not count). */

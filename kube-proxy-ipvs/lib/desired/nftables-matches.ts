@@ -108,6 +108,29 @@ export function sourceIn(family: AddressFamily, cidrText: string, op: 'eq' | 'ne
   ];
 }
 
+/** IFNAMSIZ, from <linux/if.h>: an interface name's bytes with its terminating NUL. */
+const IFNAMSIZ = 16;
+
+/**
+ * `iifname "cbr0"` / `iifname "veth*"` (or `!=`), which is iptables'
+ * `-i cbr0` / `-i veth+`: the input interface by name, so it need not
+ * exist yet. nft compares a whole name NUL-padded to IFNAMSIZ, and a
+ * wildcard's prefix alone. A name too long for an interface is left as it
+ * is, for the kernel to refuse (as iptables-restore refuses `-i` with it).
+ */
+export function inputInterfaceName(name: string, prefix: boolean, op: 'eq' | 'neq'): Expression[] {
+  const text = new TextEncoder().encode(name);
+  let data = text;
+  if (!prefix && text.length < IFNAMSIZ) {
+    data = new Uint8Array(IFNAMSIZ);
+    data.set(text);
+  }
+  return [
+    { type: 'meta', key: 'iifname', dreg: NFT_REG_1 },
+    { type: 'cmp', op, sreg: NFT_REG_1, data },
+  ];
+}
+
 /** `fib saddr type local` / `fib daddr type local` (or `!=`). */
 export function addressTypeLocal(which: 'saddr' | 'daddr', op: 'eq' | 'neq'): Expression[] {
   return [

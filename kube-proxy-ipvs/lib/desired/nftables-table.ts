@@ -20,8 +20,9 @@ import type { Chain, Expression, NftSet, Rule, Table } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import type { ProxyConfig } from '../kubernetes/model.js';
 import { SET, SET_DEFINITIONS, type SetName } from './ipsets.js';
+import { localDetector } from './local-detector.js';
 import {
-  addressTypeLocal, CT_STATE, ctStateAny, flipMarkBit, inSet, jump, markBit, portInSet, rejectPortUnreachable, setMarkBit, sourceIn, verdict,
+  addressTypeLocal, CT_STATE, ctStateAny, flipMarkBit, inputInterfaceName, inSet, jump, markBit, portInSet, rejectPortUnreachable, setMarkBit, sourceIn, verdict,
   type KeyPart,
 } from './nftables-matches.js';
 
@@ -87,8 +88,8 @@ export function isIntervalSet(set: string): boolean {
 
 const OUT_DROP_COMMENT = 'Load balancer ip + port whose source ranges leave the node out: the node may not reach it';
 
-/** The table for one family, as `config` asks for it. */
-export function nftTable(family: AddressFamily, config: ProxyConfig): NftTableSpec {
+/** The table for one family, as `config` (and, for --detect-local-mode=NodeCIDR, the Node's spec.podCIDRs) asks for it. */
+export function nftTable(family: AddressFamily, config: ProxyConfig, podCIDRs: readonly string[] = []): NftTableSpec {
   const t = { family: nftFamily(family), table: NFT_TABLE };
   const addr = family === 'inet' ? 'ipv4_addr' : 'ipv6_addr';
   const sets: NftSet[] = [...SET_DEFINITIONS.map((d) => [d.name, d.comment] as const), [OUT_DROP_SET, OUT_DROP_COMMENT] as const].map(([set, comment]) => {
@@ -102,7 +103,7 @@ export function nftTable(family: AddressFamily, config: ProxyConfig): NftTableSp
     chains.push({ ...t, name, ...(hook ? { ...hook, policy: 'accept' as const } : {}) });
     for (const b of body) rules.push(Array.isArray(b) ? { ...t, chain: name, expressions: b } : { ...t, chain: name, ...b });
   };
-  const r = rulesOf(family, config);
+  const r = rulesOf(family, config, podCIDRs);
   chain('nat-prerouting', { type: 'nat', hook: 'prerouting', priority: -100 }, [jump('services')]);
   chain('nat-output', { type: 'nat', hook: 'output', priority: -100 }, [jump('services')]);
   chain('nat-postrouting', { type: 'nat', hook: 'postrouting', priority: 100 }, [jump('postrouting')]);
@@ -119,7 +120,7 @@ export function nftTable(family: AddressFamily, config: ProxyConfig): NftTableSp
 type Body = Expression[] | { comment: string; expressions: Expression[] };
 
 /** The regular chains, KUBE-* chain for KUBE-* chain, in the order of their rules in iptables-rules.ts. */
-function rulesOf(family: AddressFamily, config: ProxyConfig): Record<string, Body[]> {
+function rulesOf(family: AddressFamily, config: ProxyConfig, podCIDRs: readonly string[]): Record<string, Body[]> {
   const mark = (1 << config.masqueradeBit) >>> 0;
   const match = (set: string) => inSet(family, KEYS[set as SetName], nftSetName(set), { interval: INTERVAL.has(set) });
   const port = (protocol: 'tcp' | 'udp', set: string) => portInSet(protocol, nftSetName(set));
@@ -132,7 +133,7 @@ function rulesOf(family: AddressFamily, config: ProxyConfig): Record<string, Bod
     services: [
       [...sourceIn(family, family === 'inet' ? '127.0.0.0/8' : '::1/128', 'eq'), verdict('return')],
       [...match(SET.loadBalancer), jump('load-balancer')],
-      clusterIPMasquerade(family, config, masq),
+      clusterIPMasquerade(family, config, podCIDRs, masq),
       [...match(SET.externalIP), masq],
       ...externalAccepts(SET.externalIP),
       ...externalAccepts(SET.externalIPLocal),
@@ -184,15 +185,17 @@ function rulesOf(family: AddressFamily, config: ProxyConfig): Record<string, Bod
 }
 
 /**
- * Which traffic to a ClusterIP is marked for masquerade: all of it with
- * masqueradeAll; from outside the pod CIDR when clusterCIDR is known (the
- * ClusterCIDR local-traffic detector); otherwise node-originated traffic
- * whose source is a VIP (ipset's `src,dst`).
+ * Which traffic to a ClusterIP is marked for masquerade, as iptables-rules.ts
+ * decides it: all of it with masqueradeAll; traffic not from the pods when
+ * the family has a local-traffic detector (`ip saddr != <pod range>`,
+ * `iifname != "<bridge>"`, `iifname != "<prefix>*"`); otherwise
+ * node-originated traffic whose source is a VIP (ipset's `src,dst`).
  */
-function clusterIPMasquerade(family: AddressFamily, config: ProxyConfig, masq: Expression): Expression[] {
+function clusterIPMasquerade(family: AddressFamily, config: ProxyConfig, podCIDRs: readonly string[], masq: Expression): Expression[] {
   const name = nftSetName(SET.clusterIP);
   if (config.masqueradeAll) return [...inSet(family, KEYS[SET.clusterIP], name), masq];
-  const podCIDR = config.clusterCIDRs.find((c) => c.includes(':') === (family === 'inet6'));
-  if (podCIDR !== undefined) return [...inSet(family, KEYS[SET.clusterIP], name), ...sourceIn(family, podCIDR, 'neq'), masq];
-  return [...inSet(family, ['saddr', 'l4proto', 'dport'], name), masq];
+  const detector = localDetector(family, config, podCIDRs);
+  if (detector === undefined) return [...inSet(family, ['saddr', 'l4proto', 'dport'], name), masq];
+  const notLocal = detector.kind === 'cidr' ? sourceIn(family, detector.cidr, 'neq') : inputInterfaceName(detector.name, detector.prefix, 'neq');
+  return [...inSet(family, KEYS[SET.clusterIP], name), ...notLocal, masq];
 }

@@ -28,6 +28,8 @@ export interface NodeContext {
   primaryIP: Map<AddressFamily, string>;
   nodePortIPs: Map<AddressFamily, string[]>;
   localAddresses: ReadonlySet<string>;
+  /** The Node's spec.podCIDRs (the NodeCIDR local-traffic detector's ranges; local-detector.ts). */
+  podCIDRs: readonly string[];
   config: ProxyConfig;
 }
 
@@ -54,6 +56,7 @@ export function nodeContext(node: NodeInfo, config: ProxyConfig, hostAddresses?:
     primaryIP,
     nodePortIPs,
     localAddresses: new Set(local),
+    podCIDRs: node.podCIDRs ?? [],
     config,
   };
 }
@@ -74,12 +77,25 @@ export function usableLocalAddresses(addresses: readonly string[]): string[] {
 }
 
 /**
- * --nodeport-addresses: CIDRs of the family (and "primary", the family's
- * primary node IP) narrow the list; with none for this family every usable
- * local address serves NodePorts.
+ * The keywords --nodeport-addresses takes besides CIDRs (kube-proxy 1.37),
+ * in any combination with each other and with CIDRs. "primary" stands for
+ * each family's primary node IP; the others for these CIDRs.
+ */
+export const NODE_PORT_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
+  primary: [],
+  localhost: ['127.0.0.0/8', '::1/128'],
+  all: ['0.0.0.0/0', '::/0'],
+};
+
+/**
+ * --nodeport-addresses: CIDRs of the family (the keywords expanded, and
+ * "primary", the family's primary node IP) narrow the list; with none for
+ * this family every usable local address serves NodePorts.
  */
 export function narrowNodePortIPs(usable: readonly string[], family: AddressFamily, primary: string | undefined, filters: readonly string[]): string[] {
-  const cidrs = filters.filter((f) => f !== 'primary').map((f, i) => parseCidr(f, `nodePortAddresses[${i}]`)).filter((c) => c.family === family);
+  const cidrs = filters
+    .flatMap((f, i) => (Object.hasOwn(NODE_PORT_KEYWORDS, f) ? NODE_PORT_KEYWORDS[f]!.map((c) => parseCidr(c, f)) : [parseCidr(f, `nodePortAddresses[${i}]`)]))
+    .filter((c) => c.family === family);
   // kube-proxy expands "primary" to the node IPs' /32 and /128 before filtering: without a node IP it adds nothing.
   const wantPrimary = filters.includes('primary') && primary !== undefined;
   if (cidrs.length === 0 && !wantPrimary) return [...usable];

@@ -56,9 +56,11 @@ export function servicePortInfos(svc: Service, family: AddressFamily): ServicePo
     (svc.status?.loadBalancer?.ingress ?? []).filter((i) => i.ip && i.ipMode !== 'Proxy').map((i) => i.ip as string),
     family,
   );
-  const loadBalancerSourceRanges = (svc.spec.loadBalancerSourceRanges ?? [])
+  let loadBalancerSourceRanges = (svc.spec.loadBalancerSourceRanges ?? [])
     .map((c, i) => parseCidr(c, `spec.loadBalancerSourceRanges[${i}]`))
     .filter((c) => c.family === family);
+  // A range of prefix 0 lets every source in: as kube-proxy since 1.34, the family has no firewall at all (an ipset refuses a /0).
+  if (loadBalancerSourceRanges.some((c) => c.prefix === 0)) loadBalancerSourceRanges = [];
   const affinitySeconds =
     svc.spec.sessionAffinity === 'ClientIP'
       ? (svc.spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_AFFINITY_SECONDS)

@@ -42,9 +42,14 @@ export interface ControllerPort {
    * when IPVS is missing or privileges are lacking.
    */
   start(): Promise<void>;
-  upsertService(svc: Service): void;
-  /** Only the Service's identity (metadata.namespace and name) is read. */
-  deleteService(svc: Service): void;
+  /**
+   * Returns whether it is a change to sync: false when what the proxy
+   * reads of the Service is unchanged, or it proxies the Service in no
+   * family (kube-proxy's ServiceChangeTracker drops such an event).
+   */
+  upsertService(svc: Service): boolean;
+  /** Only the Service's identity (metadata.namespace and name) is read. Returns whether it is a change to sync, as upsertService(). */
+  deleteService(svc: Service): boolean;
   upsertEndpointSlice(slice: EndpointSlice): void;
   /** Only the slice's identity (its name, namespace and Service label) is read. */
   deleteEndpointSlice(slice: EndpointSlice): void;

@@ -100,12 +100,16 @@ export class Controller implements ControllerPort {
 
   // --- object changes: each marks the keys it touched ---
 
-  upsertService(svc: Service): void {
+  upsertService(svc: Service): boolean {
+    const change = this.objects.isServiceChange(svc);
     this.mark(this.objects.upsertService(svc));
+    return change;
   }
 
-  deleteService(svc: Service): void {
+  deleteService(svc: Service): boolean {
+    const change = this.objects.isServiceChange(svc, true);
     this.mark(this.objects.deleteService(namespaceOf(svc.metadata), svc.metadata.name));
+    return change;
   }
 
   upsertEndpointSlice(slice: EndpointSlice): void {

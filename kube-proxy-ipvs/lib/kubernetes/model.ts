@@ -82,6 +82,8 @@ export interface Node {
   apiVersion?: string;
   kind?: 'Node';
   metadata: ObjectMeta;
+  /** podCIDRs: the ranges this node's pods get addresses from (--detect-local-mode=NodeCIDR). */
+  spec?: { podCIDRs?: string[] };
   status?: { addresses?: Array<{ type: string; address: string }> };
 }
 
@@ -111,6 +113,8 @@ export interface NodeInfo {
   families?: AddressFamily[];
   /** The Node object's labels (for topology hints), when known. */
   labels?: Record<string, string>;
+  /** The Node object's spec.podCIDRs, when it has some: this node's pods' ranges (the NodeCIDR local-traffic detector). */
+  podCIDRs?: string[];
 }
 
 export interface ProxyConfig {
@@ -120,9 +124,17 @@ export interface ProxyConfig {
   masqueradeAll: boolean;
   /** --masquerade-bit: the fwmark bit that asks KUBE-POSTROUTING to masquerade (default 14, 0x4000). */
   masqueradeBit: number;
-  /** --cluster-cidr: pod CIDRs; traffic from outside them to a ClusterIP is masqueraded. */
+  /** --cluster-cidr: the cluster's pod CIDRs (the ClusterCIDR local-traffic detector's ranges). */
   clusterCIDRs: string[];
-  /** --nodeport-addresses: CIDRs (or "primary") narrowing the node addresses NodePorts listen on. */
+  /**
+   * --detect-local-mode: how traffic from pods is told from other traffic;
+   * traffic to a ClusterIP that is not from a pod is masqueraded
+   * (desired/local-detector.ts).
+   */
+  detectLocalMode: DetectLocalMode;
+  /** --pod-bridge-interface, --pod-interface-name-prefix: the BridgeInterface and InterfaceNamePrefix modes' interfaces. */
+  detectLocal: { bridgeInterface: string; interfaceNamePrefix: string };
+  /** --nodeport-addresses: CIDRs and the keywords "primary", "localhost", "all" (node-addresses.ts) narrowing the node addresses NodePorts listen on. */
   nodePortAddresses: string[];
   /** --ipvs-exclude-cidrs: virtual servers in these ranges belong to someone else and are never removed. */
   excludeCIDRs: string[];
@@ -142,12 +154,17 @@ export interface ProxyConfig {
 
 export type RulesBackend = 'iptables' | 'nftables';
 
+/** kube-proxy's LocalMode values (detectLocalMode). */
+export type DetectLocalMode = 'ClusterCIDR' | 'NodeCIDR' | 'BridgeInterface' | 'InterfaceNamePrefix';
+
 export function defaultProxyConfig(overrides: Partial<ProxyConfig> = {}): ProxyConfig {
   return {
     scheduler: 'rr',
     masqueradeAll: false,
     masqueradeBit: 14,
     clusterCIDRs: [],
+    detectLocalMode: 'ClusterCIDR',
+    detectLocal: { bridgeInterface: '', interfaceNamePrefix: '' },
     nodePortAddresses: [],
     excludeCIDRs: [],
     strictARP: false,

@@ -2,7 +2,8 @@
  * This node as the controller needs it, from its Node object and the
  * flags: its addresses (kube-proxy's order: InternalIP, then ExternalIP;
  * --bind-address, when it names an address, is the primary), its labels
- * (topology zone), and whether it is being deleted (healthz says no then).
+ * (topology zone), its pod CIDRs (--detect-local-mode=NodeCIDR), and
+ * whether it is being deleted (healthz says no then).
  */
 import type { Node, NodeInfo } from './model.js';
 import { canonicalAddress, familyOf } from 'ipvs-netlink/address';
@@ -15,7 +16,15 @@ export function nodeInfoOf(name: string, node: Node | undefined, bindIP: string 
     // The bind address is this family's primary; the other family's addresses stay (dual-stack).
     addresses = [bindIP, ...addresses.filter((a) => familyOf(a) !== familyOf(bindIP))];
   }
-  return { name, addresses, labels: node?.metadata.labels };
+  const podCIDRs = podCIDRsOf(node);
+  return { name, addresses, labels: node?.metadata.labels, ...(podCIDRs.length ? { podCIDRs } : {}) };
+}
+
+/** The Node's spec.podCIDRs (none for a Node the IPAM has not given a range yet). */
+export function podCIDRsOf(node: Node | undefined): string[] {
+  // A hand-written manifest's Node is not checked past its addresses: take only a list of strings.
+  const list: unknown = node?.spec?.podCIDRs;
+  return Array.isArray(list) ? list.filter((c): c is string => typeof c === 'string') : [];
 }
 
 /** kube-proxy's node eligibility for /healthz: not being deleted, not marked for scale-down. */
@@ -26,6 +35,11 @@ export function nodeEligible(node: Node | undefined): boolean {
   return !(loose.spec?.taints ?? []).some((t) => t.key === 'ToBeDeletedByClusterAutoscaler');
 }
 
+/**
+ * Whether a Node update leaves what the controller uses as it was. The pod
+ * CIDRs are left out: they are read once, at start (a change ends the
+ * process in NodeCIDR mode, the only one that uses them).
+ */
 export function sameNodeInfo(a: NodeInfo, b: NodeInfo): boolean {
   return JSON.stringify([a.name, a.addresses, a.labels ?? {}]) === JSON.stringify([b.name, b.addresses, b.labels ?? {}]);
 }

@@ -7,6 +7,7 @@
  * (virtual servers, real servers, ipset entries), counters of netlink
  * operations and the sync kinds, which upstream has no equivalent for.
  */
+import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
@@ -19,13 +20,44 @@ const SYNC_KINDS: readonly SyncKind[] = ['full', 'incremental', 'resync', 'drain
 
 /** kube-proxy: metrics.ExponentialBuckets(0.001, 2, 15) */
 const SYNC_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
-/** kube-proxy: 0.25, 0.5, then 1..59 s by 1, 60..115 by 5, 120..300 by 30 */
+/** kube-proxy: 0 (its merge() starts from make([]float64, 1)), 0.25, 0.5, then 1..59 s by 1, 60..115 by 5, 120..300 by 30 */
 const PROGRAMMING_BUCKETS = [
-  0.25, 0.5,
+  0, 0.25, 0.5,
   ...Array.from({ length: 59 }, (_, i) => i + 1),
   ...Array.from({ length: 12 }, (_, i) => 60 + 5 * i),
   ...Array.from({ length: 7 }, (_, i) => 120 + 30 * i),
 ];
+
+/**
+ * component-base writes each metric's stability level before its HELP
+ * text; all of kube-proxy's, and kubernetes_build_info, are ALPHA. Our
+ * extensions have no stability level, so no prefix.
+ */
+const alpha = (help: string) => `[ALPHA] ${help}`;
+
+/**
+ * The pending-Services gauge: kube-proxy's ServiceChangeTracker keeps one
+ * entry per Service with a change not yet synced. Setting it to 0 (a sync
+ * took the changes) forgets them.
+ */
+class PendingKeysGauge extends Gauge<string> {
+  private readonly keys = new Set<string>();
+
+  add(key: string): void {
+    this.keys.add(key);
+    super.set(this.keys.size);
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  override set(labelsOrValue: number | Partial<Record<string, string | number>>, value?: number): void {
+    if (typeof labelsOrValue !== 'number') return super.set(labelsOrValue, value!);
+    if (labelsOrValue === 0) this.keys.clear();
+    super.set(labelsOrValue);
+  }
+}
 
 export class ProxyMetrics {
   readonly registry = new Registry();
@@ -38,7 +70,7 @@ export class ProxyMetrics {
   readonly endpointChangesTotal: Counter;
   readonly endpointChangesPending: Gauge;
   readonly serviceChangesTotal: Counter;
-  readonly serviceChangesPending: Gauge;
+  readonly serviceChangesPending: PendingKeysGauge;
   readonly noLocalEndpoints: Gauge<'traffic_policy' | 'ip_family'>;
   readonly healthzTotal: Counter<'code'>;
   readonly livezTotal: Counter<'code'>;
@@ -47,36 +79,37 @@ export class ProxyMetrics {
 
   /** The families served, for the ip_family label of what is not per family here (one sync programs both). */
   private families: readonly AddressFamily[] = [];
+  private buildInfoGauge?: Gauge<(typeof BUILD_INFO_LABELS)[number]>;
 
   constructor(counters: () => ControllerCounters | undefined, opts: { defaultMetrics?: boolean } = {}) {
     const r = [this.registry];
     const ipFamily = ['ip_family'] as const;
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
-    this.syncDuration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: 'SyncProxyRules latency in seconds', labelNames: ipFamily, buckets: SYNC_BUCKETS, registers: r });
+    this.syncDuration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: alpha('SyncProxyRules latency in seconds'), labelNames: ipFamily, buckets: SYNC_BUCKETS, registers: r });
     // Ours: kube-proxy's IPVS mode has no full/partial split (its iptables mode's names mean something else).
     this.syncFullDuration = new Histogram({ name: 'kubeproxy_ipvs_sync_full_duration_seconds', help: 'Sync latency in seconds of full resyncs (kernel read back)', buckets: SYNC_BUCKETS, registers: r });
     this.syncPartialDuration = new Histogram({ name: 'kubeproxy_ipvs_sync_partial_duration_seconds', help: 'Sync latency in seconds of incremental syncs', buckets: SYNC_BUCKETS, registers: r });
-    this.lastSyncTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', help: 'The last time proxy rules were successfully synced', labelNames: ipFamily, registers: r });
-    this.lastQueuedTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', help: 'The last time a sync of proxy rules was queued', labelNames: ipFamily, registers: r });
+    this.lastSyncTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_timestamp_seconds', help: alpha('The last time proxy rules were successfully synced'), labelNames: ipFamily, registers: r });
+    this.lastQueuedTimestamp = new Gauge({ name: 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', help: alpha('The last time a sync of proxy rules was queued'), labelNames: ipFamily, registers: r });
     this.networkProgrammingDuration = new Histogram({
       name: 'kubeproxy_network_programming_duration_seconds',
-      help: 'In Cluster Network Programming Latency in seconds',
+      help: alpha('In Cluster Network Programming Latency in seconds'),
       labelNames: ipFamily,
       buckets: PROGRAMMING_BUCKETS,
       registers: r,
     });
-    this.endpointChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', help: 'Cumulative proxy rules Endpoint changes', registers: r });
-    this.endpointChangesPending = new Gauge({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_pending', help: 'Pending proxy rules Endpoint changes', registers: r });
-    this.serviceChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total', help: 'Cumulative proxy rules Service changes', registers: r });
-    this.serviceChangesPending = new Gauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: 'Pending proxy rules Service changes', registers: r });
+    this.endpointChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', help: alpha('Cumulative proxy rules Endpoint changes'), registers: r });
+    this.endpointChangesPending = new Gauge({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_pending', help: alpha('Pending proxy rules Endpoint changes'), registers: r });
+    this.serviceChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total', help: alpha('Cumulative proxy rules Service changes'), registers: r });
+    this.serviceChangesPending = new PendingKeysGauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: alpha('Pending proxy rules Service changes'), registers: r });
     this.noLocalEndpoints = new Gauge({
       name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
-      help: 'Number of services with a Local traffic policy and no endpoints',
+      help: alpha('Number of services with a Local traffic policy and no endpoints'),
       labelNames: ['traffic_policy', 'ip_family'],
       registers: r,
     });
-    this.healthzTotal = new Counter({ name: 'kubeproxy_proxy_healthz_total', help: 'Cumulative proxy healthz HTTP status', labelNames: ['code'], registers: r });
-    this.livezTotal = new Counter({ name: 'kubeproxy_proxy_livez_total', help: 'Cumulative proxy livez HTTP status', labelNames: ['code'], registers: r });
+    this.healthzTotal = new Counter({ name: 'kubeproxy_proxy_healthz_total', help: alpha('Cumulative proxy healthz HTTP status'), labelNames: ['code'], registers: r });
+    this.livezTotal = new Counter({ name: 'kubeproxy_proxy_livez_total', help: alpha('Cumulative proxy livez HTTP status'), labelNames: ['code'], registers: r });
     this.syncErrorsTotal = new Counter({ name: 'kubeproxy_ipvs_sync_errors_total', help: 'Syncs, resyncs and drain passes that failed, by kind', labelNames: ['kind'], registers: r });
     this.invalidObjectsTotal = new Counter({
       name: 'kubeproxy_invalid_objects_total',
@@ -195,7 +228,7 @@ export class ProxyMetrics {
     const metrics = this;
     new Counter({
       name: 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total',
-      help: 'Cumulative proxy iptables restore failures',
+      help: alpha('Cumulative proxy iptables restore failures'),
       labelNames: ipFamily,
       registers: r,
       collect() {
@@ -208,32 +241,77 @@ export class ProxyMetrics {
     });
   }
 
-  /** The families served; the per-family series start at zero for each. */
-  setFamilies(families: readonly AddressFamily[]): void {
+  /**
+   * The families served; the per-family series start at zero for each.
+   * They are set as the sync runner is about to start, when kube-proxy's
+   * runner marks each family queued.
+   */
+  setFamilies(families: readonly AddressFamily[], at = Date.now()): void {
     this.families = families;
+    this.queued(families.map((f) => IP_FAMILY[f]), at);
   }
 
-  /** A sync or resync finished successfully (it programmed every family served). */
-  synced(kind: 'sync' | 'resync', durationMs: number, at: number): void {
+  /** kubernetes_build_info for this Kubernetes version (build-info.ts); the cli gives it. */
+  setBuildInfo(gitVersion: string): void {
+    this.buildInfoGauge ??= new Gauge({
+      name: 'kubernetes_build_info',
+      help: alpha("A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running."),
+      labelNames: BUILD_INFO_LABELS,
+      registers: [this.registry],
+    });
+    this.buildInfoGauge.reset();
+    this.buildInfoGauge.set(buildInfo(gitVersion), 1);
+  }
+
+  /** A sync or resync ended, whatever its outcome: kube-proxy observes the duration in a defer, failed syncs too. */
+  syncRan(kind: 'sync' | 'resync', durationMs: number): void {
     const seconds = durationMs / 1000;
-    for (const f of this.families) {
-      this.syncDuration.observe({ ip_family: IP_FAMILY[f] }, seconds);
-      this.lastSyncTimestamp.set({ ip_family: IP_FAMILY[f] }, at / 1000);
-    }
+    for (const f of this.families) this.syncDuration.observe({ ip_family: IP_FAMILY[f] }, seconds);
     (kind === 'resync' ? this.syncFullDuration : this.syncPartialDuration).observe(seconds);
+  }
+
+  /** A sync or resync counted as done (every family served programmed, operations refused or not); a failed one leaves the timestamp, as kube-proxy's returns before setting it. */
+  synced(at: number): void {
+    for (const f of this.families) this.lastSyncTimestamp.set({ ip_family: IP_FAMILY[f] }, at / 1000);
+  }
+
+  /** A sync of every family queued for another reason than an object change (the Node's addresses changed): kube-proxy's Sync(). */
+  syncQueued(at: number): void {
+    this.queued(this.families.map((f) => IP_FAMILY[f]), at);
+  }
+
+  /**
+   * A Service event, `change` when it is one to sync (the controller says).
+   * kube-proxy gives it to each family's ServiceChangeTracker, and each
+   * counts it in the total, a no-op too; the pending gauge counts Services
+   * with a change not yet synced, each once; a sync is queued for a family
+   * while a change is pending (its tracker's Update returns true).
+   */
+  serviceChanged(key: string, change: boolean, at: number): void {
+    this.serviceChangesTotal.inc(this.families.length);
+    if (change) this.serviceChangesPending.add(key);
+    if (this.serviceChangesPending.size > 0) this.queued(this.families.map((f) => IP_FAMILY[f]), at);
+  }
+
+  /**
+   * A change of an EndpointSlice of a family served, which only that
+   * family's EndpointsChangeTracker takes (FQDN slices and the families not
+   * served are no one's, so not counted): each one is pending until a sync
+   * takes it, and queues a sync of its family.
+   */
+  endpointsChanged(family: 'IPv4' | 'IPv6', at: number): void {
+    this.endpointChangesTotal.inc();
+    this.endpointChangesPending.inc();
+    this.queued([family], at);
+  }
+
+  /** A sync or resync is starting: it takes the pending changes, as kube-proxy's checkoutChanges() at the start of syncProxyRules. */
+  syncStarting(): void {
     this.endpointChangesPending.set(0);
     this.serviceChangesPending.set(0);
   }
 
-  serviceChanged(at: number): void {
-    this.serviceChangesTotal.inc();
-    this.serviceChangesPending.inc();
-    for (const f of this.families) this.lastQueuedTimestamp.set({ ip_family: IP_FAMILY[f] }, at / 1000);
-  }
-
-  endpointsChanged(at: number): void {
-    this.endpointChangesTotal.inc();
-    this.endpointChangesPending.inc();
-    for (const f of this.families) this.lastQueuedTimestamp.set({ ip_family: IP_FAMILY[f] }, at / 1000);
+  private queued(families: ReadonlyArray<'IPv4' | 'IPv6'>, at: number): void {
+    for (const f of families) this.lastQueuedTimestamp.set({ ip_family: f }, at / 1000);
   }
 }

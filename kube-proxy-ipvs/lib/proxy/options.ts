@@ -7,9 +7,10 @@
  */
 import { hostname } from 'node:os';
 import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
-import { defaultProxyConfig, type Node, type NodeInfo, type ProxyConfig, type RulesBackend } from '../kubernetes/model.js';
+import { defaultProxyConfig, type DetectLocalMode, type Node, type NodeInfo, type ProxyConfig, type RulesBackend } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
 import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
+import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
 import type { ConntrackSettings } from '../kernel/conntrack-sysctls.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 
@@ -30,7 +31,7 @@ export interface IpvsOptions {
 /** conntrack.* (KubeProxyConntrackConfiguration), as kernel/conntrack-sysctls.ts applies it. */
 export type ConntrackOptions = ConntrackSettings;
 
-export type DetectLocalMode = 'ClusterCIDR' | 'NodeCIDR' | 'BridgeInterface' | 'InterfaceNamePrefix';
+export type { DetectLocalMode } from '../kubernetes/model.js';
 
 /** How the API server is reached (clientConnection). */
 export interface ClientConnectionOptions {
@@ -152,9 +153,12 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
   };
   check(o.proxyMode === 'ipvs', `--proxy-mode (mode): only "ipvs" is supported by kube-proxy-ipvs, got "${o.proxyMode}"`);
   check(canonicalAddress(o.bindAddress) !== undefined, `--bind-address (bindAddress): "${o.bindAddress}" is not an IP address`);
-  o.clusterCIDRs.forEach((c) => cidr(c, '--cluster-cidr (clusterCIDR)', problems));
-  o.nodePortAddresses.forEach((c) => {
-    if (c !== 'primary') cidr(c, '--nodeport-addresses (nodePortAddresses)', problems, ' or "primary"');
+  // Upstream checks clusterCIDR only where it is used: for the ClusterCIDR detector.
+  if (o.detectLocalMode === 'ClusterCIDR' && o.clusterCIDRs.length > 0) problems.push(...dualStackCIDRProblems(o.clusterCIDRs, '--cluster-cidr (clusterCIDR)'));
+  o.nodePortAddresses.forEach((c, i) => {
+    if (!Object.hasOwn(NODE_PORT_KEYWORDS, c) && !isGoCidr(c)) {
+      problems.push(`--nodeport-addresses (nodePortAddresses[${i}]): Invalid value: ${JSON.stringify(c)}: must be a CIDR or one of the keywords ${Object.keys(NODE_PORT_KEYWORDS).map((k) => `"${k}"`).join(', ')}`);
+    }
   });
   check(Number.isInteger(o.masqueradeBit) && o.masqueradeBit >= 0 && o.masqueradeBit <= 31, `masqueradeBit must be an integer from 0 to 31, got ${o.masqueradeBit}`);
   const v = o.ipvs;
@@ -184,31 +188,78 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
   check(modes.includes(o.detectLocalMode), `--detect-local-mode (detectLocalMode): Unsupported value: "${o.detectLocalMode}": supported values: ${modes.map((m) => `"${m}"`).join(', ')}`);
   check(o.detectLocalMode !== 'BridgeInterface' || o.detectLocal.bridgeInterface !== '', `--pod-bridge-interface (detectLocal.bridgeInterface) must not be empty when --detect-local-mode is BridgeInterface`);
   check(o.detectLocalMode !== 'InterfaceNamePrefix' || o.detectLocal.interfaceNamePrefix !== '', `--pod-interface-name-prefix (detectLocal.interfaceNamePrefix) must not be empty when --detect-local-mode is InterfaceNamePrefix`);
-  check(o.clusterCIDRs.length <= 2, `--cluster-cidr (clusterCIDR) must be a either a single CIDR or dual-stack pair of CIDRs (e.g. [10.100.0.0/16, fde4:8dba:82e1::/48]`);
-  check(!(o.nodePortAddresses.includes('primary') && o.nodePortAddresses.length > 1), `--nodeport-addresses (nodePortAddresses): can't use both 'primary' and CIDRs`);
   check(o.logging.format === 'text' || o.logging.format === 'json', `--logging-format (logging.format): Unsupported value: "${o.logging.format}": supported values: "json", "text"`);
-  for (const [name, addr] of [
-    ['--healthz-bind-address (healthzBindAddress)', o.healthzBindAddress],
-    ['--metrics-bind-address (metricsBindAddress)', o.metricsBindAddress],
-  ] as const) {
-    if (addr === '') continue;
-    try {
-      parseHostPort(addr);
-    } catch (e) {
-      problems.push(`${name}: ${(e as Error).message}`);
-    }
-  }
+  // An empty healthz address turns the server off; upstream checks the metrics address even when empty.
+  if (o.healthzBindAddress !== '') problems.push(...hostPortProblems(o.healthzBindAddress, '--healthz-bind-address (healthzBindAddress)'));
+  problems.push(...hostPortProblems(o.metricsBindAddress, '--metrics-bind-address (metricsBindAddress)'));
   check(Number.isInteger(o.verbosity) && o.verbosity >= 0, `-v must be a non-negative integer, got ${o.verbosity}`);
   if (problems.length) throw new OptionsError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return o;
 }
 
-function cidr(value: string, name: string, problems: string[], alt = ''): void {
+function cidr(value: string, name: string, problems: string[]): void {
   try {
     parseCidr(value, name);
   } catch {
-    problems.push(`${name}: "${value}" is not a CIDR such as 10.0.0.0/8${alt}`);
+    problems.push(`${name}: "${value}" is not a CIDR such as 10.0.0.0/8`);
   }
+}
+
+const DUAL_STACK_PAIR = 'must be a either a single CIDR or dual-stack pair of CIDRs (e.g. [10.100.0.0/16, fde4:8dba:82e1::/48]';
+
+/** Go's net.ParseCIDR: no white space around it (parseCidr would trim it). */
+function isGoCidr(value: string): boolean {
+  if (value !== value.trim()) return false;
+  try {
+    parseCidr(value, 'CIDR');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** validateDualStackCIDRStrings: one CIDR, or two of different families; each checked as written. */
+function dualStackCIDRProblems(cidrs: readonly string[], name: string): string[] {
+  if (cidrs.length > 2) return [`${name}: Invalid value: ${JSON.stringify(cidrs.join(','))}: ${DUAL_STACK_PAIR}`];
+  const bad = cidrs.filter((c) => !isGoCidr(c));
+  if (bad.length) return bad.map((c) => `${name}: Invalid value: ${JSON.stringify(c)}: must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)`);
+  const families = new Set(cidrs.map((c) => parseCidr(c, 'CIDR').family));
+  return cidrs.length === 2 && families.size === 1 ? [`${name}: Invalid value: ${JSON.stringify(cidrs.join(','))}: ${DUAL_STACK_PAIR}`] : [];
+}
+
+/**
+ * validateHostPort: Go's net.SplitHostPort, then an IP host (not empty) and
+ * a port from 1 to 65535. Stricter than parseHostPort, which also takes
+ * port 0 and an empty host for servers started in code.
+ */
+function hostPortProblems(value: string, name: string): string[] {
+  const split = splitHostPort(value);
+  if (!split) return [`${name}: Invalid value: ${JSON.stringify(value)}: must be IP:port`];
+  const out: string[] = [];
+  if (canonicalAddress(split.host) === undefined) out.push(`${name}: Invalid value: ${JSON.stringify(split.host)}: must be a valid IP`);
+  const port = /^[+-]?\d+$/.test(split.port) ? Number(split.port) : NaN;
+  if (!(port >= 1 && port <= 65535)) out.push(`${name}: Invalid value: ${JSON.stringify(split.port)}: must be a valid port`);
+  return out;
+}
+
+/** Go's net.SplitHostPort: "host:port" or "[host]:port"; undefined where Go returns an error. */
+function splitHostPort(value: string): { host: string; port: string } | undefined {
+  const colon = value.lastIndexOf(':');
+  if (colon < 0) return undefined;
+  let host: string;
+  let from = 0;
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    if (end < 0 || end + 1 !== colon) return undefined;
+    host = value.slice(1, end);
+    from = end + 1;
+    if (value.indexOf('[', 1) >= 0) return undefined;
+  } else {
+    host = value.slice(0, colon);
+    if (host.includes(':') || value.includes('[')) return undefined;
+  }
+  if (value.indexOf(']', from) >= 0) return undefined;
+  return { host, port: value.slice(colon + 1) };
 }
 
 /** "0.0.0.0:10256", "[::]:10256", "127.0.0.1:10249" → host and port. */
@@ -229,6 +280,8 @@ export function proxyConfigOf(o: ProxyOptions): ProxyConfig {
     masqueradeAll: o.masqueradeAll,
     masqueradeBit: o.masqueradeBit,
     clusterCIDRs: o.clusterCIDRs,
+    detectLocalMode: o.detectLocalMode,
+    detectLocal: { ...o.detectLocal },
     nodePortAddresses: o.nodePortAddresses,
     excludeCIDRs: o.ipvs.excludeCIDRs,
     strictARP: o.ipvs.strictARP,

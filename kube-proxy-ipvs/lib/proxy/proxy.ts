@@ -15,6 +15,7 @@
  */
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, NodeInfo, Service } from '../kubernetes/model.js';
+import { serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
@@ -26,6 +27,7 @@ import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
 import { type HostSetup, realHost } from './host-setup.js';
 import { startingNode } from './node-ips.js';
+import { exitIfPodCIDRsChanged, waitForPodCIDRs } from './node-pod-cidrs.js';
 import { ServerStart } from './server-start.js';
 import { nodeInfoFor, type ProxyOptions, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
@@ -33,12 +35,13 @@ import { ProxyHealth } from './proxy-health.js';
 import { healthCheckHosts, ServiceHealthServers } from './service-health.js';
 import { type Source, type SourceEvent, eventLabel } from './sources/source.js';
 import { type RunOutcome, SyncRunner } from './sync-runner.js';
+import { checkedPass, refusedSome } from './sync-outcome.js';
+import { ProgrammingLatency } from './programming-latency.js';
 
 /** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
 const NODE_WAIT_MS = 30_000;
 
 /** Set by the EndpointSlice controller; the start of network programming latency. */
-const TRIGGER_TIME_ANNOTATION = 'endpoints.kubernetes.io/last-change-trigger-time';
 
 export interface ProxyDeps {
   source: Source;
@@ -85,8 +88,7 @@ export class Proxy {
    * user-mode-linux every clock reading is a system call).
    */
   private incoming: SourceEvent[] = [];
-  /** Trigger times of endpoint changes not yet programmed, with their slice's family. */
-  private triggers: Array<{ at: number; family: 'IPv4' | 'IPv6' }> = [];
+  private readonly programming = new ProgrammingLatency();
   private stopping = false;
   private firstSyncLogged = false;
   /** The families served, from the host; empty until start() has asked it. */
@@ -152,6 +154,9 @@ export class Proxy {
     this.flush();
     await this.waitForNode();
     if (this.stopping) return addresses;
+    // NodeCIDR's ranges are the Node's: as kube-proxy, the start waits for them (or fails without them).
+    if (o.detectLocalMode === 'NodeCIDR') await waitForPodCIDRs(() => this.node, o.hostnameOverride, this.clock, () => this.stopping);
+    if (this.stopping) return addresses;
     this.nodeInfo = startingNode(o, this.node, found, this.log);
     this.families = found.families;
     this.metrics.setFamilies(this.families);
@@ -181,9 +186,11 @@ export class Proxy {
     this.runner = new SyncRunner({
       minSyncPeriodMs: o.ipvs.minSyncPeriodMs,
       syncPeriodMs: o.ipvs.syncPeriodMs,
-      sync: () => controller.sync().then(refusedAsError),
-      resync: () => controller.resync().then(refusedAsError),
-      drain: () => controller.drain().then(refusedAsError),
+      // A sync takes the pending changes as it starts (kube-proxy's checkoutChanges), failing or not.
+      sync: () => (this.metrics.syncStarting(), checkedPass(controller, () => controller.sync())),
+      resync: () => (this.metrics.syncStarting(), checkedPass(controller, () => controller.resync())),
+      drain: () => checkedPass(controller, () => controller.drain()),
+      incomplete: refusedSome,
       onRun: (r) => this.afterRun(r),
       clock: this.clock,
     });
@@ -295,28 +302,37 @@ export class Proxy {
     const c = this.controller!;
     if (e.kind === 'Service') {
       const svc = e.object as Service;
-      if (e.type === 'delete') c.deleteService(svc);
-      else c.upsertService(svc);
-      this.metrics.serviceChanged(now);
+      const change = e.type === 'delete' ? c.deleteService(svc) : c.upsertService(svc);
+      this.metrics.serviceChanged(serviceKeyOf(svc.metadata), change, now);
     } else if (e.kind === 'EndpointSlice') {
       const slice = e.object as EndpointSlice;
       if (e.type === 'delete') c.deleteEndpointSlice(slice);
-      else {
-        c.upsertEndpointSlice(slice);
-        const trigger = slice.metadata.annotations?.[TRIGGER_TIME_ANNOTATION];
-        if (trigger !== undefined) {
-          const at = Date.parse(trigger);
-          if (Number.isFinite(at) && (slice.addressType === 'IPv4' || slice.addressType === 'IPv6')) this.triggers.push({ at, family: slice.addressType });
-        }
-      }
-      this.metrics.endpointsChanged(now);
+      else c.upsertEndpointSlice(slice);
+      this.endpointSliceChanged(slice, e.type === 'delete', now);
     }
+  }
+
+  /**
+   * An EndpointSlice change in the metrics, as the EndpointsChangeTracker
+   * of its family takes it: FQDN slices, those of a family not served and
+   * those naming no Service are no tracker's. Every event that reaches here
+   * is a change to sync (the sources drop an object delivered again
+   * unchanged); its trigger time goes to the programming latency.
+   */
+  private endpointSliceChanged(slice: EndpointSlice, deleted: boolean, now: number): void {
+    const family = slice.addressType;
+    const service = sliceOwner(slice);
+    if ((family !== 'IPv4' && family !== 'IPv6') || service === undefined || !this.families.some((f) => IP_FAMILY[f] === family)) return;
+    this.metrics.endpointsChanged(family, now);
+    this.programming.changed(slice, family, service, deleted, now);
   }
 
   private onNode(type: SourceEvent['type'], node: Node): void {
     if (node.metadata.name !== this.options.hostnameOverride) return;
     this.node = type === 'delete' ? undefined : node;
     this.health.setNodeEligible(type !== 'delete' && nodeEligible(node));
+    // As kube-proxy: the pod CIDRs are those of the start; in NodeCIDR mode a change of them restarts the process.
+    if (this.options.detectLocalMode === 'NodeCIDR' && this.nodeInfo && type !== 'delete') exitIfPodCIDRsChanged(this.nodeInfo.podCIDRs ?? [], node, this.log);
     if (this.nodeHasIPs()) this.nodeArrived?.();
     if (!this.controller || type === 'delete') return;
     const info = { ...nodeInfoFor(this.options, node), families: this.families };
@@ -326,6 +342,7 @@ export class Proxy {
     this.nodeInfo = info;
     this.controller.setNode(info);
     this.health.queued(this.families);
+    this.metrics.syncQueued(this.clock.now());
     this.runner?.request();
   }
 
@@ -336,10 +353,18 @@ export class Proxy {
       this.log.debug({ kind: r.kind, durationMs: ms, err: r.error === undefined ? undefined : String(r.error) }, 'run ended after the target was gone');
       return;
     }
+    // As kube-proxy observes a sync's duration in a defer: failed ones count too.
+    if (r.kind !== 'drain') this.metrics.syncRan(r.kind, r.durationMs);
     if (r.error !== undefined) {
       this.metrics.syncErrorsTotal.inc({ kind: r.kind });
       this.log.error({ kind: r.kind, err: (r.error as Error)?.message ?? String(r.error), durationMs: ms }, 'sync failed; retrying with a resync');
       return;
+    }
+    // As kube-proxy: refused operations (each logged by the applier) do not stop the sync from counting; a resync retries them.
+    const result = r.result as SyncResult | undefined;
+    if (refusedSome(result)) {
+      this.metrics.syncErrorsTotal.inc({ kind: r.kind });
+      this.log.warn({ kind: r.kind, refused: result!.failed, planned: result!.planned, durationMs: ms }, 'some operations were refused; the rest is programmed and a resync retries them');
     }
     if (r.kind === 'drain') {
       this.log.debug({ durationMs: ms }, 'graceful-termination pass');
@@ -347,11 +372,8 @@ export class Proxy {
     }
     const end = r.startedAt + r.durationMs;
     this.health.updated(this.families);
-    this.metrics.synced(r.kind, r.durationMs, end);
-    // Endpoint changes that arrived before this sync started are programmed now.
-    const done = this.triggers.filter((t) => t.at <= r.startedAt);
-    this.triggers = this.triggers.filter((t) => t.at > r.startedAt);
-    for (const t of done) this.metrics.networkProgrammingDuration.observe({ ip_family: t.family }, Math.max(0, end - t.at) / 1000);
+    this.metrics.synced(end);
+    for (const p of this.programming.programmed(r.startedAt, end)) this.metrics.networkProgrammingDuration.observe({ ip_family: p.family }, p.seconds);
     const local = this.controller!.localEndpoints();
     for (const family of this.families.map((f) => IP_FAMILY[f])) {
       const counts = local.withoutLocalEndpointsByFamily[family];
@@ -367,7 +389,7 @@ export class Proxy {
       this.log.info(fields, 'first sync done');
     } else this.log.debug(fields, 'synced');
     // A run that moved this many messages left garbage worth collecting now.
-    if (messagesOf((r.result as SyncResult | undefined)?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
+    if (messagesOf(result?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
     // Otherwise each periodic resync gives the C heap's free pages back (see heap.ts): a few microseconds.
     else if (r.kind === 'resync') (this.deps.trimNativeHeap ?? trimNativeHeap)();
   }
@@ -383,17 +405,4 @@ export class Proxy {
       'garbage collected after bulk work',
     );
   }
-}
-
-/** A sync that went through with some operations refused: the runner retries it (as a resync) like a failed one. */
-class PartialSyncError extends Error {
-  constructor(readonly result: SyncResult) {
-    super(`${result.failed} of ${result.planned} operations were refused; they are retried by the next resync`);
-    this.name = 'PartialSyncError';
-  }
-}
-
-function refusedAsError(result: SyncResult): SyncResult {
-  if (result.failed > 0) throw new PartialSyncError(result);
-  return result;
 }

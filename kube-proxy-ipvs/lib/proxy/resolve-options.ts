@@ -131,6 +131,20 @@ function unusedFieldNotices(c: KubeProxyConfiguration): Notice[] {
   return set.length ? [{ level: 'info', msg: 'Configuration fields not used in IPVS mode', fields: { fields: set } }] : [];
 }
 
+/**
+ * The node's name as newProxyServer takes it (nodeutil.GetHostname):
+ * hostnameOverride from the file as from the flag, else the host name,
+ * trimmed and lower-cased; blank is an error. Upstream asks for it only
+ * after --write-config-to and --cleanup have exited, so those two run
+ * without one.
+ */
+function nodeName(override: string, x: Control): string {
+  const name = (override !== '' ? override : hostname()).trim();
+  if (name !== '') return name.toLowerCase();
+  if (x.writeConfigTo !== undefined || x.cleanup) return '';
+  throw new OptionsError('empty hostname is invalid');
+}
+
 /** The configuration (converted as upstream converts v1alpha1 for IPVS mode) and the control values → ProxyOptions. */
 export function optionsOf(c: KubeProxyConfiguration, x: Control): ProxyOptions {
   // The kernel takes whole seconds; upstream truncates the same way.
@@ -138,9 +152,10 @@ export function optionsOf(c: KubeProxyConfiguration, x: Control): ProxyOptions {
   const manifests = x.manifests;
   return {
     proxyMode: c.mode as 'ipvs',
-    hostnameOverride: c.hostnameOverride !== '' ? c.hostnameOverride : hostname().trim().toLowerCase(),
+    hostnameOverride: nodeName(c.hostnameOverride, x),
     bindAddress: c.bindAddress,
-    clusterCIDRs: c.clusterCIDR === '' ? [] : c.clusterCIDR.split(',').map((s) => s.trim()),
+    // Split as written, as upstream's conversion: validation refuses " fd00::/48".
+    clusterCIDRs: c.clusterCIDR === '' ? [] : c.clusterCIDR.split(','),
     nodePortAddresses: c.nodePortAddresses ?? [],
     masqueradeAll: c.iptables.masqueradeAll,
     masqueradeBit: c.iptables.masqueradeBit ?? 14,

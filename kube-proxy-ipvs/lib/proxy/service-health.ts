@@ -28,13 +28,14 @@ async function closeAll(servers: Server[]): Promise<void> {
 
 /**
  * Where health-check node ports listen, as kube-proxy decides it: on every
- * address when --nodeport-addresses is unset ("::" when the node has IPv6,
- * which a dual-stack socket also serves over IPv4), else on the node
- * addresses it selects, the same ones NodePorts are served on.
+ * address when --nodeport-addresses is unset or has the keyword "all"
+ * ("::" when the node has IPv6, which a dual-stack socket also serves over
+ * IPv4), else on the node addresses it selects, the same ones NodePorts
+ * are served on.
  */
 export function healthCheckHosts(o: ProxyOptions, node: NodeInfo | undefined): string[] {
   const v6 = node?.families ? node.families.includes('inet6') : (node?.addresses ?? []).some((a) => familyOf(a) === 'inet6');
-  if (o.nodePortAddresses.length === 0 || !node) return [v6 ? '::' : '0.0.0.0'];
+  if (o.nodePortAddresses.length === 0 || o.nodePortAddresses.includes('all') || !node) return [v6 ? '::' : '0.0.0.0'];
   return [...nodeContext(node, proxyConfigOf(o)).nodePortIPs.values()].flat();
 }
 

@@ -12,7 +12,11 @@
  *
  * Runs never overlap. A failed sync or resync is retried as a resync after
  * a backoff (1 s doubling up to syncPeriod) rather than at once, so a
- * kernel that keeps refusing does not turn into a busy loop.
+ * kernel that keeps refusing does not turn into a busy loop; nothing else
+ * syncs before it. One that went through with some operations refused
+ * (`incomplete`) is no failure: a resync retries them after the same
+ * backoff, and syncs of new changes go ahead meanwhile, as kube-proxy goes
+ * on syncing after an ipset or IPVS call failed.
  */
 import { type Clock, systemClock } from './clock.js';
 
@@ -34,6 +38,8 @@ export interface SyncRunnerOptions {
   sync(): Promise<unknown>;
   resync(): Promise<unknown>;
   drain(): Promise<unknown>;
+  /** Whether a sync or resync that returned this left work to retry (operations refused); default: never. */
+  incomplete?(result: unknown): boolean;
   /** After every run, failed or not (metrics, healthz, logs). */
   onRun?(outcome: RunOutcome): void;
   clock?: Clock;
@@ -53,6 +59,8 @@ export class SyncRunner {
   private nextDrainAt = 0;
   /** After a failure, no sync/resync before this. */
   private retryAt = 0;
+  /** After an incomplete run, the resync that retries it not before this (syncs may run meanwhile). */
+  private resyncRetryAt = 0;
   private retryDelayMs: number;
   private timer?: unknown;
   private timerAt?: number;
@@ -104,12 +112,14 @@ export class SyncRunner {
     if (now >= this.nextResyncAt) this.pendingResync = true;
     if (now >= this.nextDrainAt) this.pendingDrain = true;
     const syncAllowedAt = Math.max(this.retryAt, this.lastSyncStart === undefined ? now : this.lastSyncStart + this.o.minSyncPeriodMs);
-    const wantsSync = this.pendingSync || this.pendingResync;
-    if (wantsSync && now >= syncAllowedAt) return this.run(this.pendingResync ? 'resync' : 'sync');
+    const resyncAllowedAt = Math.max(syncAllowedAt, this.resyncRetryAt);
+    // A resync covers pending changes too.
+    if (this.pendingResync && now >= resyncAllowedAt) return this.run('resync');
+    if (this.pendingSync && now >= syncAllowedAt) return this.run('sync');
     if (this.pendingDrain) return this.run('drain');
     // Nothing to do yet: wake up at the earliest due time.
-    // (A resync or drain already pending is not due again: it waits for syncAllowedAt.)
-    const due = Math.min(wantsSync ? syncAllowedAt : Infinity, this.pendingResync ? Infinity : this.nextResyncAt, this.pendingDrain ? Infinity : this.nextDrainAt);
+    // (A resync or drain already pending is not due again: it waits for its allowed time.)
+    const due = Math.min(this.pendingSync ? syncAllowedAt : Infinity, this.pendingResync ? resyncAllowedAt : this.nextResyncAt, this.pendingDrain ? Infinity : this.nextDrainAt);
     this.armTimer(Math.max(due, now));
   }
 
@@ -138,7 +148,7 @@ export class SyncRunner {
         error = e ?? new Error(`${kind} failed`);
       }
       const durationMs = this.clock.now() - startedAt;
-      if (kind !== 'drain') this.afterSync(error);
+      if (kind !== 'drain') this.afterSync(error !== undefined ? 'failed' : this.o.incomplete?.(result) ? 'incomplete' : 'done');
       this.running = undefined;
       try {
         this.o.onRun?.({ kind, startedAt, durationMs, error, result });
@@ -148,15 +158,19 @@ export class SyncRunner {
     })();
   }
 
-  private afterSync(error: unknown): void {
-    if (error === undefined) {
+  private afterSync(outcome: 'done' | 'incomplete' | 'failed'): void {
+    if (outcome === 'done') {
       this.retryDelayMs = this.o.retryInitialMs ?? 1000;
       this.retryAt = 0;
       return;
     }
-    // The failed operations' state is unknown: a resync reads the kernel back before retrying.
+    const now = this.clock.now();
+    // A retry already waiting keeps its time: syncs of a stream of changes, each with the refusal again, would put it off for ever.
+    if (outcome === 'incomplete' && this.pendingResync && this.resyncRetryAt > now) return;
+    // The refused operations' state is unknown: a resync reads the kernel back before retrying.
     this.pendingResync = true;
-    this.retryAt = this.clock.now() + this.retryDelayMs;
+    if (outcome === 'failed') this.retryAt = now + this.retryDelayMs;
+    else this.resyncRetryAt = now + this.retryDelayMs;
     this.retryDelayMs = Math.min(this.retryDelayMs * 2, this.o.syncPeriodMs);
   }
 

@@ -35,15 +35,19 @@ export class FakeController implements ControllerPort {
     this.calls.push('start');
     if (this.failStart) throw this.failStart;
   }
-  upsertService(svc: Service): void {
+  upsertService(svc: Service): boolean {
     this.calls.push(`upsertService ${svc.metadata.name}`);
     this.services.set(`${svc.metadata.namespace}/${svc.metadata.name}`, svc);
+    const change = this.objects.isServiceChange(svc);
     this.objects.upsertService(svc);
+    return change;
   }
-  deleteService(svc: Service): void {
+  deleteService(svc: Service): boolean {
     this.calls.push(`deleteService ${svc.metadata.name}`);
     this.services.delete(`${svc.metadata.namespace}/${svc.metadata.name}`);
+    const change = this.objects.isServiceChange(svc, true);
     this.objects.deleteService(namespaceOf(svc.metadata), svc.metadata.name);
+    return change;
   }
   upsertEndpointSlice(slice: EndpointSlice): void {
     this.calls.push(`upsertEndpointSlice ${slice.metadata.name}`);

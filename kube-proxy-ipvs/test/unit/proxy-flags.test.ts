@@ -92,7 +92,6 @@ const TABLE: Array<[string[], (o: ProxyOptions) => unknown, unknown]> = [
   [['--healthz-port=1234'], (o) => o.healthzBindAddress, '0.0.0.0:10256'],
   [['--healthz-bind-address=10.0.0.1', '--healthz-port=1234'], (o) => o.healthzBindAddress, '10.0.0.1:1234'],
   [['--metrics-port=9000', '--metrics-bind-address=127.0.0.2'], (o) => o.metricsBindAddress, '127.0.0.2:9000'],
-  [['--proxy-port-range=30000-32767'], (o) => o.kubeProxyConfiguration?.portRange, '30000-32767'],
   [['--logging-format=json'], (o) => o.logging.format, 'json'],
   [['--log-flush-frequency=10s'], (o) => o.logging.flushFrequencyMs, 10_000],
   [['-v', '4'], (o) => [o.verbosity, o.logging.verbosity], [4, 4]],
@@ -133,21 +132,21 @@ t.test('pflag syntax', async (t) => {
   t.throws(() => parse('--windows-service'), /unknown flag: --windows-service/, 'Windows-only flags are unknown on Linux, as upstream');
   t.equal(parse('--bind-address=').bindAddress, '0.0.0.0', '"" leaves an ip flag alone (IPVar)');
   t.equal(parse('--healthz-bind-address=').healthzBindAddress, '0.0.0.0:10256', '"" leaves an ipport flag alone (IPPortVar)');
-  const r = resolveOptions(['--healthz-port=1', '--proxy-port-range=1-2']);
-  t.match(r.notices, [{ level: 'warn', msg: /^Flag --healthz-port has been deprecated/ }, { level: 'warn', msg: /^Flag --proxy-port-range has been deprecated/ }, { msg: 'Flag has no effect in IPVS mode', fields: { flag: '--proxy-port-range' } }]);
+  const r = resolveOptions(['--healthz-port=1', '--profiling']);
+  t.match(r.notices, [{ level: 'warn', msg: /^Flag --healthz-port has been deprecated/ }, { msg: 'Flag has no effect in IPVS mode', fields: { flag: '--profiling' } }]);
 });
 
 t.test('invalid values fail naming the flag and the field', async (t) => {
   t.throws(() => parse('--proxy-mode=iptables'), /--proxy-mode \(mode\): only "ipvs" is supported/);
   t.throws(() => parse('--ipvs-scheduler=fastest'), /"fastest" is not an IPVS scheduler/);
   t.throws(() => parse('--ipvs-sync-period=10s', '--ipvs-min-sync-period=1m'), /must be greater than or equal to --ipvs-min-sync-period/);
-  t.throws(() => parse('--cluster-cidr=10.244.0.0'), /--cluster-cidr \(clusterCIDR\): "10.244.0.0" is not a CIDR/);
+  t.throws(() => parse('--cluster-cidr=10.244.0.0'), /--cluster-cidr \(clusterCIDR\): Invalid value: "10.244.0.0": must be a valid CIDR block/);
   t.throws(() => parse('--oom-score-adj=-1001'), /must be within the range \[-1000, 1000\]/);
   t.throws(() => parse('--conntrack-min=-1'), /--conntrack-min \(conntrack.min\) must be greater than or equal to 0/);
   t.throws(() => parse('--config-sync-period=0'), /--config-sync-period \(configSyncPeriod\) must be greater than 0/);
   t.throws(() => parse('--logging-format=xml'), /Unsupported value: "xml"/);
   t.throws(() => parse('--ipvs-rules-backend=ebpf'), /--ipvs-rules-backend \(ipvs.rulesBackend\): Unsupported value: "ebpf": supported values: "iptables", "nftables"/, 'the rules backend is one of the two (an extension)');
-  t.throws(() => parse('--nodeport-addresses=primary,10.0.0.0/8'), /can't use both 'primary' and CIDRs/);
+  t.throws(() => parse('--nodeport-addresses=primary,10.0.0.0'), /--nodeport-addresses \(nodePortAddresses\[1\]\): Invalid value: "10.0.0.0"/);
   t.throws(() => parse('--hostname-override=   '), /empty hostname-override is invalid/);
   t.equal(parse('--hostname-override=Bad_Name').hostnameOverride, 'bad_name', 'no DNS-name check: upstream has none');
 });

@@ -1,0 +1,51 @@
+/**
+ * Which Service events are changes to sync, as kube-proxy's
+ * ServiceChangeTracker tells them: an update that leaves what the proxy
+ * reads of the Service as it was (a label, an annotation it does not read)
+ * is dropped, and so is any event of a Service it proxies in no family
+ * (headless). The controller answers its upsert and delete with it, and
+ * the proxy's pending and queued metrics follow it.
+ */
+import t from 'tap';
+import { KnownObjects } from '../../lib/desired/known-objects.js';
+import { defaultProxyConfig, type Service } from '../../lib/kubernetes/model.js';
+import { SCHEDULER_ANNOTATION } from '../../lib/kubernetes/service-scheduling.js';
+import { service } from '../support/k8s-objects.js';
+import { FakeController } from '../support/fake-controller.js';
+
+const node = { name: 'node-a', addresses: ['192.168.1.10'] };
+const web = (extra: Partial<Service['spec']> = {}, labels?: Record<string, string>): Service => {
+  const s = service('web', { clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80 }], ...extra });
+  if (labels) s.metadata.labels = labels;
+  return s;
+};
+
+t.test('what the proxy reads of a Service decides', async (t) => {
+  const s = new KnownObjects(node, defaultProxyConfig());
+  t.equal(s.isServiceChange(web()), true, 'a new Service');
+  s.upsertService(web());
+  t.equal(s.isServiceChange(web({}, { team: 'a' })), false, 'a label only: nothing to sync');
+  t.equal(s.isServiceChange({ ...web(), metadata: { ...web().metadata, annotations: { note: 'x' } } }), false, 'an annotation it does not read');
+  t.equal(s.isServiceChange({ ...web(), metadata: { ...web().metadata, annotations: { [SCHEDULER_ANNOTATION]: 'wrr' } } }), true, 'our scheduler annotation is read: a change (an extension)');
+  t.equal(s.isServiceChange(web({ ports: [{ name: 'http', port: 8080 }] })), true, 'a port');
+  t.equal(s.isServiceChange(web(), true), true, 'deleting a Service it proxies');
+  t.equal(s.isServiceChange(service('other', { clusterIP: '10.96.0.11', ports: [{ port: 80 }] }), true), false, 'deleting one it never knew');
+});
+
+t.test('a Service proxied in no family never is a change', async (t) => {
+  const s = new KnownObjects(node, defaultProxyConfig());
+  const headless = service('db', { clusterIP: 'None', ports: [{ port: 5432 }] });
+  t.equal(s.isServiceChange(headless), false, 'headless');
+  s.upsertService(headless);
+  t.equal(s.isServiceChange(service('db', { clusterIP: 'None', ports: [{ port: 5433 }] })), false, 'nor its update');
+  t.equal(s.isServiceChange(headless, true), false, 'nor its deletion');
+  t.equal(s.isServiceChange(service('db', { clusterIP: '10.96.0.12', ports: [{ port: 5432 }] })), true, 'given a ClusterIP it is');
+});
+
+t.test('the controller answers its upserts and deletes with it', async (t) => {
+  const c = new FakeController({ node, config: defaultProxyConfig() });
+  t.equal(c.upsertService(web()), true);
+  t.equal(c.upsertService(web({}, { team: 'a' })), false, 'a no-op update');
+  t.equal(c.deleteService(web()), true);
+  t.equal(c.deleteService(web()), false, 'gone already');
+});

@@ -1,0 +1,110 @@
+/**
+ * What kube-proxy's metrics mean, series by series, in ProxyMetrics: the
+ * HELP text component-base writes ("[ALPHA] " before each of kube-proxy's
+ * metrics, none before ours), the programming-latency buckets from 0,
+ * kubernetes_build_info, and the change counters as the per-family change
+ * trackers keep them: a Service event counted by each family's tracker,
+ * pending Services each once and only for a change to sync, pending
+ * cleared when a sync takes the changes, and the queued timestamp set only
+ * when a sync is queued for that family.
+ */
+import t from 'tap';
+import { ProxyMetrics } from '../../lib/proxy/metrics.js';
+
+async function scrape(m: ProxyMetrics): Promise<string[]> {
+  return (await m.registry.metrics()).split('\n');
+}
+
+async function value(m: ProxyMetrics, series: string): Promise<number | undefined> {
+  const line = (await scrape(m)).find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.split(' ').at(-1));
+}
+
+function metrics(): ProxyMetrics {
+  const m = new ProxyMetrics(() => undefined, { defaultMetrics: false });
+  m.setFamilies(['inet', 'inet6'], 1000);
+  return m;
+}
+
+t.test("HELP: component-base's stability prefix on kube-proxy's metrics, none on ours", async (t) => {
+  const m = metrics();
+  m.setBuildInfo('v1.37.0');
+  const help = new Map((await scrape(m)).filter((l) => l.startsWith('# HELP ')).map((l) => [l.split(' ')[2], l.split(' ').slice(3).join(' ')]));
+  for (const [name, text] of [
+    ['kubeproxy_sync_proxy_rules_duration_seconds', 'SyncProxyRules latency in seconds'],
+    ['kubeproxy_sync_proxy_rules_last_timestamp_seconds', 'The last time proxy rules were successfully synced'],
+    ['kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds', 'The last time a sync of proxy rules was queued'],
+    ['kubeproxy_network_programming_duration_seconds', 'In Cluster Network Programming Latency in seconds'],
+    ['kubeproxy_sync_proxy_rules_endpoint_changes_total', 'Cumulative proxy rules Endpoint changes'],
+    ['kubeproxy_sync_proxy_rules_endpoint_changes_pending', 'Pending proxy rules Endpoint changes'],
+    ['kubeproxy_sync_proxy_rules_service_changes_total', 'Cumulative proxy rules Service changes'],
+    ['kubeproxy_sync_proxy_rules_service_changes_pending', 'Pending proxy rules Service changes'],
+    ['kubeproxy_sync_proxy_rules_no_local_endpoints_total', 'Number of services with a Local traffic policy and no endpoints'],
+    ['kubeproxy_sync_proxy_rules_iptables_restore_failures_total', 'Cumulative proxy iptables restore failures'],
+    ['kubeproxy_proxy_healthz_total', 'Cumulative proxy healthz HTTP status'],
+    ['kubeproxy_proxy_livez_total', 'Cumulative proxy livez HTTP status'],
+  ]) {
+    t.equal(help.get(name), `[ALPHA] ${text}`, name);
+  }
+  t.match(help.get('kubernetes_build_info'), /^\[ALPHA\] A metric with a constant '1' value labeled by major, minor, git version/);
+  t.equal(help.get('kubeproxy_ipvs_virtual_servers'), 'IPVS virtual servers programmed', 'an extension: no stability level');
+});
+
+t.test('network programming latency: the buckets start at 0, as MergeBuckets makes them', async (t) => {
+  const m = metrics();
+  m.networkProgrammingDuration.observe({ ip_family: 'IPv4' }, 0);
+  const buckets = (await scrape(m)).filter((l) => l.startsWith('kubeproxy_network_programming_duration_seconds_bucket{'));
+  t.match(buckets[0], /le="0"/, 'the first bucket is 0');
+  t.match(buckets[1], /le="0.25"/);
+  t.equal(buckets.length, 1 + 2 + 59 + 12 + 7 + 1, '0, 0.25, 0.5, 1..59, 60..115, 120..300, +Inf');
+  t.equal(Number(buckets[0].split(' ').at(-1)), 1, 'a 0 s latency falls in it');
+});
+
+t.test('kubernetes_build_info: the version this proxy mirrors', async (t) => {
+  const m = metrics();
+  t.notOk((await scrape(m)).some((l) => l.startsWith('kubernetes_build_info{')), 'no series before the version is given');
+  m.setBuildInfo('v1.37.0');
+  const line = (await scrape(m)).find((l) => l.startsWith('kubernetes_build_info{'))!;
+  t.match(line, /^kubernetes_build_info\{major="1",minor="37",git_version="v1\.37\.0",git_commit="",git_tree_state="",build_date="1970-01-01T00:00:00Z",go_version="v\d+\.\d+\.\d+",compiler="node",platform="linux\/[a-z0-9]+"\} 1$/);
+  t.equal(line.match(/go_version="([^"]+)"/)![1], process.version, "Node.js's version stands in for Go's");
+});
+
+t.test("Service changes: each family's tracker counts the event; pending Services each once, changes to sync only", async (t) => {
+  const m = metrics();
+  m.serviceChanged('demo/web', true, 2000);
+  m.serviceChanged('demo/web', true, 3000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_total'), 4, 'two events, counted by the IPv4 and the IPv6 tracker');
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'one Service pending');
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv6"}'), 3, 'a sync queued for each family');
+  m.serviceChanged('demo/api', false, 4000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_total'), 6, 'a no-op update is counted');
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'but not pending');
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}'), 4, 'a sync is (still) queued while a change is pending, as upstream');
+  m.syncStarting();
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 0, 'the sync took the changes');
+  m.serviceChanged('demo/api', false, 5000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}'), 4, 'nothing pending, a no-op queues no sync');
+  m.serviceChanged('demo/web', true, 6000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'demo/web again, once');
+});
+
+t.test('setting the pending gauge to 0, as a finished sync does, forgets the pending Services', async (t) => {
+  const m = metrics();
+  m.serviceChanged('demo/web', true, 2000);
+  m.serviceChangesPending.set(0);
+  m.serviceChanged('demo/api', true, 4000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'demo/web was synced');
+});
+
+t.test('EndpointSlice changes: counted in their family, pending until a sync takes them', async (t) => {
+  const m = metrics();
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}'), 1, 'each family queued when the families are set, as the runner starts');
+  m.endpointsChanged('IPv6', 2000);
+  m.endpointsChanged('IPv6', 3000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_endpoint_changes_total'), 2);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 2, 'each change (upstream counts changes, not slices)');
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv6"}'), 3);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}'), 1, 'no sync queued for IPv4');
+  m.syncStarting();
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0);
+});
