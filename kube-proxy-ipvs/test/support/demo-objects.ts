@@ -18,3 +18,29 @@ export const web = service('web', { type: 'NodePort', clusterIP: WEB_VIP, ports:
 export function endpointsOf(name: string, pods: ReadonlyArray<keyof typeof PODS>): EndpointSlice {
   return slice(name, pods.map((p) => endpoint(PODS[p], { node: 'node-b', ready: true })), [{ name: 'http', protocol: 'TCP', port: 8080 }]);
 }
+
+/**
+ * A LoadBalancer Service with externalTrafficPolicy: Local and its slice,
+ * as manifests: one endpoint on another node, then `localEndpoints` (slice
+ * endpoint lines) on this one.
+ */
+export function localLoadBalancerYaml(hcPort: number, localEndpoints = ''): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: demo}
+spec:
+  type: LoadBalancer
+  clusterIP: 10.96.100.30
+  externalTrafficPolicy: Local
+  healthCheckNodePort: ${hcPort}
+  ports: [{name: http, port: 80, targetPort: 8080, nodePort: 30090}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: lb-1, namespace: demo, labels: {kubernetes.io/service-name: lb}}
+addressType: IPv4
+ports: [{name: http, port: 8080}]
+endpoints:
+  - {addresses: [10.244.2.50], nodeName: node-b}
+${localEndpoints}`;
+}

@@ -14,6 +14,7 @@ import type { ControllerCounters, ControllerPort, SyncResult } from '../../lib/k
 import { defaultOptions } from '../../lib/proxy/options.js';
 import { checkedPass } from '../../lib/proxy/sync-outcome.js';
 import type { FakeController } from '../support/fake-controller.js';
+import { localLoadBalancerYaml } from '../support/demo-objects.js';
 import { metric, started, until } from '../support/started-proxy.js';
 
 /** While `kind` is set, each sync and resync has one operation of that kind refused (the rest went through). */
@@ -31,27 +32,6 @@ function refusing(mode: { kind?: 'ipvs' | 'ipset' | 'iptables' }) {
   };
 }
 
-/** A LoadBalancer Service with externalTrafficPolicy: Local whose one endpoint is on another node. */
-function localLoadBalancer(hcPort: number): string {
-  return `apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: demo}
-spec:
-  type: LoadBalancer
-  clusterIP: 10.96.100.30
-  externalTrafficPolicy: Local
-  healthCheckNodePort: ${hcPort}
-  ports: [{name: http, port: 80, targetPort: 8080, nodePort: 30090}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: lb-1, namespace: demo, labels: {kubernetes.io/service-name: lb}}
-addressType: IPv4
-ports: [{name: http, port: 8080}]
-endpoints:
-  - {addresses: [10.244.2.50], nodeName: node-b}
-`;
-}
 
 const fast = { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 150 } };
 
@@ -61,7 +41,7 @@ t.test('operations refused: /healthz stays 200, health-check node ports and gaug
   const lastBefore = (await metric(metrics, 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'))!;
   mode.kind = 'ipset'; // say, a set at maxelem
   const hcPort = 32000 + Math.floor(Math.random() * 700);
-  writeFileSync(join(dir, 'lb.yaml'), localLoadBalancer(hcPort));
+  writeFileSync(join(dir, 'lb.yaml'), localLoadBalancerYaml(hcPort));
   const url = `http://127.0.0.1:${hcPort}/`;
   await until('the health-check node port', async () => (await fetch(url).catch(() => undefined)) !== undefined);
   t.match(await (await fetch(url)).json(), { service: { namespace: 'demo', name: 'lb' }, localEndpoints: 0 }, 'served from the sync that had an operation refused');
@@ -82,7 +62,7 @@ t.test('a failed restore of the rules still fails the sync: /healthz turns 503, 
   const { dir, healthz } = await started(t, fast, refusing(mode));
   mode.kind = 'iptables';
   const hcPort = 32700 + Math.floor(Math.random() * 700);
-  writeFileSync(join(dir, 'lb.yaml'), localLoadBalancer(hcPort));
+  writeFileSync(join(dir, 'lb.yaml'), localLoadBalancerYaml(hcPort));
   await until('503', async () => (await fetch(`${healthz}/healthz`)).status === 503, 8000);
   t.equal(await fetch(`http://127.0.0.1:${hcPort}/`).catch(() => 'refused'), 'refused', 'no sync counted since the change: its port is not served');
   mode.kind = undefined;

@@ -14,6 +14,7 @@ import { ProxyHealth } from '../../lib/proxy/proxy-health.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
 import { healthCheckHosts } from '../../lib/proxy/service-health.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
+import { localLoadBalancerYaml } from '../support/demo-objects.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { fakeFactory } from '../support/fake-controller.js';
 import { fakeHost } from '../support/fake-host.js';
@@ -207,24 +208,8 @@ t.test('--netns target deleted: one error, healthz and livez 503, no more syncs'
 t.test('health check node ports for externalTrafficPolicy: Local', async (t) => {
   const { dir } = await started(t);
   const hcPort = 30000 + Math.floor(Math.random() * 2000);
-  const svc = (local: boolean) => `apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: demo}
-spec:
-  type: LoadBalancer
-  clusterIP: 10.96.100.30
-  externalTrafficPolicy: Local
-  healthCheckNodePort: ${hcPort}
-  ports: [{name: http, port: 80, targetPort: 8080, nodePort: 30090}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: lb-1, namespace: demo, labels: {kubernetes.io/service-name: lb}}
-addressType: IPv4
-ports: [{name: http, port: 8080}]
-endpoints:
-  - {addresses: [10.244.2.50], nodeName: node-b}
-${local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10.244.1.51], nodeName: node-a, conditions: {ready: true}}\n' : ''}`;
+  const svc = (local: boolean) =>
+    localLoadBalancerYaml(hcPort, local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10.244.1.51], nodeName: node-a, conditions: {ready: true}}\n' : '');
   writeFileSync(join(dir, 'lb.yaml'), svc(true));
   const url = `http://127.0.0.1:${hcPort}/`;
   await until('hc port', async () => (await fetch(url).catch(() => undefined)) !== undefined);
