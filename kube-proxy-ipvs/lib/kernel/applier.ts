@@ -10,6 +10,7 @@
  * read back at the end of the same batch (`quiesced`): graceful
  * termination's connection counts, with no extra round trip.
  */
+import type { AddressFamily } from 'ipvs-netlink/address';
 import type { Logger } from 'pino';
 import { IpsetBulkError } from 'ipvs-netlink';
 import type { AddressServiceKey, BatchOp, Destination } from 'ipvs-netlink';
@@ -48,6 +49,8 @@ type Run =
 export class Applier {
   /** Operations carried out since the applier was made, by kind and result (metrics). */
   readonly counts: OperationCounts = emptyOperationCounts();
+  /** iptables-restore runs refused since start, by family (kube-proxy counts its restore failures per family). */
+  readonly iptablesFailedByFamily: Record<AddressFamily, number> = { inet: 0, inet6: 0 };
 
   constructor(
     private readonly clients: Clients,
@@ -168,6 +171,7 @@ export class Applier {
         await this.iptables.apply(op.family, op.restore);
         report.applied.push(op);
       } catch (err) {
+        this.iptablesFailedByFamily[op.family]++;
         report.failed.push({ op, error: asError(err) });
       }
     }

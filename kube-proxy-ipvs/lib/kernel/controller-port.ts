@@ -4,6 +4,7 @@
  * implements it; so does the proxy tests' fake, which is what keeps the
  * proxy testable without a kernel.
  */
+import type { AddressFamily } from 'ipvs-netlink/address';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { StaleConntrackReport } from './stale-conntrack.js';
 import type { Logger } from 'pino';
@@ -117,6 +118,8 @@ export interface ControllerCounters {
   boundAddresses: number;
   /** Operations carried out since start (monotonic). */
   operations: OperationCounts;
+  /** iptables-restore runs refused since start, by family (absent with no kernel session yet). */
+  iptablesFailedByFamily?: Record<AddressFamily, number>;
   /** ipset operations refused since start, by set and the kernel's code. */
   ipsetFailures: Array<{ set: string; code: string; count: number }>;
   /** Netlink traffic per socket since start (messages, system calls); undefined before the handles are open. */

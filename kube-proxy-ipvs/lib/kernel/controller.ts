@@ -257,6 +257,7 @@ export class Controller implements ControllerPort {
       boundAddresses: this.mirror.boundAddresses.size,
       ipsetFailures: this.stats.ipsetFailures(),
       operations: structuredClone(this.session.opened?.applier.counts ?? emptyOperationCounts()),
+      ...(this.session.opened ? { iptablesFailedByFamily: { ...this.session.opened.applier.iptablesFailedByFamily } } : {}),
       netlink: clients
         ? { ipvs: clients.ipvs.counters(), rtnl: clients.rtnl.counters(), ...(clients.ipset ? { ipset: clients.ipset.counters() } : {}), ...(clients.nftables ? { nftables: clients.nftables.counters() } : {}) }
         : {},

@@ -235,8 +235,8 @@ export class ProxyMetrics {
         const c = counters();
         if (!c) return;
         this.reset();
-        // One iptables-restore per family; the runner counts them together, so a failure counts for each family served.
-        for (const f of metrics.families) this.inc({ ip_family: IP_FAMILY[f] }, c.operations.iptables.failed);
+        // One iptables-restore per family: a failure counts for its family only.
+        for (const f of metrics.families) this.inc({ ip_family: IP_FAMILY[f] }, c.iptablesFailedByFamily?.[f] ?? 0);
       },
     });
   }

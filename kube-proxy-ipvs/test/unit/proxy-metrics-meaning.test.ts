@@ -10,6 +10,7 @@
  */
 import t from 'tap';
 import { ProxyMetrics } from '../../lib/proxy/metrics.js';
+import { idleCounters } from '../support/fake-controller.js';
 
 async function scrape(m: ProxyMetrics): Promise<string[]> {
   return (await m.registry.metrics()).split('\n');
@@ -107,4 +108,13 @@ t.test('EndpointSlice changes: counted in their family, pending until a sync tak
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}'), 1, 'no sync queued for IPv4');
   m.syncStarting();
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0);
+});
+
+t.test('iptables-restore failures count in their own family only', async (t) => {
+  const counters = idleCounters({ iptablesFailedByFamily: { inet: 0, inet6: 2 } });
+  counters.operations.iptables = { ok: 3, failed: 2 };
+  const m = new ProxyMetrics(() => counters, { defaultMetrics: false });
+  m.setFamilies(['inet', 'inet6'], 1000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family="IPv4"}'), 0);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_iptables_restore_failures_total{ip_family="IPv6"}'), 2);
 });
