@@ -33,6 +33,9 @@ export interface HeaderContext {
   l4: string | undefined;
 }
 
+/** The transport protocols whose port fields nft names after them (`tcp dport`); others' are `th dport`. */
+export const PORT_PROTOCOLS: ReadonlySet<string> = new Set(['tcp', 'udp', 'udplite', 'sctp', 'dccp']);
+
 export const hex = (b: Buffer) => `0x${b.toString('hex')}`;
 /** A number nft keeps in host order (marks, and what numgen and hash compute). */
 export const hostOrder = (b: Buffer) => (b.length >= 4 ? b.readUInt32LE(0) : b.readUIntLE(0, b.length));

@@ -12,7 +12,7 @@
  */
 import type { Expression } from './expressions/index.js';
 import { impliedMatches } from './format-dependencies.js';
-import { type HeaderContext, type Load, address, etherType, hardwareType, headerField, hex, ifname, integer, mark, mergedFields, port, proto } from './format-fields.js';
+import { type HeaderContext, type Load, address, etherType, hardwareType, headerField, hex, ifname, integer, mark, mergedFields, PORT_PROTOCOLS, port, proto } from './format-fields.js';
 import { inlineSet } from './format-sets.js';
 import { durationText, elementStateText, limitText, objrefText, quotaText } from './format-stateful.js';
 import { addrTypes, ctStates, verdicts } from './names.js';
@@ -59,7 +59,8 @@ function load(e: Expression, ctx: HeaderContext): Load | undefined {
 function learn(ctx: HeaderContext, src: Load, data: Buffer): void {
   if (src.text === 'meta nfproto' && (data[0] === 2 || data[0] === 10)) ctx.family = data[0] === 2 ? 'ip' : 'ip6';
   if ((src.text === 'ether type' || src.text === 'meta protocol') && (src.value(data) === 'ip' || src.value(data) === 'ip6')) ctx.family = src.value(data) as 'ip' | 'ip6';
-  if (src.text === 'meta l4proto' || src.text === 'ip protocol') ctx.l4 = proto(data);
+  // Only a protocol whose ports nft names after it: an esp or icmp header has no `dport`.
+  if (src.text === 'meta l4proto' || src.text === 'ip protocol') ctx.l4 = PORT_PROTOCOLS.has(proto(data)) ? proto(data) : undefined;
 }
 
 const OPS: Record<string, string> = { eq: '', neq: '!= ', lt: '< ', lte: '<= ', gt: '> ', gte: '>= ' };
@@ -106,7 +107,7 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
   const ctx: HeaderContext = { family: rule.family === 'ip' || rule.family === 'ip6' ? rule.family : undefined, l4: undefined };
   const exprs = rule.expressions;
   /** Protocol matches left out, as implied by a field loaded later ("ip saddr", "tcp dport"). */
-  const implied = impliedMatches(exprs, ctx.family);
+  const implied = impliedMatches(exprs, rule.family);
   /** The loads a key read from register `sreg` on is made of (a concatenation fills the registers after it), taken off the pending ones. */
   const takeFrom = (sreg: number) => {
     const keys = pending.filter((p) => p.reg >= sreg || (sreg <= 4 && p.reg >= 8));
@@ -122,6 +123,8 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
       pending.push({ reg: e.dreg!, load: l });
       continue;
     }
+    // A step this has no text for writes its register too: what was loaded there before is gone.
+    if (!l && 'dreg' in e && e.dreg !== undefined && e.type !== 'immediate' && e.type !== 'bitwise' && e.type !== 'lookup' && e.type !== 'hash' && e.type !== 'byteorder') regs.delete(e.dreg);
     switch (e.type) {
       case 'cmp': {
         const src = regs.get(e.sreg);
@@ -131,7 +134,9 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         if (e.op === 'eq') learn(ctx, src, data);
         if (implied.has(i)) break;
         if (src.parts && e.op === 'eq' && !masked) {
-          out.push(src.parts.map((p) => `${p.load.text} ${p.load.value(data.subarray(p.at, p.at + p.len))}`).join(' '));
+          const parts = src.parts.map((p) => ({ load: p.load, value: data.subarray(p.at, p.at + p.len) }));
+          for (const p of parts) learn(ctx, p.load, p.value); // `ether type ip` names the fields after it
+          out.push(parts.map((p) => `${p.load.text} ${p.load.value(p.value)}`).join(' '));
           break;
         }
         if (e.op === 'gte' && next?.type === 'cmp' && next.op === 'lte' && next.sreg === e.sreg && !masked) {
@@ -185,7 +190,14 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
         const left = keys.map((k) => k.load.text).join(' . ') || `reg ${e.sreg}`;
         const set = anonymousSet(options.sets, rule, e.set);
         const right = (set && inlineSet(set)) ?? `@${e.set}`;
-        out.push(e.dreg === 0 ? `${left} vmap ${right}` : e.dreg !== undefined ? `${left} map ${right}` : `${left} ${e.invert ? '!= ' : ''}${right}`);
+        if (e.dreg !== undefined && e.dreg !== 0) {
+          // A map's value goes to a register, for the statement that uses it (`meta mark set ip saddr map { ... }`).
+          const m: Load = { text: `${left} map ${right}`, value: hex };
+          regs.set(e.dreg, m);
+          pending.push({ reg: e.dreg, load: m });
+          break;
+        }
+        out.push(e.dreg === 0 ? `${left} vmap ${right}` : `${left} ${e.invert ? '!= ' : ''}${right}`);
         break;
       }
       case 'dynset': {

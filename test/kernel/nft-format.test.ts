@@ -21,7 +21,7 @@ const AS_NFT = [
   // Neighbouring fields nft merges into one comparison, listed field by field.
   'tcp sport 1024 tcp dport 22 accept',
   'ether saddr 00:11:22:33:44:55 ether type ip accept',
-  // A protocol match nft wrote for a field later in the rule, with other matches between: left out.
+  // A protocol match nft wrote for a field later in the rule: left out, other matches between or not.
   'meta mark 0x00000005 ip saddr 1.2.3.4 accept',
   'iifname "lo" ip saddr 1.2.3.4 accept',
   'ct state new tcp dport 22 accept',
@@ -33,7 +33,29 @@ const AS_NFT = [
   'meta iiftype loopback accept',
 ];
 /** Rules it prints in raw payload syntax. */
-const RAW = ['ip protocol icmp icmp type echo-request accept', 'meta l4proto tcp tcp flags & (syn|ack) == syn', 'ip6 nexthdr icmpv6 accept', 'ip dscp cs1 drop'];
+const RAW = [
+  'ip protocol icmp icmp type echo-request accept',
+  'meta l4proto tcp tcp flags & (syn|ack) == syn',
+  'ip6 nexthdr icmpv6 accept',
+  'ip dscp cs1 drop',
+  // Neighbouring fields nft merged, compared otherwise than whole for equality: raw, their protocol match kept.
+  'meta l4proto tcp @th,0,32 != 0x04000016 accept',
+];
+/**
+ * Rules written otherwise than nft lists them (a protocol match written
+ * out, or before other matches): formatRule prints nft's listing.
+ */
+const WRITTEN = [
+  'meta l4proto tcp fib daddr type local tcp dport 22 accept',
+  'meta l4proto tcp numgen inc mod 2 1 tcp dport 22 accept',
+  'meta nfproto ipv4 meta l4proto tcp meta mark 5 ip saddr 1.2.3.4 tcp dport 22 accept',
+  'ip protocol tcp tcp dport 22 accept',
+  'meta protocol ip ip saddr 1.2.3.4 accept',
+  'ip protocol esp th dport 1 accept',
+  'meta l4proto tcp counter tcp dport 22 accept',
+  'meta mark set ip saddr . tcp dport map { 1.1.1.1 . 22 : 0x5 }',
+  'meta mark set tcp dport map { 22 : 0x5, 80 : 0x6 }',
+];
 
 const table = (rules: string[]) =>
   `table inet f {\n set allowed { type ipv4_addr; flags interval; elements = { 10.0.0.0/8 } }\n chain c {\n${rules.map((r) => `  ${r}\n`).join('')} }\n}\n`;
@@ -49,6 +71,17 @@ t.test("nft's own text, where formatRule() prints it", async (t) => {
   const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
   const rules = await nft.listRules({ family: 'inet', table: 'f', chain: 'c' });
   t.same(rules.map((r) => formatRule(r)), AS_NFT.map((r) => (listed.includes(r) ? r : `(nft lists it otherwise) ${r}`)));
+});
+
+t.test('rules written otherwise than nft lists them: as nft lists them', async (t) => {
+  const ns = await freshNetns(t, 'nft');
+  await ns.exec('nft', ['-f', '-'], table(WRITTEN));
+  const nft = await Nftables.open({ netns: ns.path });
+  t.teardown(() => nft.close());
+  const rs = await nft.ruleset();
+  const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
+  const inChain = listed.slice(listed.indexOf('chain c {') + 1, listed.indexOf('chain c {') + 1 + WRITTEN.length);
+  t.same(rs.rules.map((r) => formatRule(r, { sets: rs.sets })), inChain);
 });
 
 t.test('raw payload syntax: nft makes the same rule from the text', async (t) => {
