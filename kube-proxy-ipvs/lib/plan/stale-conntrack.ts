@@ -38,9 +38,14 @@ export function allUdpTargets(desired: DesiredState): Map<ConntrackFamily, UdpTa
   return targetsOf(desired, desired.virtualServers.keys());
 }
 
-/** The UDP virtual servers the applied operations changed, by family, each with its serving endpoints. */
-export function changedUdpTargets(desired: DesiredState, applied: readonly Operation[]): Map<ConntrackFamily, UdpTarget[]> {
-  const keys = new Set<string>();
+/**
+ * The UDP virtual servers the applied operations changed, and those of the
+ * Services the sync's object changes touched (`touched`: a terminating
+ * endpoint that leaves its slice changes no real server, but its entries
+ * are stale now), by family, each with its serving endpoints.
+ */
+export function changedUdpTargets(desired: DesiredState, applied: readonly Operation[], touched: Iterable<string> = []): Map<ConntrackFamily, UdpTarget[]> {
+  const keys = new Set<string>(touched);
   for (const op of applied) {
     if (op.kind !== 'ipvs' || op.batch.op === 'deleteService' || op.batch.op === 'listDestinations') continue;
     const service = op.batch.service;

@@ -41,8 +41,6 @@ import { ProgrammingLatency } from './programming-latency.js';
 /** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
 const NODE_WAIT_MS = 30_000;
 
-/** Set by the EndpointSlice controller; the start of network programming latency. */
-
 export interface ProxyDeps {
   source: Source;
   controllerFactory: ControllerFactory;
@@ -356,6 +354,8 @@ export class Proxy {
     // As kube-proxy observes a sync's duration in a defer: failed ones count too.
     if (r.kind !== 'drain') this.metrics.syncRan(r.kind, r.durationMs);
     if (r.error !== undefined) {
+      // The changes it took are dropped from the latency, as kube-proxy's sync checks them out and returns early.
+      if (r.kind !== 'drain') this.programming.programmed(r.startedAt, r.startedAt);
       this.metrics.syncErrorsTotal.inc({ kind: r.kind });
       this.log.error({ kind: r.kind, err: (r.error as Error)?.message ?? String(r.error), durationMs: ms }, 'sync failed; retrying with a resync');
       return;

@@ -148,7 +148,7 @@ export class SyncRunner {
         error = e ?? new Error(`${kind} failed`);
       }
       const durationMs = this.clock.now() - startedAt;
-      if (kind !== 'drain') this.afterSync(error !== undefined ? 'failed' : this.o.incomplete?.(result) ? 'incomplete' : 'done');
+      if (kind !== 'drain') this.afterSync(error !== undefined ? 'failed' : this.o.incomplete?.(result) ? 'incomplete' : 'done', kind);
       this.running = undefined;
       try {
         this.o.onRun?.({ kind, startedAt, durationMs, error, result });
@@ -158,10 +158,14 @@ export class SyncRunner {
     })();
   }
 
-  private afterSync(outcome: 'done' | 'incomplete' | 'failed'): void {
+  private afterSync(outcome: 'done' | 'incomplete' | 'failed', kind: 'sync' | 'resync'): void {
     if (outcome === 'done') {
-      this.retryDelayMs = this.o.retryInitialMs ?? 1000;
       this.retryAt = 0;
+      // A sync of new changes that went through retried nothing: a refusal still waiting for its resync keeps its backoff.
+      if (kind === 'resync' || !this.pendingResync) {
+        this.retryDelayMs = this.o.retryInitialMs ?? 1000;
+        this.resyncRetryAt = 0;
+      }
       return;
     }
     const now = this.clock.now();
@@ -169,8 +173,11 @@ export class SyncRunner {
     if (outcome === 'incomplete' && this.pendingResync && this.resyncRetryAt > now) return;
     // The refused operations' state is unknown: a resync reads the kernel back before retrying.
     this.pendingResync = true;
-    if (outcome === 'failed') this.retryAt = now + this.retryDelayMs;
-    else this.resyncRetryAt = now + this.retryDelayMs;
+    if (outcome === 'failed') {
+      // Nothing runs before the repairing resync, and it waits for this failure's backoff only.
+      this.retryAt = now + this.retryDelayMs;
+      this.resyncRetryAt = 0;
+    } else this.resyncRetryAt = now + this.retryDelayMs;
     this.retryDelayMs = Math.min(this.retryDelayMs * 2, this.o.syncPeriodMs);
   }
 

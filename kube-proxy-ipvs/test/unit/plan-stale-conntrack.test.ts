@@ -82,4 +82,13 @@ t.test('after an incremental sync, only the UDP services it changed', async (t) 
   const gone = changedUdpTargets(s.desired, plan(s.desired, mirror)).get('inet')!;
   t.same(gone.map((x) => `${x.address}:${x.port} -> ${x.endpoints.size}`).sort(), ['10.96.0.10:53 -> 0', '192.168.1.10:30053 -> 0', '203.0.113.7:53 -> 0'], 'looked at, with no endpoint to keep');
   t.same(changedUdpTargets(s.desired, []).size, 0, 'nothing changed, nothing looked at');
+  // The terminating endpoint leaves its slice: no real server changes, but its flows are stale now.
+  const before = objects();
+  const m = new Mirror();
+  m.record(plan(before.desired, m));
+  const touched = before.upsertEndpointSlice(slice('dns', [endpoint('10.244.1.5'), endpoint('10.244.2.5')], [{ name: 'dns', protocol: 'UDP', port: 5353 }, { name: 'dns-tcp', protocol: 'TCP', port: 5353 }]));
+  const none = plan(before.desired, m, { scope: touched });
+  t.same(none.filter((o) => o.kind === 'ipvs'), [], 'no IPVS operation');
+  const looked = changedUdpTargets(before.desired, none, touched.virtualServers).get('inet')!;
+  t.same(looked.map((x) => `${x.address}:${x.port} -> ${[...x.endpoints].sort().join(',')}`).sort(), ['10.96.0.10:53 -> 10.244.1.5,10.244.2.5', '192.168.1.10:30053 -> 10.244.1.5,10.244.2.5', '203.0.113.7:53 -> 10.244.1.5,10.244.2.5'], "looked at, the terminating endpoint's entries no longer kept");
 });

@@ -89,7 +89,7 @@ t.test("Service changes: each family's tracker counts the event; pending Service
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'demo/web again, once');
 });
 
-t.test('setting the pending gauge to 0, as a finished sync does, forgets the pending Services', async (t) => {
+t.test('setting the pending gauge to 0, as a sync that takes the changes does, forgets the pending Services', async (t) => {
   const m = metrics();
   m.serviceChanged('demo/web', true, 2000);
   m.serviceChangesPending.set(0);

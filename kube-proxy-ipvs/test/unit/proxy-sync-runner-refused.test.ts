@@ -88,3 +88,65 @@ t.test('a failed run still holds everything back until its retry', async (t) => 
   t.same(runs, ['sync@0', 'resync@1000'], 'which covers it');
   await runner.stop();
 });
+
+/** A runner whose every run ends as `outcome(kind, index)` says: refused operations, done, or thrown. */
+function scripted(o: { min: number; period: number }, outcome: (kind: string, i: number) => 'refused' | 'done' | 'failed') {
+  const clock = new FakeClock();
+  const runs: string[] = [];
+  const fn = (kind: string) => async () => {
+    const i = runs.length;
+    runs.push(`${kind}@${clock.now() - 1_000_000}`);
+    const how = outcome(kind, i);
+    if (how === 'failed') throw new Error('the rules restore failed');
+    return { failed: how === 'refused' ? 1 : 0 };
+  };
+  const runner = new SyncRunner({
+    minSyncPeriodMs: o.min,
+    syncPeriodMs: o.period,
+    sync: fn('sync'),
+    resync: fn('resync'),
+    drain: fn('drain'),
+    incomplete: (result) => (result as { failed: number }).failed > 0,
+    clock,
+  });
+  runner.start();
+  return { clock, runs, runner };
+}
+
+t.test('a failure after refusals: nothing runs before the resync that repairs it', async (t) => {
+  // Refusals back the retry off to 8 s; then a change syncs, and the next one fails.
+  const script = ['refused', 'refused', 'refused', 'refused', 'done', 'failed'] as const;
+  const { clock, runs, runner } = scripted({ min: 0, period: 60_000 }, (_k, i) => script[i] ?? 'done');
+  runner.request();
+  await settle();
+  await clock.advance(7000);
+  t.same(runs, ['sync@0', 'resync@1000', 'resync@3000', 'resync@7000']);
+  await clock.advance(100);
+  runner.request();
+  await settle();
+  await clock.advance(100);
+  runner.request();
+  await settle();
+  t.same(runs.slice(4), ['sync@7100', 'sync@7200'], 'a change synced, the next failed');
+  runner.request(); // another change, while the failure waits
+  await clock.advance(30_000);
+  t.equal(runs[6]?.split('@')[0], 'resync', `the run after the failure is the resync that repairs it (${runs[6]})`);
+  await runner.stop();
+});
+
+t.test('a refusal that never clears backs off while changes keep syncing', async (t) => {
+  // The first sync meets the refusal; every resync meets it again; the syncs of new changes go through.
+  const { clock, runs, runner } = scripted({ min: 0, period: 60_000 }, (kind, i) => (i === 0 || kind === 'resync' ? 'refused' : 'done'));
+  runner.request();
+  await settle();
+  for (let at = 500; at <= 15_000; at += 500) {
+    await clock.advance(500);
+    runner.request();
+    await settle();
+  }
+  const resyncs = runs.filter((r) => r.startsWith('resync')).map((r) => Number(r.split('@')[1]));
+  t.ok(resyncs.length >= 2, `resyncs at ${resyncs.join(', ')}`);
+  const gaps = resyncs.slice(1).map((at, i) => at - resyncs[i]);
+  t.ok(gaps.every((g, i) => i === 0 || g > gaps[i - 1]), `the gaps between retries grow: ${gaps.join(', ')}`);
+  await runner.stop();
+});
