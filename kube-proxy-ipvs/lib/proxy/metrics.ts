@@ -110,7 +110,7 @@ export class ProxyMetrics {
     });
     this.healthzTotal = new Counter({ name: 'kubeproxy_proxy_healthz_total', help: alpha('Cumulative proxy healthz HTTP status'), labelNames: ['code'], registers: r });
     this.livezTotal = new Counter({ name: 'kubeproxy_proxy_livez_total', help: alpha('Cumulative proxy livez HTTP status'), labelNames: ['code'], registers: r });
-    this.syncErrorsTotal = new Counter({ name: 'kubeproxy_ipvs_sync_errors_total', help: 'Syncs, resyncs and drain passes that failed, by kind', labelNames: ['kind'], registers: r });
+    this.syncErrorsTotal = new Counter({ name: 'kubeproxy_ipvs_sync_errors_total', help: 'Syncs, resyncs and drain passes that failed or had operations refused, by kind', labelNames: ['kind'], registers: r });
     this.invalidObjectsTotal = new Counter({
       name: 'kubeproxy_invalid_objects_total',
       help: 'Objects (or unreadable manifest documents) rejected by validation, by kind and action (skipped, kept-last-good)',
