@@ -27,6 +27,11 @@ export interface FailedOperation {
   error: Error;
 }
 
+/** Whether a report's refusals include the rules' restore (iptables-restore, or the nftables backend's transaction). */
+export function rulesRefused(report: Pick<ApplyReport, 'failed'>): boolean {
+  return report.failed.some((f) => f.op.kind === 'iptables' || f.op.kind === 'nftables');
+}
+
 export interface ApplyReport {
   /** What the kernel took, in order; a partly applied ipset op appears with the entries that went in. */
   applied: Operation[];

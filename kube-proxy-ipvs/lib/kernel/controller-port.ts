@@ -82,6 +82,8 @@ export interface SyncResult {
   durationSeconds: number;
   /** The ipset operations the kernel refused, in whole or in part; the other sets, IPVS and addresses went ahead. */
   ipsetFailures: IpsetFailure[];
+  /** Whether the rules' restore was refused: an iptables-restore, or the nftables backend's transaction. */
+  rulesFailed: boolean;
   /** What this sync cost on each netlink socket: messages sent and received, sendmsg and receive system calls. */
   netlink: NetlinkTraffic;
   /** The stale UDP conntrack entries it deleted, when it changed a UDP service (or was a start or resync). */

@@ -34,7 +34,7 @@ import { Mirror } from '../plan/mirror.js';
 import { plan, planDrainedDeletions } from '../plan/planner.js';
 import { emptyScope, mergeScope, scopeOf, type Scope } from '../plan/scope.js';
 import { allUdpTargets, changedUdpTargets } from '../plan/stale-conntrack.js';
-import { emptyOperationCounts, type ApplyReport } from './applier.js';
+import { emptyOperationCounts, rulesRefused, type ApplyReport } from './applier.js';
 import { removeOtherBackend } from './backend-switch.js';
 import { removeOwned } from './cleanup.js';
 import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraffic, SyncKind, SyncResult } from './controller-port.js';
@@ -364,7 +364,7 @@ export class Controller implements ControllerPort {
     const durationSeconds = (performance.now() - started) / 1000;
     const netlink = trafficBetween(before, trafficOf(this.session.opened?.clients));
     const ipsetFailures = this.stats.record(kind, durationSeconds, netlink, report);
-    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures, netlink, ...(staleConntrack ? { staleConntrack } : {}) };
+    const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures, rulesFailed: rulesRefused(report), netlink, ...(staleConntrack ? { staleConntrack } : {}) };
     if (ipsetFailures.length > 0) this.logger.warn({ ipsetFailures: ipsetFailures.map((f) => ({ ...f, entries: f.entries.length })) }, 'ipset operations refused; the rest of the sync was applied');
     this.logger.debug(result, 'sync');
     return result;

@@ -96,27 +96,37 @@ export async function readNftTables(nft: NftablesClient, families: readonly Addr
  * families (user-mode-linux's build: EINVAL), or none at all: such a
  * kernel holds no table of ours.
  */
-export const NO_NFTABLES = new Set(['EINVAL', 'EOPNOTSUPP', 'EAFNOSUPPORT', 'EPROTONOSUPPORT']);
+const NO_NFTABLES = new Set(['EINVAL', 'EOPNOTSUPP', 'EAFNOSUPPORT', 'EPROTONOSUPPORT']);
 
-/** Our tables, of every family (one table dump); none where the kernel has no nf_tables. */
-async function ourTables(nft: NftablesClient): Promise<Array<{ family: Family; name: string }>> {
+type TableLister = Pick<NftablesClient, 'listTables'>;
+
+/** The tables called `name` in any of `families` (one table dump); none where the kernel has no nf_tables. */
+export async function tablesNamed(nft: TableLister, name: string, families: readonly Family[]): Promise<Array<{ family: Family; name: string }>> {
   try {
-    return (await nft.listTables()).filter((t) => t.name === NFT_TABLE && FAMILIES.some((f) => nftFamily(f) === t.family));
+    return (await nft.listTables()).filter((t) => t.name === name && families.includes(t.family));
   } catch (err) {
     if (NO_NFTABLES.has((err as { code?: string }).code ?? '')) return [];
     throw err;
   }
 }
 
+/** Deletes the tables called `name` in `families` that exist, in one transaction; true when there was one. */
+export async function deleteTablesNamed(nft: TableLister & Pick<NftablesClient, 'commit'>, name: string, families: readonly Family[]): Promise<boolean> {
+  const found = await tablesNamed(nft, name, families);
+  if (found.length > 0) await nft.commit(found.map((t) => ({ op: 'deleteTable' as const, table: { family: t.family, name: t.name } })));
+  return found.length > 0;
+}
+
+const OUR_FAMILIES = FAMILIES.map(nftFamily);
+
 /** Whether the kernel holds our table in any family. */
 export async function hasNftTables(nft: NftablesClient): Promise<boolean> {
-  return (await ourTables(nft)).length > 0;
+  return (await tablesNamed(nft, NFT_TABLE, OUR_FAMILIES)).length > 0;
 }
 
 /** Deletes our tables, every family's that exists, in one transaction; nothing else is touched. */
 export async function deleteNftTables(nft: NftablesClient): Promise<void> {
-  const ours = await ourTables(nft);
-  if (ours.length > 0) await nft.commit(ours.map((t) => ({ op: 'deleteTable' as const, table: { family: t.family, name: t.name } })));
+  await deleteTablesNamed(nft, NFT_TABLE, OUR_FAMILIES);
 }
 
 /** The families a refused transaction's changes were about: their tables are made whole by the next sync. */

@@ -6,7 +6,7 @@
  * iptables mode's chains with the jumps to them.
  */
 import type { NftablesClient } from './netlink-clients.js';
-import { NO_NFTABLES } from './nftables-tables.js';
+import { deleteTablesNamed } from './nftables-tables.js';
 
 /** The table kube-proxy's nftables mode keeps in the ip and ip6 families (ours is another: NFT_TABLE). */
 export const NFTABLES_MODE_TABLE = 'kube-proxy';
@@ -47,15 +47,6 @@ export function iptablesModeLeftovers(saved: ReadonlyArray<{ table: string; line
 }
 
 /** Deletes the nftables mode's tables that exist, in one transaction; true when there was one. A kernel without nf_tables has none. */
-export async function removeNftablesModeTables(nft: Pick<NftablesClient, 'listTables' | 'commit'>): Promise<boolean> {
-  let tables: Awaited<ReturnType<NftablesClient['listTables']>>;
-  try {
-    tables = await nft.listTables();
-  } catch (err) {
-    if (NO_NFTABLES.has((err as { code?: string }).code ?? '')) return false;
-    throw err;
-  }
-  const stale = tables.filter((t) => t.name === NFTABLES_MODE_TABLE && (t.family === 'ip' || t.family === 'ip6'));
-  if (stale.length > 0) await nft.commit(stale.map((t) => ({ op: 'deleteTable' as const, table: { family: t.family, name: t.name } })));
-  return stale.length > 0;
+export function removeNftablesModeTables(nft: Pick<NftablesClient, 'listTables' | 'commit'>): Promise<boolean> {
+  return deleteTablesNamed(nft, NFTABLES_MODE_TABLE, ['ip', 'ip6']);
 }

@@ -32,7 +32,12 @@ export class ProgrammingLatency {
   /** A sync that started at `startedAt` ended at `end`: each change it programmed, with its latency in seconds. */
   programmed(startedAt: number, end: number): Array<{ family: Family; seconds: number }> {
     const done = this.triggers.filter((t) => t.receivedAt <= startedAt);
-    this.triggers = this.triggers.filter((t) => t.receivedAt > startedAt);
+    this.dropTaken(startedAt);
     return done.map((t) => ({ family: t.family, seconds: Math.max(0, end - t.at) / 1000 }));
+  }
+
+  /** Forgets the changes a sync that started at `startedAt` took: a failed one is not measured later (kube-proxy checked them out). */
+  dropTaken(startedAt: number): void {
+    this.triggers = this.triggers.filter((t) => t.receivedAt > startedAt);
   }
 }

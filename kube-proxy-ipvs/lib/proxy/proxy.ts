@@ -185,9 +185,9 @@ export class Proxy {
       minSyncPeriodMs: o.ipvs.minSyncPeriodMs,
       syncPeriodMs: o.ipvs.syncPeriodMs,
       // A sync takes the pending changes as it starts (kube-proxy's checkoutChanges), failing or not.
-      sync: () => (this.metrics.syncStarting(), checkedPass(controller, () => controller.sync())),
-      resync: () => (this.metrics.syncStarting(), checkedPass(controller, () => controller.resync())),
-      drain: () => checkedPass(controller, () => controller.drain()),
+      sync: () => (this.metrics.syncStarting(), checkedPass(() => controller.sync())),
+      resync: () => (this.metrics.syncStarting(), checkedPass(() => controller.resync())),
+      drain: () => checkedPass(() => controller.drain()),
       incomplete: refusedSome,
       onRun: (r) => this.afterRun(r),
       clock: this.clock,
@@ -355,7 +355,7 @@ export class Proxy {
     if (r.kind !== 'drain') this.metrics.syncRan(r.kind, r.durationMs);
     if (r.error !== undefined) {
       // The changes it took are dropped from the latency, as kube-proxy's sync checks them out and returns early.
-      if (r.kind !== 'drain') this.programming.programmed(r.startedAt, r.startedAt);
+      if (r.kind !== 'drain') this.programming.dropTaken(r.startedAt);
       this.metrics.syncErrorsTotal.inc({ kind: r.kind });
       this.log.error({ kind: r.kind, err: (r.error as Error)?.message ?? String(r.error), durationMs: ms }, 'sync failed; retrying with a resync');
       return;

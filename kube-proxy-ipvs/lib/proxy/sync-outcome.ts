@@ -11,7 +11,7 @@
  * operations refused is incomplete: done, its refused operations retried
  * by a resync.
  */
-import type { ControllerPort, SyncResult } from '../kernel/controller-port.js';
+import type { SyncResult } from '../kernel/controller-port.js';
 
 /** A pass that went through but for what makes kube-proxy's sync end early: it does not count as done. */
 export class UnfinishedSyncError extends Error {
@@ -25,10 +25,9 @@ export class UnfinishedSyncError extends Error {
 }
 
 /** Runs one pass; rejects with an UnfinishedSyncError when its rules' restore failed or an ipset could not be created. */
-export async function checkedPass(controller: ControllerPort, pass: () => Promise<SyncResult>): Promise<SyncResult> {
-  const before = restoreFailures(controller);
+export async function checkedPass(pass: () => Promise<SyncResult>): Promise<SyncResult> {
   const result = await pass();
-  if (restoreFailures(controller) > before) throw new UnfinishedSyncError(result, "the rules' restore failed");
+  if (result.rulesFailed) throw new UnfinishedSyncError(result, "the rules' restore failed");
   const uncreated = result.ipsetFailures.find((f) => f.op === 'create');
   if (uncreated) throw new UnfinishedSyncError(result, `ipset ${uncreated.set} could not be created: ${uncreated.message}`);
   return result;
@@ -37,10 +36,4 @@ export async function checkedPass(controller: ControllerPort, pass: () => Promis
 /** Whether a pass that went through left refused operations to retry. */
 export function refusedSome(result: unknown): boolean {
   return ((result as SyncResult | undefined)?.failed ?? 0) > 0;
-}
-
-/** The controller's count of failed restores so far (passes never overlap, so its growth is the pass's). */
-function restoreFailures(controller: ControllerPort): number {
-  const { iptables, nftables } = controller.counters().operations;
-  return iptables.failed + (nftables?.failed ?? 0);
 }

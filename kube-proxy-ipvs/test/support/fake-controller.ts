@@ -78,7 +78,7 @@ export class FakeController implements ControllerPort {
     const syncKind: SyncKind = kind === 'sync' ? (this.syncs.full === 0 ? 'full' : 'incremental') : (kind as 'resync' | 'drain');
     this.syncs[syncKind]++;
     this.lastSync = { kind: syncKind, netlink: cost };
-    return { kind: syncKind, planned: 3, applied: 3, failed: 0, durationSeconds: 0, ipsetFailures: [], netlink: cost };
+    return { kind: syncKind, planned: 3, applied: 3, failed: 0, durationSeconds: 0, ipsetFailures: [], rulesFailed: false, netlink: cost };
   }
   sync(): Promise<SyncResult> {
     return this.run('sync');

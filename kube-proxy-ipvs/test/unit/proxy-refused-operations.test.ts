@@ -10,7 +10,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { ControllerCounters, ControllerPort, SyncResult } from '../../lib/kernel/controller-port.js';
+import { rulesRefused } from '../../lib/kernel/applier.js';
+import type { SyncResult } from '../../lib/kernel/controller-port.js';
 import { defaultOptions } from '../../lib/proxy/options.js';
 import { checkedPass } from '../../lib/proxy/sync-outcome.js';
 import type { FakeController } from '../support/fake-controller.js';
@@ -26,12 +27,11 @@ function refusing(mode: { kind?: 'ipvs' | 'ipset' | 'iptables' }) {
         const r = await run();
         if (mode.kind === undefined) return r;
         c.ops[mode.kind].failed++;
-        return { ...r, applied: r.applied - 1, failed: 1 };
+        return { ...r, applied: r.applied - 1, failed: 1, rulesFailed: mode.kind === 'iptables' };
       };
     }
   };
 }
-
 
 const fast = { ipvs: { ...defaultOptions().ipvs, syncPeriodMs: 150 } };
 
@@ -87,16 +87,14 @@ t.test('the sync duration counts failed syncs too; the last-sync timestamp moves
 });
 
 t.test('which refusals end a sync early, as kube-proxy\'s: a failed rules restore, an ipset not created', async (t) => {
-  const counts = () => ({ ok: 0, failed: 0 });
-  const operations: ControllerCounters['operations'] = { ipvs: counts(), ipset: counts(), address: counts(), iptables: counts(), nftables: counts() };
-  const controller = { counters: () => ({ operations }) } as unknown as ControllerPort;
-  const result = (o: Partial<SyncResult> = {}): SyncResult => ({ kind: 'incremental', planned: 4, applied: 3, failed: 1, durationSeconds: 0, ipsetFailures: [], netlink: {} as SyncResult['netlink'], ...o });
+  const result = (o: Partial<SyncResult> = {}): SyncResult => ({ kind: 'incremental', planned: 4, applied: 3, failed: 1, durationSeconds: 0, ipsetFailures: [], rulesFailed: false, netlink: {} as SyncResult['netlink'], ...o });
+  const refused = (kind: 'ipvs' | 'iptables' | 'nftables') => result({ rulesFailed: rulesRefused({ failed: [{ op: { kind } as never, error: new Error('refused') }] }) });
   const refusedAdd = { set: 'KUBE-CLUSTER-IP', op: 'add' as const, code: 'IPSET_ERR_HASH_FULL', message: 'full', entries: ['10.96.0.1,tcp:80'] };
-  t.same(await checkedPass(controller, async () => result({ ipsetFailures: [refusedAdd] })), result({ ipsetFailures: [refusedAdd] }), 'an entry refused (a set at maxelem): done');
-  t.same((await checkedPass(controller, async () => (operations.ipvs.failed++, result()))).failed, 1, 'an IPVS operation refused: done');
-  await t.rejects(checkedPass(controller, async () => (operations.iptables.failed++, result())), { name: 'UnfinishedSyncError', message: /the rules' restore failed/ }, 'iptables-restore failed');
-  await t.rejects(checkedPass(controller, async () => (operations.nftables.failed++, result())), { name: 'UnfinishedSyncError' }, 'the nftables transaction (the rules) refused');
+  t.same(await checkedPass(async () => result({ ipsetFailures: [refusedAdd] })), result({ ipsetFailures: [refusedAdd] }), 'an entry refused (a set at maxelem): done');
+  t.same((await checkedPass(async () => refused('ipvs'))).failed, 1, 'an IPVS operation refused: done');
+  await t.rejects(checkedPass(async () => refused('iptables')), { name: 'UnfinishedSyncError', message: /the rules' restore failed/ }, 'iptables-restore failed');
+  await t.rejects(checkedPass(async () => refused('nftables')), { name: 'UnfinishedSyncError' }, 'the nftables transaction (the rules) refused');
   const uncreated = { set: 'KUBE-CLUSTER-IP', op: 'create' as const, code: 'IPSET_ERR_TYPE_MISMATCH', message: 'exists with another type', entries: [] };
-  await t.rejects(checkedPass(controller, async () => result({ ipsetFailures: [uncreated] })), { message: /ipset KUBE-CLUSTER-IP could not be created: exists with another type/ }, 'ensureIPSet failed');
-  await t.rejects(checkedPass(controller, async () => Promise.reject(new Error('kube-ipvs0: EPERM'))), /kube-ipvs0/, 'a pass that threw');
+  await t.rejects(checkedPass(async () => result({ ipsetFailures: [uncreated] })), { message: /ipset KUBE-CLUSTER-IP could not be created: exists with another type/ }, 'ensureIPSet failed');
+  await t.rejects(checkedPass(async () => Promise.reject(new Error('kube-ipvs0: EPERM'))), /kube-ipvs0/, 'a pass that threw');
 });

@@ -8,15 +8,17 @@ import t from 'tap';
 import { SyncRunner, type RunOutcome } from '../../lib/proxy/sync-runner.js';
 import { FakeClock, settle } from '../support/fake-clock.js';
 
-/** Each run returns how many operations it had refused: the next of `refusals` (0 once they run out). */
-function setup(o: { min: number; period: number; refusals: number[] }) {
+/** A runner whose every run ends as `outcome(kind, index)` says: one operation refused, done, or thrown. */
+function scripted(o: { min: number; period: number }, outcome: (kind: string, i: number) => 'refused' | 'done' | 'failed') {
   const clock = new FakeClock();
   const runs: string[] = [];
   const outcomes: RunOutcome[] = [];
-  const refusals = [...o.refusals];
   const fn = (kind: string) => async () => {
+    const i = runs.length;
     runs.push(`${kind}@${clock.now() - 1_000_000}`);
-    return { failed: refusals.shift() ?? 0 };
+    const how = outcome(kind, i);
+    if (how === 'failed') throw new Error('the rules restore failed');
+    return { failed: how === 'refused' ? 1 : 0 };
   };
   const runner = new SyncRunner({
     minSyncPeriodMs: o.min,
@@ -32,8 +34,13 @@ function setup(o: { min: number; period: number; refusals: number[] }) {
   return { clock, runs, outcomes, runner };
 }
 
+/** The first `refusals` runs each have an operation refused; the rest go through. */
+function setup(o: { min: number; period: number; refusals: number }) {
+  return scripted(o, (_kind, i) => (i < o.refusals ? 'refused' : 'done'));
+}
+
 t.test('a run with refused operations is no failure: its outcome has no error, and a resync retries them with backoff', async (t) => {
-  const { clock, runs, outcomes, runner } = setup({ min: 0, period: 60_000, refusals: [1, 1] });
+  const { clock, runs, outcomes, runner } = setup({ min: 0, period: 60_000, refusals: 2 });
   runner.request();
   await settle();
   t.same(runs, ['sync@0']);
@@ -50,7 +57,7 @@ t.test('a run with refused operations is no failure: its outcome has no error, a
 });
 
 t.test('meanwhile new changes sync as usual; they do not postpone the retry', async (t) => {
-  const { clock, runs, runner } = setup({ min: 100, period: 60_000, refusals: [1, 1, 1, 1] });
+  const { clock, runs, runner } = setup({ min: 100, period: 60_000, refusals: 4 });
   runner.request();
   await settle();
   t.same(runs, ['sync@0']);
@@ -88,30 +95,6 @@ t.test('a failed run still holds everything back until its retry', async (t) => 
   t.same(runs, ['sync@0', 'resync@1000'], 'which covers it');
   await runner.stop();
 });
-
-/** A runner whose every run ends as `outcome(kind, index)` says: refused operations, done, or thrown. */
-function scripted(o: { min: number; period: number }, outcome: (kind: string, i: number) => 'refused' | 'done' | 'failed') {
-  const clock = new FakeClock();
-  const runs: string[] = [];
-  const fn = (kind: string) => async () => {
-    const i = runs.length;
-    runs.push(`${kind}@${clock.now() - 1_000_000}`);
-    const how = outcome(kind, i);
-    if (how === 'failed') throw new Error('the rules restore failed');
-    return { failed: how === 'refused' ? 1 : 0 };
-  };
-  const runner = new SyncRunner({
-    minSyncPeriodMs: o.min,
-    syncPeriodMs: o.period,
-    sync: fn('sync'),
-    resync: fn('resync'),
-    drain: fn('drain'),
-    incomplete: (result) => (result as { failed: number }).failed > 0,
-    clock,
-  });
-  runner.start();
-  return { clock, runs, runner };
-}
 
 t.test('a failure after refusals: nothing runs before the resync that repairs it', async (t) => {
   // Refusals back the retry off to 8 s; then a change syncs, and the next one fails.
