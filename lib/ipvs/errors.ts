@@ -12,7 +12,12 @@ const HINTS: Readonly<Record<string, string>> = {
   ESRCH: 'no such virtual service',
   ENOENT: 'no such destination, or the scheduler / persistence engine module is not available',
   ERANGE: 'weight below 0 or lower threshold above upper threshold',
-  EINVAL: 'the kernel refused the attributes (missing field, bad netmask, GUE tunnel without port, or mixed families without tunnel forwarding)',
+  // A destination is checked against the namespace's routes: an IPv4 one in
+  // a namespace whose loopback was never up finds no routing table at all.
+  EINVAL:
+    'the kernel refused the attributes (missing field, bad netmask, GUE tunnel without port, or mixed families without tunnel forwarding), ' +
+    'or a destination address the network namespace does not route as unicast (IPv6 link-local or multicast; any IPv4 address while ' +
+    "the namespace's loopback has never been up, as `ip netns add` leaves it: `ip link set lo up` there)",
   EPERM: 'needs CAP_NET_ADMIN in the network namespace',
   EAFNOSUPPORT: 'the kernel was built without IPv6 IPVS support',
 };

@@ -7,7 +7,8 @@
 import { constants } from 'node:os';
 import t from 'tap';
 import { Ipvs, NetlinkError } from '../../lib/index.js';
-import { ipvsEnv } from '../support/ipvs-env.js';
+import { ipvsEnv, sortedLines } from '../support/ipvs-env.js';
+import { freshNetns } from '../support/netns.js';
 
 const tcp80 = { protocol: 'tcp', address: '10.0.0.1', port: 80 } as const;
 const BASE = ['-A -t 10.0.0.1:80 -s rr', '-a -t 10.0.0.1:80 -r 10.0.1.2:80 -m -w 1'];
@@ -30,6 +31,29 @@ t.test('kernel refusals: EEXIST, ESRCH, ENOENT, ERANGE', async (t) => {
     t.match(err, { code, errno: constants.errno[code as keyof typeof constants.errno], operation, message: new RegExp(code) }, `${what}: ${code}`);
   }
   t.same(await env.save(), [...BASE].sort(), 'nothing changed');
+});
+
+t.test('EINVAL for a destination the namespace does not route as unicast, as ipvsadm is refused it', async (t) => {
+  const env = await ipvsEnv(t);
+  const v6 = { protocol: 'tcp', address: 'fd00::1', port: 80 } as const;
+  await env.restore(['-A -t [fd00::1]:80 -s rr']);
+  const linkLocal = await env.ipvs.addDestination(v6, { address: 'fe80::5', port: 80 }).then(() => undefined, (e: unknown) => e);
+  t.match(linkLocal, { code: 'EINVAL', operation: 'addDestination', hint: /does not route as unicast \(IPv6 link-local/ }, 'an IPv6 link-local destination');
+  t.not((await env.ns.tryExec('ipvsadm', ['-a', '-t', '[fd00::1]:80', '-r', '[fe80::5]:80', '-m'])).code, 0, 'ipvsadm is refused the same destination');
+
+  // `ip netns add` leaves lo down and the namespace without a routing table.
+  const bare = await freshNetns(t, 'ipvslo', { loopback: 'down' });
+  const ipvs = await Ipvs.open({ netns: bare.path });
+  t.teardown(() => ipvs.close());
+  await bare.exec('ipvsadm', ['-A', '-t', '10.0.0.1:80', '-s', 'rr']);
+  const dest = { address: '10.0.1.2', port: 80, forward: 'masq' } as const;
+  const before = await ipvs.addDestination(tcp80, dest).then(() => undefined, (e: unknown) => e);
+  t.match(before, { code: 'EINVAL', hint: /`ip link set lo up` there/ }, 'an IPv4 destination while lo was never up');
+  t.not((await bare.tryExec('ipvsadm', ['-a', '-t', '10.0.0.1:80', '-r', '10.0.1.3:80', '-m'])).code, 0, 'ipvsadm is refused one too');
+  await bare.exec('ip', ['link', 'set', 'lo', 'up']);
+  await ipvs.addDestination(tcp80, dest);
+  await bare.exec('ipvsadm', ['-a', '-t', '10.0.0.1:80', '-r', '10.0.1.3:80', '-m']);
+  t.same(sortedLines(await bare.exec('ipvsadm', ['-Sn'])), ['-A -t 10.0.0.1:80 -s rr', '-a -t 10.0.0.1:80 -r 10.0.1.2:80 -m -w 1', '-a -t 10.0.0.1:80 -r 10.0.1.3:80 -m -w 1'], 'both take it once lo is up');
 });
 
 t.test('invalid input throws before anything is sent', async (t) => {

@@ -20,7 +20,11 @@ export interface Netns {
   tryExec(file: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
-export async function createNetns(prefix = 'ipvsnl'): Promise<Netns> {
+/**
+ * A new namespace, its loopback up (as a container's is). `loopback: 'down'`
+ * leaves it as `ip netns add` makes it: no address and no routing table yet.
+ */
+export async function createNetns(prefix = 'ipvsnl', opts: { loopback?: 'up' | 'down' } = {}): Promise<Netns> {
   const name = `${prefix}-${process.pid}-${randomBytes(3).toString('hex')}`;
   await run('ip', ['netns', 'add', name]);
   const ns: Netns = {
@@ -42,7 +46,7 @@ export async function createNetns(prefix = 'ipvsnl'): Promise<Netns> {
       });
     },
   };
-  await ns.exec('ip', ['link', 'set', 'lo', 'up']);
+  if (opts.loopback !== 'down') await ns.exec('ip', ['link', 'set', 'lo', 'up']);
   return ns;
 }
 
@@ -55,8 +59,8 @@ interface TapLike {
 }
 
 /** Creates a namespace that is deleted when the test ends. */
-export async function freshNetns(t: TapLike, prefix?: string): Promise<Netns> {
-  const ns = await createNetns(prefix);
+export async function freshNetns(t: TapLike, prefix?: string, opts?: { loopback?: 'up' | 'down' }): Promise<Netns> {
+  const ns = await createNetns(prefix, opts);
   t.teardown(() => deleteNetns(ns));
   return ns;
 }
