@@ -19,6 +19,20 @@ import { serviceContribution } from './service-contribution.js';
 import { servicePortInfos } from './service-ports.js';
 import { requestedScheduler, sameReport, serviceScheduling, type SchedulingReport } from './scheduling.js';
 
+/**
+ * One Service event as kube-proxy's ServiceChangeTracker weighs it: what the
+ * proxy reads of the Service before and after, as text ('' where it proxies
+ * it in no family). A change to sync is one whose two differ.
+ */
+export interface ServiceChange {
+  readonly before: string;
+  readonly after: string;
+}
+
+export function isChange(c: ServiceChange): boolean {
+  return c.before !== c.after;
+}
+
 export class KnownObjects {
   private readonly facts = new FactsBuilder();
   private readonly services = new Map<string, Service>();
@@ -62,21 +76,18 @@ export class KnownObjects {
   }
 
   /**
-   * Whether upserting this Service (or, `deleted`, deleting it) changes
-   * what the proxy reads of it, as kube-proxy's ServiceChangeTracker tells
-   * a change to sync from one it drops: an update that leaves the Service's
+   * What upserting this Service (or, `deleted`, deleting it) changes of
+   * what the proxy reads of it, as kube-proxy's ServiceChangeTracker
+   * compares a Service's port maps: an update that leaves the Service's
    * ports as they were (a label, an annotation it does not read, a status
-   * condition), and any event of a Service proxied in no family (headless,
-   * ExternalName, no ClusterIP yet). Asked before the upsert or delete.
+   * condition) is no change, nor is any event of a Service proxied in no
+   * family (headless, ExternalName, no ClusterIP yet). Asked before the
+   * upsert or delete.
    */
-  isServiceChange(svc: Service, deleted = false): boolean {
+  serviceChange(svc: Service, deleted = false): ServiceChange {
     const before = this.services.get(serviceKeyOf(svc.metadata));
     const after = deleted ? undefined : this.facts.service(svc);
-    // A Service new to the proxy (every one at a cold start) is a change when it is proxied at all: nothing to compare.
-    if (before === undefined) return this.proxied(after);
-    if (!this.proxied(before) && !this.proxied(after)) return false;
-    // Facts are built field by field in one order: equal facts give equal text.
-    return JSON.stringify(before) !== JSON.stringify(after);
+    return { before: this.readText(before), after: this.readText(after) };
   }
 
   deleteService(namespace: string, name: string): Scope {
@@ -154,6 +165,12 @@ export class KnownObjects {
   private recompute(key: string): Scope {
     const svc = this.services.get(key);
     return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx, this.missingSchedulers) : undefined);
+  }
+
+  /** What the proxy reads of a Service, as text to compare ('' when it proxies it in no family, or does not know it). */
+  private readText(svc: Service | undefined): string {
+    // Facts are built field by field in one order: equal facts give equal text.
+    return this.proxied(svc) ? JSON.stringify(svc) : '';
   }
 
   private proxied(svc: Service | undefined): boolean {

@@ -8,6 +8,7 @@ import type { AddressFamily } from 'ipvs-netlink/address';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { StaleConntrackReport } from './stale-conntrack.js';
 import type { Logger } from 'pino';
+import type { ServiceChange } from '../desired/known-objects.js';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import type { SchedulingReason } from '../desired/scheduling.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
@@ -44,13 +45,13 @@ export interface ControllerPort {
    */
   start(): Promise<void>;
   /**
-   * Returns whether it is a change to sync: false when what the proxy
-   * reads of the Service is unchanged, or it proxies the Service in no
-   * family (kube-proxy's ServiceChangeTracker drops such an event).
+   * Returns what the proxy read of the Service before and after: no change
+   * to sync when they are the same, or it proxies the Service in no family
+   * (kube-proxy's ServiceChangeTracker drops such an event).
    */
-  upsertService(svc: Service): boolean;
-  /** Only the Service's identity (metadata.namespace and name) is read. Returns whether it is a change to sync, as upsertService(). */
-  deleteService(svc: Service): boolean;
+  upsertService(svc: Service): ServiceChange;
+  /** Only the Service's identity (metadata.namespace and name) is read. Returns what upsertService() does. */
+  deleteService(svc: Service): ServiceChange;
   upsertEndpointSlice(slice: EndpointSlice): void;
   /** Only the slice's identity (its name, namespace and Service label) is read. */
   deleteEndpointSlice(slice: EndpointSlice): void;

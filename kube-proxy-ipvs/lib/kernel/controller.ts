@@ -25,7 +25,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AddressServiceKey } from 'ipvs-netlink';
 import { pino, type Logger } from 'pino';
-import { KnownObjects } from '../desired/known-objects.js';
+import { KnownObjects, type ServiceChange } from '../desired/known-objects.js';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import { usableLocalAddresses } from '../desired/node-addresses.js';
 import { namespaceOf, type EndpointSlice, type NodeInfo, type ProxyConfig, type Service } from '../kubernetes/model.js';
@@ -100,14 +100,14 @@ export class Controller implements ControllerPort {
 
   // --- object changes: each marks the keys it touched ---
 
-  upsertService(svc: Service): boolean {
-    const change = this.objects.isServiceChange(svc);
+  upsertService(svc: Service): ServiceChange {
+    const change = this.objects.serviceChange(svc);
     this.mark(this.objects.upsertService(svc));
     return change;
   }
 
-  deleteService(svc: Service): boolean {
-    const change = this.objects.isServiceChange(svc, true);
+  deleteService(svc: Service): ServiceChange {
+    const change = this.objects.serviceChange(svc, true);
     this.mark(this.objects.deleteService(namespaceOf(svc.metadata), svc.metadata.name));
     return change;
   }

@@ -11,6 +11,7 @@ import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
+import type { ServiceChange } from '../desired/known-objects.js';
 import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';
 
 /** The ip_family label's values, Kubernetes' IPFamily names. */
@@ -37,24 +38,29 @@ const alpha = (help: string) => `[ALPHA] ${help}`;
 
 /**
  * The pending-Services gauge: kube-proxy's ServiceChangeTracker keeps one
- * entry per Service with a change not yet synced. Setting it to 0 (a sync
- * took the changes) forgets them.
+ * entry per Service whose state differs from what the last sync took (its
+ * first event since then gives that state), and drops the entry when a
+ * later event brings the Service back to it. Setting it to 0 (a sync took
+ * the changes) forgets them.
  */
-class PendingKeysGauge extends Gauge<string> {
-  private readonly keys = new Set<string>();
+class PendingServicesGauge extends Gauge<string> {
+  /** Each pending Service's state as the last sync took it. */
+  private readonly synced = new Map<string, string>();
 
-  add(key: string): void {
-    this.keys.add(key);
-    super.set(this.keys.size);
+  changed(key: string, change: ServiceChange): void {
+    const synced = this.synced.has(key) ? this.synced.get(key)! : change.before;
+    if (synced === change.after) this.synced.delete(key);
+    else this.synced.set(key, synced);
+    super.set(this.synced.size);
   }
 
   get size(): number {
-    return this.keys.size;
+    return this.synced.size;
   }
 
   override set(labelsOrValue: number | Partial<Record<string, string | number>>, value?: number): void {
     if (typeof labelsOrValue !== 'number') return super.set(labelsOrValue, value!);
-    if (labelsOrValue === 0) this.keys.clear();
+    if (labelsOrValue === 0) this.synced.clear();
     super.set(labelsOrValue);
   }
 }
@@ -70,7 +76,7 @@ export class ProxyMetrics {
   readonly endpointChangesTotal: Counter;
   readonly endpointChangesPending: Gauge;
   readonly serviceChangesTotal: Counter;
-  readonly serviceChangesPending: PendingKeysGauge;
+  readonly serviceChangesPending: PendingServicesGauge;
   readonly noLocalEndpoints: Gauge<'traffic_policy' | 'ip_family'>;
   readonly healthzTotal: Counter<'code'>;
   readonly livezTotal: Counter<'code'>;
@@ -101,7 +107,7 @@ export class ProxyMetrics {
     this.endpointChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_total', help: alpha('Cumulative proxy rules Endpoint changes'), registers: r });
     this.endpointChangesPending = new Gauge({ name: 'kubeproxy_sync_proxy_rules_endpoint_changes_pending', help: alpha('Pending proxy rules Endpoint changes'), registers: r });
     this.serviceChangesTotal = new Counter({ name: 'kubeproxy_sync_proxy_rules_service_changes_total', help: alpha('Cumulative proxy rules Service changes'), registers: r });
-    this.serviceChangesPending = new PendingKeysGauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: alpha('Pending proxy rules Service changes'), registers: r });
+    this.serviceChangesPending = new PendingServicesGauge({ name: 'kubeproxy_sync_proxy_rules_service_changes_pending', help: alpha('Pending proxy rules Service changes'), registers: r });
     this.noLocalEndpoints = new Gauge({
       name: 'kubeproxy_sync_proxy_rules_no_local_endpoints_total',
       help: alpha('Number of services with a Local traffic policy and no endpoints'),
@@ -281,15 +287,15 @@ export class ProxyMetrics {
   }
 
   /**
-   * A Service event, `change` when it is one to sync (the controller says).
-   * kube-proxy gives it to each family's ServiceChangeTracker, and each
-   * counts it in the total, a no-op too; the pending gauge counts Services
-   * with a change not yet synced, each once; a sync is queued for a family
-   * while a change is pending (its tracker's Update returns true).
+   * A Service event, as the controller weighed it. kube-proxy gives it to
+   * each family's ServiceChangeTracker, and each counts it in the total, a
+   * no-op too; the pending gauge counts Services whose state differs from
+   * the last sync's, each once; a sync is queued for a family while a
+   * change is pending (its tracker's Update returns true).
    */
-  serviceChanged(key: string, change: boolean, at: number): void {
+  serviceChanged(key: string, change: ServiceChange, at: number): void {
     this.serviceChangesTotal.inc(this.families.length);
-    if (change) this.serviceChangesPending.add(key);
+    this.serviceChangesPending.changed(key, change);
     if (this.serviceChangesPending.size > 0) this.queued(this.families.map((f) => IP_FAMILY[f]), at);
   }
 

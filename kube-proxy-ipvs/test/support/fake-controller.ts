@@ -5,7 +5,7 @@
  */
 import type { SocketCounters } from 'ipvs-netlink';
 import type { ControllerCounters, ControllerFactory, ControllerOptions, ControllerPort, SyncKind, SyncResult } from '../../lib/kernel/controller-port.js';
-import { KnownObjects } from '../../lib/desired/known-objects.js';
+import { KnownObjects, type ServiceChange } from '../../lib/desired/known-objects.js';
 import type { LocalEndpoints } from '../../lib/desired/local-endpoints.js';
 import { defaultProxyConfig, namespaceOf, type EndpointSlice, type NodeInfo, type Service } from '../../lib/kubernetes/model.js';
 
@@ -35,17 +35,17 @@ export class FakeController implements ControllerPort {
     this.calls.push('start');
     if (this.failStart) throw this.failStart;
   }
-  upsertService(svc: Service): boolean {
+  upsertService(svc: Service): ServiceChange {
     this.calls.push(`upsertService ${svc.metadata.name}`);
     this.services.set(`${svc.metadata.namespace}/${svc.metadata.name}`, svc);
-    const change = this.objects.isServiceChange(svc);
+    const change = this.objects.serviceChange(svc);
     this.objects.upsertService(svc);
     return change;
   }
-  deleteService(svc: Service): boolean {
+  deleteService(svc: Service): ServiceChange {
     this.calls.push(`deleteService ${svc.metadata.name}`);
     this.services.delete(`${svc.metadata.namespace}/${svc.metadata.name}`);
-    const change = this.objects.isServiceChange(svc, true);
+    const change = this.objects.serviceChange(svc, true);
     this.objects.deleteService(namespaceOf(svc.metadata), svc.metadata.name);
     return change;
   }

@@ -7,13 +7,14 @@
  * the proxy's pending and queued metrics follow it.
  */
 import t from 'tap';
-import { KnownObjects } from '../../lib/desired/known-objects.js';
+import { isChange, KnownObjects } from '../../lib/desired/known-objects.js';
 import { defaultProxyConfig, type Service } from '../../lib/kubernetes/model.js';
 import { SCHEDULER_ANNOTATION } from '../../lib/kubernetes/service-scheduling.js';
 import { service } from '../support/k8s-objects.js';
 import { FakeController } from '../support/fake-controller.js';
 
 const node = { name: 'node-a', addresses: ['192.168.1.10'] };
+const changes = (s: KnownObjects, svc: Service, deleted?: boolean) => isChange(s.serviceChange(svc, deleted));
 const web = (extra: Partial<Service['spec']> = {}, labels?: Record<string, string>): Service => {
   const s = service('web', { clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80 }], ...extra });
   if (labels) s.metadata.labels = labels;
@@ -22,30 +23,30 @@ const web = (extra: Partial<Service['spec']> = {}, labels?: Record<string, strin
 
 t.test('what the proxy reads of a Service decides', async (t) => {
   const s = new KnownObjects(node, defaultProxyConfig());
-  t.equal(s.isServiceChange(web()), true, 'a new Service');
+  t.equal(changes(s, web()), true, 'a new Service');
   s.upsertService(web());
-  t.equal(s.isServiceChange(web({}, { team: 'a' })), false, 'a label only: nothing to sync');
-  t.equal(s.isServiceChange({ ...web(), metadata: { ...web().metadata, annotations: { note: 'x' } } }), false, 'an annotation it does not read');
-  t.equal(s.isServiceChange({ ...web(), metadata: { ...web().metadata, annotations: { [SCHEDULER_ANNOTATION]: 'wrr' } } }), true, 'our scheduler annotation is read: a change (an extension)');
-  t.equal(s.isServiceChange(web({ ports: [{ name: 'http', port: 8080 }] })), true, 'a port');
-  t.equal(s.isServiceChange(web(), true), true, 'deleting a Service it proxies');
-  t.equal(s.isServiceChange(service('other', { clusterIP: '10.96.0.11', ports: [{ port: 80 }] }), true), false, 'deleting one it never knew');
+  t.equal(changes(s, web({}, { team: 'a' })), false, 'a label only: nothing to sync');
+  t.equal(changes(s, { ...web(), metadata: { ...web().metadata, annotations: { note: 'x' } } }), false, 'an annotation it does not read');
+  t.equal(changes(s, { ...web(), metadata: { ...web().metadata, annotations: { [SCHEDULER_ANNOTATION]: 'wrr' } } }), true, 'our scheduler annotation is read: a change (an extension)');
+  t.equal(changes(s, web({ ports: [{ name: 'http', port: 8080 }] })), true, 'a port');
+  t.equal(changes(s, web(), true), true, 'deleting a Service it proxies');
+  t.equal(changes(s, service('other', { clusterIP: '10.96.0.11', ports: [{ port: 80 }] }), true), false, 'deleting one it never knew');
 });
 
 t.test('a Service proxied in no family never is a change', async (t) => {
   const s = new KnownObjects(node, defaultProxyConfig());
   const headless = service('db', { clusterIP: 'None', ports: [{ port: 5432 }] });
-  t.equal(s.isServiceChange(headless), false, 'headless');
+  t.equal(changes(s, headless), false, 'headless');
   s.upsertService(headless);
-  t.equal(s.isServiceChange(service('db', { clusterIP: 'None', ports: [{ port: 5433 }] })), false, 'nor its update');
-  t.equal(s.isServiceChange(headless, true), false, 'nor its deletion');
-  t.equal(s.isServiceChange(service('db', { clusterIP: '10.96.0.12', ports: [{ port: 5432 }] })), true, 'given a ClusterIP it is');
+  t.equal(changes(s, service('db', { clusterIP: 'None', ports: [{ port: 5433 }] })), false, 'nor its update');
+  t.equal(changes(s, headless, true), false, 'nor its deletion');
+  t.equal(changes(s, service('db', { clusterIP: '10.96.0.12', ports: [{ port: 5432 }] })), true, 'given a ClusterIP it is');
 });
 
 t.test('the controller answers its upserts and deletes with it', async (t) => {
   const c = new FakeController({ node, config: defaultProxyConfig() });
-  t.equal(c.upsertService(web()), true);
-  t.equal(c.upsertService(web({}, { team: 'a' })), false, 'a no-op update');
-  t.equal(c.deleteService(web()), true);
-  t.equal(c.deleteService(web()), false, 'gone already');
+  t.equal(isChange(c.upsertService(web())), true);
+  t.equal(isChange(c.upsertService(web({}, { team: 'a' }))), false, 'a no-op update');
+  t.equal(isChange(c.deleteService(web())), true);
+  t.equal(isChange(c.deleteService(web())), false, 'gone already');
 });

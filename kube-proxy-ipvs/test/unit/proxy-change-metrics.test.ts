@@ -111,4 +111,7 @@ t.test('Service changes: each family counts the event; a no-op update is neither
   source.emit(ev('Service', 'update', web({ team: 'a' }, 81)), ev('Service', 'update', web({ team: 'b' }, 82)));
   await until('the events', () => controller.calls.filter((c) => c === 'upsertService web').length === 4);
   t.equal(await value('kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'two changes of one Service: one pending Service');
+  source.emit(ev('Service', 'update', web({ team: 'c' })));
+  await until('the event', () => controller.calls.filter((c) => c === 'upsertService web').length === 5);
+  t.equal(await value('kubeproxy_sync_proxy_rules_service_changes_pending'), 0, 'its ports back to what the last sync took: nothing pending, as upstream');
 });

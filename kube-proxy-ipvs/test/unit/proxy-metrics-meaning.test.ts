@@ -70,30 +70,52 @@ t.test('kubernetes_build_info: the version this proxy mirrors', async (t) => {
   t.equal(line.match(/go_version="([^"]+)"/)![1], process.version, "Node.js's version stands in for Go's");
 });
 
+/** A Service event from state `before` to `after` (what the proxy reads of it; '' for none). */
+const event = (before: string, after: string) => ({ before, after });
+const CHANGE = event('', 'ports 80');
+const NO_OP = event('ports 80', 'ports 80');
+
 t.test("Service changes: each family's tracker counts the event; pending Services each once, changes to sync only", async (t) => {
   const m = metrics();
-  m.serviceChanged('demo/web', true, 2000);
-  m.serviceChanged('demo/web', true, 3000);
+  m.serviceChanged('demo/web', CHANGE, 2000);
+  m.serviceChanged('demo/web', event('ports 80', 'ports 81'), 3000);
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_total'), 4, 'two events, counted by the IPv4 and the IPv6 tracker');
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'one Service pending');
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv6"}'), 3, 'a sync queued for each family');
-  m.serviceChanged('demo/api', false, 4000);
+  m.serviceChanged('demo/api', NO_OP, 4000);
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_total'), 6, 'a no-op update is counted');
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'but not pending');
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}'), 4, 'a sync is (still) queued while a change is pending, as upstream');
   m.syncStarting();
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 0, 'the sync took the changes');
-  m.serviceChanged('demo/api', false, 5000);
+  m.serviceChanged('demo/api', NO_OP, 5000);
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}'), 4, 'nothing pending, a no-op queues no sync');
-  m.serviceChanged('demo/web', true, 6000);
+  m.serviceChanged('demo/web', event('ports 81', 'ports 82'), 6000);
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'demo/web again, once');
+});
+
+t.test('a Service changed and changed back before a sync is no longer pending, as upstream (its state is what the last sync took)', async (t) => {
+  const m = metrics();
+  m.serviceChanged('demo/web', event('ports 80', 'ports 81'), 1000);
+  m.serviceChanged('demo/api', event('ports 90', 'ports 91'), 1000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 2);
+  m.serviceChanged('demo/web', event('ports 81', 'ports 82'), 2000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 2, 'changed again: still pending, once');
+  m.serviceChanged('demo/web', event('ports 82', 'ports 80'), 3000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'back to what the last sync took: not pending');
+  m.serviceChanged('demo/new', event('', 'ports 70'), 4000);
+  m.serviceChanged('demo/new', event('ports 70', ''), 5000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'made and deleted between two syncs: not pending');
+  m.syncStarting();
+  m.serviceChanged('demo/api', event('ports 91', 'ports 90'), 6000);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'after a sync its state is the one to compare with: going back is a change');
 });
 
 t.test('setting the pending gauge to 0, as a sync that takes the changes does, forgets the pending Services', async (t) => {
   const m = metrics();
-  m.serviceChanged('demo/web', true, 2000);
+  m.serviceChanged('demo/web', CHANGE, 2000);
   m.serviceChangesPending.set(0);
-  m.serviceChanged('demo/api', true, 4000);
+  m.serviceChanged('demo/api', CHANGE, 4000);
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'demo/web was synced');
 });
 
