@@ -17,15 +17,14 @@ import { existsSync } from 'node:fs';
 import { Nftables } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import type { Exec } from './exec.js';
-import { detectIptables } from './iptables-flavour.js';
-import type { IptablesTools } from './iptables-runner.js';
+import { detectIptables, type IptablesFound } from './iptables-flavour.js';
 
 export interface HostFamilies {
   families: AddressFamily[];
   /** Why a family is missing, in upstream's words, for the log. */
   missing: Array<{ family: AddressFamily; message: 'No iptables support for family' | 'No nftables support for family' | 'No kernel support for family'; error?: string }>;
   /** The iptables flavour in use; undefined when none works. */
-  iptables?: { tools: IptablesTools; mode: 'default' | 'legacy' };
+  iptables?: IptablesFound;
 }
 
 /**

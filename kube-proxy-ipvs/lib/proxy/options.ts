@@ -12,6 +12,7 @@ import { nodeInfoOf } from '../kubernetes/node.js';
 import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
 import type { ConntrackSettings } from '../kernel/conntrack-sysctls.js';
+import { hasRandomFully } from '../kernel/iptables-flavour.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 
 export interface IpvsOptions {
@@ -273,9 +274,15 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host: host === '' ? '0.0.0.0' : host, port };
 }
 
-/** The planner's view of the options. */
-export function proxyConfigOf(o: ProxyOptions): ProxyConfig {
+/**
+ * The planner's view of the options. `iptables`: what a running proxy found
+ * on the host (its version decides --random-fully in the iptables backend;
+ * the nftables backend always masquerades fully-random, as kube-proxy's
+ * nftables mode does); without it (plan, the one-shot jobs) the default.
+ */
+export function proxyConfigOf(o: ProxyOptions, iptables?: { version?: string }): ProxyConfig {
   return defaultProxyConfig({
+    ...(iptables ? { randomFully: o.ipvs.rulesBackend === 'nftables' || hasRandomFully(iptables.version) } : {}),
     scheduler: o.ipvs.scheduler,
     masqueradeAll: o.masqueradeAll,
     masqueradeBit: o.masqueradeBit,

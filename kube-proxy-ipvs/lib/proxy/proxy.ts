@@ -140,7 +140,7 @@ export class Proxy {
     // the cluster's objects (a fork copies the page tables of all).
     await host.setConntrack(o.conntrack, this.log);
     const found = await host.families();
-    if (found.iptables) this.log.info({ iptables: found.iptables.mode }, 'iptables flavour');
+    if (found.iptables) this.log.info({ iptables: found.iptables.mode, version: found.iptables.version }, 'iptables flavour');
 
     this.log.info({ source: this.deps.source.description }, 'reading objects');
     await this.deps.source.start({
@@ -162,7 +162,7 @@ export class Proxy {
 
     const controller = this.deps.controllerFactory({
       node: this.nodeInfo,
-      config: proxyConfigOf(o),
+      config: proxyConfigOf(o, found.iptables ?? {}),
       netns: o.netns,
       iptables: found.iptables?.tools,
       ipvsTimeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },

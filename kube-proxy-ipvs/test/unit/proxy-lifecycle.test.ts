@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import t from 'tap';
 import { NetlinkError } from 'ipvs-netlink';
+import { DEFAULT_IPTABLES } from '../../lib/kernel/iptables-runner.js';
 import { defaultOptions } from '../../lib/proxy/options.js';
 import { checkPrivileges } from '../../lib/proxy/preflight.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
@@ -48,6 +49,19 @@ t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
   t.throws(() => checkPrivileges({}, status('000001ffffffefff')), /needs CAP_NET_ADMIN .* NET_ADMIN and NET_RAW/, 'everything but bit 12: refused');
   t.doesNotThrow(() => checkPrivileges({}, 'no CapEff line'), 'unreadable: let the kernel answer');
   t.throws(() => checkPrivileges({ netns: '/run/netns/does-not-exist' }, status('000001ffffffffff')), /--netns \/run\/netns\/does-not-exist: no such network namespace/);
+});
+
+t.test("the host's iptables version reaches the controller's rules: --random-fully only where it takes it", async (t) => {
+  const dir = manifestsDir();
+  for (const [version, random] of [['1.6.1', false], ['1.8.9', true]] as const) {
+    const host = fakeHost(['inet']);
+    const factory = fakeFactory();
+    const families = async () => ({ ...(await host.families()), iptables: { tools: DEFAULT_IPTABLES, mode: 'default' as const, version } });
+    const proxy = new Proxy(options(dir), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: factory, logger, defaultMetrics: false, host: { ...host, families } });
+    await proxy.start();
+    await proxy.stop();
+    t.equal(factory.last?.init?.config.randomFully, random, `iptables ${version}`);
+  }
 });
 
 t.test("the conntrack settings and the host's families before any object is read, as kube-proxy's platform setup before its informers", async (t) => {
