@@ -10,8 +10,9 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** The Kubernetes release this proxy mirrors: the one place it is written. */
-export const KUBERNETES_VERSION = 'v1.37.0';
+import { KUBERNETES_VERSION } from '../proxy/build-info.js';
+
+export { KUBERNETES_VERSION };
 
 /** This package's version, from its package.json (found from here in the sources and in dist/ alike). */
 export function packageVersion(): string {

@@ -13,6 +13,7 @@ import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
 import type { ConntrackSettings } from '../kernel/conntrack-sysctls.js';
 import { hasRandomFully } from '../kernel/iptables-flavour.js';
+import { KUBERNETES_VERSION } from './build-info.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 
 export interface IpvsOptions {
@@ -161,6 +162,7 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
       problems.push(`--nodeport-addresses (nodePortAddresses[${i}]): Invalid value: ${JSON.stringify(c)}: must be a CIDR or one of the keywords ${Object.keys(NODE_PORT_KEYWORDS).map((k) => `"${k}"`).join(', ')}`);
     }
   });
+  problems.push(...hiddenMetricsVersionProblems(o.kubeProxyConfiguration?.showHiddenMetricsForVersion ?? ''));
   check(Number.isInteger(o.masqueradeBit) && o.masqueradeBit >= 0 && o.masqueradeBit <= 31, `masqueradeBit must be an integer from 0 to 31, got ${o.masqueradeBit}`);
   const v = o.ipvs;
   check((IPVS_SCHEDULERS as readonly string[]).includes(v.scheduler), `--ipvs-scheduler (ipvs.scheduler): "${v.scheduler}" is not an IPVS scheduler; use one of ${IPVS_SCHEDULERS.join(', ')}`);
@@ -261,6 +263,19 @@ function splitHostPort(value: string): { host: string; port: string } | undefine
   }
   if (value.indexOf(']', from) >= 0) return undefined;
   return { host, port: value.slice(colon + 1) };
+}
+
+/**
+ * component-base's check, which kube-proxy's validation applies: only the
+ * release before the one this proxy mirrors may be named (its hidden
+ * metrics are the ones deprecated one release ago).
+ */
+export function hiddenMetricsVersionProblems(value: string, mirrored = KUBERNETES_VERSION): string[] {
+  if (value === '') return [];
+  const [, major, minor] = /^v(\d+)\.(\d+)/.exec(mirrored)!;
+  const previous = `${major}.${Number(minor) - 1}`;
+  if (value === previous) return [];
+  return [`--show-hidden-metrics-for-version (showHiddenMetricsForVersion): Invalid value: ${JSON.stringify(value)}: must be omitted or have the value '${previous}'. Only the previous minor version is allowed`];
 }
 
 /** "0.0.0.0:10256", "[::]:10256", "127.0.0.1:10249" → host and port. */

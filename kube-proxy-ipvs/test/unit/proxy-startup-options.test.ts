@@ -68,6 +68,13 @@ t.test('nodePortAddresses: CIDRs and the keywords primary, localhost and all, in
   t.same(healthCheckHosts({ ...defaultOptions(), nodePortAddresses: ['all'] }, node), ['0.0.0.0'], 'all: health check ports listen everywhere, as when unset');
 });
 
+t.test('showHiddenMetricsForVersion: omitted or the release before the one mirrored, as component-base checks it', async (t) => {
+  t.equal(parse('--show-hidden-metrics-for-version=1.36').kubeProxyConfiguration?.showHiddenMetricsForVersion, '1.36', 'v1.37 mirrored: 1.36 is taken');
+  t.throws(() => parse('--show-hidden-metrics-for-version=1.35'), /--show-hidden-metrics-for-version \(showHiddenMetricsForVersion\): Invalid value: "1.35": must be omitted or have the value '1.36'. Only the previous minor version is allowed/);
+  t.throws(() => parse('--show-hidden-metrics-for-version=1.36.0'), /Invalid value: "1.36.0"/, 'no patch level');
+  t.throws(() => resolveOptions(['--config', configFile('showHiddenMetricsForVersion: "1.37"\n')]), /Invalid value: "1.37"/, 'from the file too');
+});
+
 t.test('--proxy-port-range is gone (removed in kube-proxy 1.31): an unknown flag', async (t) => {
   t.throws(() => parse('--proxy-port-range=30000-32767'), /unknown flag: --proxy-port-range/);
   t.equal(resolveOptions(['--config', configFile('portRange: "30000-32767"\n')]).config.portRange, '30000-32767', 'the v1alpha1 field is still read, and ignored');
