@@ -8,12 +8,13 @@
  */
 import type { Logger } from 'pino';
 import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
+import { localDetector } from '../desired/local-detector.js';
 import { LOOPBACK } from '../desired/node-addresses.js';
 import type { HostFamilies } from '../kernel/host-families.js';
 import type { Node, NodeInfo } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
 import { IP_FAMILY } from './metrics.js';
-import { nodeInfoFor, type ProxyOptions } from './options.js';
+import { nodeInfoFor, proxyConfigOf, type ProxyOptions } from './options.js';
 
 /** Throws, as kube-proxy exits, when no family or not the primary one is usable. */
 export function startingNode(o: ProxyOptions, node: Node | undefined, found: HostFamilies, log: Logger): NodeInfo {
@@ -29,7 +30,18 @@ export function startingNode(o: ProxyOptions, node: Node | undefined, found: Hos
   if (found.families.length === 2) log.info({ 'primary ipFamily': IP_FAMILY[primary] }, 'kube-proxy running in dual-stack mode');
   else log.info({ ipFamily: IP_FAMILY[primary] }, 'kube-proxy running in single-stack mode');
   log.info({ node: info.name, addresses: info.addresses, families: info.families }, 'node');
+  logMissingLocalDetector(o, primary, info.podCIDRs ?? [], log);
   return info;
+}
+
+/** getLocalDetectors' notes: a CIDR mode with no range of the primary family detects no local traffic in it. */
+function logMissingLocalDetector(o: ProxyOptions, primary: AddressFamily, podCIDRs: readonly string[], log: Logger): void {
+  if (localDetector(primary, proxyConfigOf(o), podCIDRs) !== undefined) return;
+  if (o.detectLocalMode === 'ClusterCIDR') {
+    log.info({ ipFamily: IP_FAMILY[primary], clusterCIDRs: o.clusterCIDRs }, 'Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family');
+  } else if (o.detectLocalMode === 'NodeCIDR') {
+    log.info({ ipFamily: IP_FAMILY[primary], podCIDRs }, 'Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family');
+  }
 }
 
 function isLoopback(address: string): boolean {

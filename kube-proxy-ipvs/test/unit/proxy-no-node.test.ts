@@ -120,6 +120,23 @@ t.test('families from the host: an IPv6-only primary on an IPv4-only host is ref
   t.notOk(lines.some((l) => String(l.msg).startsWith("Can't determine")), '--bind-address is a node IP: no loopback line');
 });
 
+t.test("Detect-local-mode's notes, as getLocalDetectors: a CIDR mode with no range of the primary family", async (t) => {
+  const started = async (o: Partial<ProxyOptions>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'kp-detect-'));
+    writeFileSync(join(dir, 'node.yaml'), o.detectLocalMode === 'NodeCIDR' ? NODE.replace('metadata: {name: node-a}', 'metadata: {name: node-a}\nspec: {podCIDRs: [fd00:244:1::/64]}') : NODE);
+    const { logger, lines } = capture();
+    const proxy = new Proxy(options(dir, o), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost(['inet', 'inet6']) });
+    await proxy.start();
+    await proxy.stop();
+    return lines.filter((l) => String(l.msg).startsWith('Detect-local-mode'));
+  };
+  t.match(await started({ clusterCIDRs: [] }), [{ msg: 'Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family', ipFamily: 'IPv4', clusterCIDRs: [] }], 'ClusterCIDR without --cluster-cidr (the defaults): the note');
+  t.match(await started({ clusterCIDRs: ['fd00:244::/48'] }), [{ level: 30, msg: 'Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family', ipFamily: 'IPv4', clusterCIDRs: ['fd00:244::/48'] }]);
+  t.same(await started({ clusterCIDRs: ['10.244.0.0/16'] }), [], 'a range of the primary family: none');
+  t.match(await started({ detectLocalMode: 'NodeCIDR' }), [{ msg: 'Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family', ipFamily: 'IPv4', podCIDRs: ['fd00:244:1::/64'] }]);
+  t.same(await started({ detectLocalMode: 'BridgeInterface', detectLocal: { bridgeInterface: 'cbr0', interfaceNamePrefix: '' } }), [], 'an interface mode: none');
+});
+
 t.test('a node with IPv4 addresses only still serves IPv6 Services on a dual-stack host', async (t) => {
   const ctx = nodeContext({ name: 'node-a', addresses: ['192.168.56.10'], families: ['inet', 'inet6'] }, defaultProxyConfig(), ['192.168.56.10', 'fd00::10']);
   t.same(ctx.families, ['inet', 'inet6']);
