@@ -141,6 +141,8 @@ export class Proxy {
     await host.setConntrack(o.conntrack, this.log);
     const found = await host.families();
     if (found.iptables) this.log.info({ iptables: found.iptables.mode, version: found.iptables.version }, 'iptables flavour');
+    // Upstream's iptables runner, which then writes no --random-fully.
+    if (found.iptables && found.iptables.version === undefined) this.log.info({ version: '1.4.11', err: 'no version in iptables-save or iptables --version' }, 'Error checking iptables version, assuming version at least');
 
     this.log.info({ source: this.deps.source.description }, 'reading objects');
     await this.deps.source.start({

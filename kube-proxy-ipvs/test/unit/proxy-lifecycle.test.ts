@@ -53,14 +53,14 @@ t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
 
 t.test("the host's iptables version reaches the controller's rules: --random-fully only where it takes it", async (t) => {
   const dir = manifestsDir();
-  for (const [version, random] of [['1.6.1', false], ['1.8.9', true]] as const) {
+  for (const [version, random] of [['1.6.1', false], ['1.8.9', true], [undefined, false]] as const) {
     const host = fakeHost(['inet']);
     const factory = fakeFactory();
     const families = async () => ({ ...(await host.families()), iptables: { tools: DEFAULT_IPTABLES, mode: 'default' as const, version } });
     const proxy = new Proxy(options(dir), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: factory, logger, defaultMetrics: false, host: { ...host, families } });
     await proxy.start();
     await proxy.stop();
-    t.equal(factory.last?.init?.config.randomFully, random, `iptables ${version}`);
+    t.equal(factory.last?.init?.config.randomFully, random, `iptables ${version ?? 'of no known version'}`);
   }
 });
 
