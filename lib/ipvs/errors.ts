@@ -16,7 +16,7 @@ const HINTS: Readonly<Record<string, string>> = {
   // a namespace whose loopback was never up finds no routing table at all.
   EINVAL:
     'the kernel refused the attributes (missing field, bad netmask, GUE tunnel without port, or mixed families without tunnel forwarding), ' +
-    'or a destination address the network namespace does not route as unicast (IPv6 link-local or multicast; any IPv4 address while ' +
+    'or a destination address the network namespace does not route as unicast (multicast, IPv4 broadcast, IPv6 link-local; any IPv4 address while ' +
     "the namespace's loopback has never been up, as `ip netns add` leaves it: `ip link set lo up` there)",
   EPERM: 'needs CAP_NET_ADMIN in the network namespace',
   EAFNOSUPPORT: 'the kernel was built without IPv6 IPVS support',
