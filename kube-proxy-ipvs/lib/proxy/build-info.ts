@@ -4,12 +4,13 @@
  * version.Info, and that version panels read.
  *
  * The version is the Kubernetes release this proxy mirrors, the one
- * `--version` prints. Node.js stands
- * in for Go: go_version is Node's version, compiler is "node". git_commit,
- * git_tree_state and build_date are what a Kubernetes build without
- * stamped version information reports (empty, empty, the epoch): this
- * proxy is not built from Kubernetes' tree, so it has none to give.
+ * `--version` prints. Node.js stands in for Go: go_version is Node's
+ * version, compiler is "node". git_commit, git_tree_state and build_date
+ * are what a Kubernetes build without stamped version information reports
+ * (empty, empty, the epoch): this proxy is not built from Kubernetes'
+ * tree, so it has none to give.
  */
+
 /** The Kubernetes release this proxy mirrors: the one place it is written. */
 export const KUBERNETES_VERSION = 'v1.37.0';
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { narrowNodePortIPs } from '../../lib/desired/node-addresses.js';
+import { KUBERNETES_VERSION } from '../../lib/proxy/build-info.js';
 import { defaultOptions } from '../../lib/proxy/options.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { healthCheckHosts } from '../../lib/proxy/service-health.js';
@@ -69,10 +70,15 @@ t.test('nodePortAddresses: CIDRs and the keywords primary, localhost and all, in
 });
 
 t.test('showHiddenMetricsForVersion: omitted or the release before the one mirrored, as component-base checks it', async (t) => {
-  t.equal(parse('--show-hidden-metrics-for-version=1.36').kubeProxyConfiguration?.showHiddenMetricsForVersion, '1.36', 'v1.37 mirrored: 1.36 is taken');
-  t.throws(() => parse('--show-hidden-metrics-for-version=1.35'), /--show-hidden-metrics-for-version \(showHiddenMetricsForVersion\): Invalid value: "1.35": must be omitted or have the value '1.36'. Only the previous minor version is allowed/);
-  t.throws(() => parse('--show-hidden-metrics-for-version=1.36.0'), /Invalid value: "1.36.0"/, 'no patch level');
-  t.throws(() => resolveOptions(['--config', configFile('showHiddenMetricsForVersion: "1.37"\n')]), /Invalid value: "1.37"/, 'from the file too');
+  const [, major, minor] = /^v(\d+)\.(\d+)/.exec(KUBERNETES_VERSION)!.map(Number);
+  const previous = `${major}.${minor - 1}`;
+  t.equal(parse(`--show-hidden-metrics-for-version=${previous}`).kubeProxyConfiguration?.showHiddenMetricsForVersion, previous, `${KUBERNETES_VERSION} mirrored: ${previous} is taken`);
+  t.throws(
+    () => parse(`--show-hidden-metrics-for-version=${major}.${minor - 2}`),
+    new RegExp(`--show-hidden-metrics-for-version \\(showHiddenMetricsForVersion\\): Invalid value: "${major}.${minor - 2}": must be omitted or have the value '${previous}'. Only the previous minor version is allowed`),
+  );
+  t.throws(() => parse(`--show-hidden-metrics-for-version=${previous}.0`), /Invalid value: "\d+\.\d+\.0"/, 'no patch level');
+  t.throws(() => resolveOptions(['--config', configFile(`showHiddenMetricsForVersion: "${major}.${minor}"\n`)]), /Invalid value: "\d+\.\d+"/, 'the release itself, from the file');
 });
 
 t.test('--proxy-port-range is gone (removed in kube-proxy 1.31): an unknown flag', async (t) => {
