@@ -6,7 +6,7 @@
  * Services with a Local traffic policy (local-endpoints.ts). Objects are
  * kept as their facts (object-facts.ts): what the mapping reads.
  */
-import { naturalCompare } from 'ipvs-netlink/address';
+import { type AddressFamily, naturalCompare } from 'ipvs-netlink/address';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
 import { serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
 import { FactsBuilder, type SliceFacts } from '../kubernetes/object-facts.js';
@@ -16,22 +16,9 @@ import { DesiredIndex } from './desired-index.js';
 import { hasLocalPolicy, localEndpointsOf, type LocalEndpoints } from './local-endpoints.js';
 import { nodeContext, type NodeContext } from './node-addresses.js';
 import { serviceContribution } from './service-contribution.js';
+import type { ServiceChange } from './service-change.js';
 import { servicePortInfos } from './service-ports.js';
 import { requestedScheduler, sameReport, serviceScheduling, type SchedulingReport } from './scheduling.js';
-
-/**
- * One Service event as kube-proxy's ServiceChangeTracker weighs it: what the
- * proxy reads of the Service before and after, as text ('' where it proxies
- * it in no family). A change to sync is one whose two differ.
- */
-export interface ServiceChange {
-  readonly before: string;
-  readonly after: string;
-}
-
-export function isChange(c: ServiceChange): boolean {
-  return c.before !== c.after;
-}
 
 export class KnownObjects {
   private readonly facts = new FactsBuilder();
@@ -77,17 +64,13 @@ export class KnownObjects {
 
   /**
    * What upserting this Service (or, `deleted`, deleting it) changes of
-   * what the proxy reads of it, as kube-proxy's ServiceChangeTracker
-   * compares a Service's port maps: an update that leaves the Service's
-   * ports as they were (a label, an annotation it does not read, a status
-   * condition) is no change, nor is any event of a Service proxied in no
-   * family (headless, ExternalName, no ClusterIP yet). Asked before the
-   * upsert or delete.
+   * what the proxy reads of it, in each family (service-change.ts). Asked
+   * before the upsert or delete.
    */
   serviceChange(svc: Service, deleted = false): ServiceChange {
     const before = this.services.get(serviceKeyOf(svc.metadata));
     const after = deleted ? undefined : this.facts.service(svc);
-    return { before: this.readText(before), after: this.readText(after) };
+    return { before: this.readByFamily(before), after: this.readByFamily(after) };
   }
 
   deleteService(namespace: string, name: string): Scope {
@@ -167,14 +150,12 @@ export class KnownObjects {
     return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx, this.missingSchedulers) : undefined);
   }
 
-  /** What the proxy reads of a Service, as text to compare ('' when it proxies it in no family, or does not know it). */
-  private readText(svc: Service | undefined): string {
-    // Facts are built field by field in one order: equal facts give equal text.
-    return this.proxied(svc) ? JSON.stringify(svc) : '';
-  }
-
-  private proxied(svc: Service | undefined): boolean {
-    return svc !== undefined && this.ctx.families.some((f) => servicePortInfos(svc, f).length > 0);
+  /** A Service's facts in each family served that proxies it. */
+  private readByFamily(svc: Service | undefined): Map<AddressFamily, Service> {
+    const read = new Map<AddressFamily, Service>();
+    if (svc === undefined) return read;
+    for (const f of this.ctx.families) if (servicePortInfos(svc, f).length > 0) read.set(f, svc);
+    return read;
   }
 
   private noteScheduling(key: string, svc: Service): void {

@@ -8,7 +8,7 @@ import type { AddressFamily } from 'ipvs-netlink/address';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { StaleConntrackReport } from './stale-conntrack.js';
 import type { Logger } from 'pino';
-import type { ServiceChange } from '../desired/known-objects.js';
+import type { ServiceChange } from '../desired/service-change.js';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import type { SchedulingReason } from '../desired/scheduling.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';

@@ -25,7 +25,8 @@
 import { performance } from 'node:perf_hooks';
 import type { AddressServiceKey } from 'ipvs-netlink';
 import { pino, type Logger } from 'pino';
-import { KnownObjects, type ServiceChange } from '../desired/known-objects.js';
+import { KnownObjects } from '../desired/known-objects.js';
+import type { ServiceChange } from '../desired/service-change.js';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import { usableLocalAddresses } from '../desired/node-addresses.js';
 import { namespaceOf, type EndpointSlice, type NodeInfo, type ProxyConfig, type Service } from '../kubernetes/model.js';

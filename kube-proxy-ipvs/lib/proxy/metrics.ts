@@ -11,7 +11,8 @@ import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
-import type { ServiceChange } from '../desired/known-objects.js';
+import { sameRead, type ServiceChange } from '../desired/service-change.js';
+import type { Service } from '../kubernetes/model.js';
 import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';
 
 /** The ip_family label's values, Kubernetes' IPFamily names. */
@@ -37,31 +38,51 @@ const PROGRAMMING_BUCKETS = [
 const alpha = (help: string) => `[ALPHA] ${help}`;
 
 /**
- * The pending-Services gauge: kube-proxy's ServiceChangeTracker keeps one
- * entry per Service whose state differs from what the last sync took (its
- * first event since then gives that state), and drops the entry when a
- * later event brings the Service back to it. Setting it to 0 (a sync took
- * the changes) forgets them.
+ * The pending-Services gauge: each family's ServiceChangeTracker in
+ * kube-proxy keeps one entry per Service whose reading in that family
+ * differs from what the last sync took (its first event since then gives
+ * that reading), and drops the entry when a later event brings the Service
+ * back to it. The gauge counts the Services pending in any family (upstream
+ * has each tracker set it in turn, so in dual-stack it shows the last
+ * family's alone). Setting it to 0 (a sync took the changes) forgets them.
  */
 class PendingServicesGauge extends Gauge<string> {
-  /** Each pending Service's state as the last sync took it. */
-  private readonly synced = new Map<string, string>();
+  /** Per family, each pending Service's reading as the last sync took it (undefined: not proxied). */
+  private readonly synced = new Map<AddressFamily, Map<string, Service | undefined>>();
+  /** In how many families each pending Service is. */
+  private readonly pendingIn = new Map<string, number>();
 
-  changed(key: string, change: ServiceChange): void {
-    const synced = this.synced.has(key) ? this.synced.get(key)! : change.before;
-    if (synced === change.after) this.synced.delete(key);
-    else this.synced.set(key, synced);
-    super.set(this.synced.size);
-  }
-
-  get size(): number {
-    return this.synced.size;
+  /** Takes one event in each family; returns the families with a change pending. */
+  changed(key: string, change: ServiceChange, families: readonly AddressFamily[]): AddressFamily[] {
+    const pending: AddressFamily[] = [];
+    for (const f of families) {
+      let byKey = this.synced.get(f);
+      if (!byKey) this.synced.set(f, (byKey = new Map()));
+      const was = byKey.has(key);
+      const synced = was ? byKey.get(key) : change.before.get(f);
+      const now = !sameRead(synced, change.after.get(f));
+      if (now && !was) byKey.set(key, synced);
+      if (!now && was) byKey.delete(key);
+      if (now !== was) this.count(key, now ? 1 : -1);
+      if (byKey.size > 0) pending.push(f);
+    }
+    super.set(this.pendingIn.size);
+    return pending;
   }
 
   override set(labelsOrValue: number | Partial<Record<string, string | number>>, value?: number): void {
     if (typeof labelsOrValue !== 'number') return super.set(labelsOrValue, value!);
-    if (labelsOrValue === 0) this.synced.clear();
+    if (labelsOrValue === 0) {
+      this.synced.clear();
+      this.pendingIn.clear();
+    }
     super.set(labelsOrValue);
+  }
+
+  private count(key: string, by: number): void {
+    const n = (this.pendingIn.get(key) ?? 0) + by;
+    if (n > 0) this.pendingIn.set(key, n);
+    else this.pendingIn.delete(key);
   }
 }
 
@@ -289,14 +310,14 @@ export class ProxyMetrics {
   /**
    * A Service event, as the controller weighed it. kube-proxy gives it to
    * each family's ServiceChangeTracker, and each counts it in the total, a
-   * no-op too; the pending gauge counts Services whose state differs from
-   * the last sync's, each once; a sync is queued for a family while a
-   * change is pending (its tracker's Update returns true).
+   * no-op too; the pending gauge counts Services whose reading in some
+   * family differs from the last sync's, each once; a sync is queued for
+   * each family with a change pending (its tracker's Update returns true).
    */
   serviceChanged(key: string, change: ServiceChange, at: number): void {
     this.serviceChangesTotal.inc(this.families.length);
-    this.serviceChangesPending.changed(key, change);
-    if (this.serviceChangesPending.size > 0) this.queued(this.families.map((f) => IP_FAMILY[f]), at);
+    const pending = this.serviceChangesPending.changed(key, change, this.families);
+    if (pending.length > 0) this.queued(pending.map((f) => IP_FAMILY[f]), at);
   }
 
   /**

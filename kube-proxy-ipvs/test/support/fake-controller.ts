@@ -5,7 +5,8 @@
  */
 import type { SocketCounters } from 'ipvs-netlink';
 import type { ControllerCounters, ControllerFactory, ControllerOptions, ControllerPort, SyncKind, SyncResult } from '../../lib/kernel/controller-port.js';
-import { KnownObjects, type ServiceChange } from '../../lib/desired/known-objects.js';
+import { KnownObjects } from '../../lib/desired/known-objects.js';
+import type { ServiceChange } from '../../lib/desired/service-change.js';
 import type { LocalEndpoints } from '../../lib/desired/local-endpoints.js';
 import { defaultProxyConfig, namespaceOf, type EndpointSlice, type NodeInfo, type Service } from '../../lib/kubernetes/model.js';
 

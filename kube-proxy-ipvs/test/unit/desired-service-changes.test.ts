@@ -7,13 +7,16 @@
  * the proxy's pending and queued metrics follow it.
  */
 import t from 'tap';
-import { isChange, KnownObjects } from '../../lib/desired/known-objects.js';
+import { KnownObjects } from '../../lib/desired/known-objects.js';
+import { isChange as changesIn } from '../../lib/desired/service-change.js';
 import { defaultProxyConfig, type Service } from '../../lib/kubernetes/model.js';
 import { SCHEDULER_ANNOTATION } from '../../lib/kubernetes/service-scheduling.js';
 import { service } from '../support/k8s-objects.js';
 import { FakeController } from '../support/fake-controller.js';
 
 const node = { name: 'node-a', addresses: ['192.168.1.10'] };
+const FAMILIES = ['inet', 'inet6'] as const;
+const isChange = (c: Parameters<typeof changesIn>[0]) => changesIn(c, FAMILIES);
 const changes = (s: KnownObjects, svc: Service, deleted?: boolean) => isChange(s.serviceChange(svc, deleted));
 const web = (extra: Partial<Service['spec']> = {}, labels?: Record<string, string>): Service => {
   const s = service('web', { clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80 }], ...extra });
@@ -49,4 +52,16 @@ t.test('the controller answers its upserts and deletes with it', async (t) => {
   t.equal(isChange(c.upsertService(web({}, { team: 'a' }))), false, 'a no-op update');
   t.equal(isChange(c.deleteService(web())), true);
   t.equal(isChange(c.deleteService(web())), false, 'gone already');
+});
+
+t.test("each family's tracker reads the Service only where that family proxies it", async (t) => {
+  const s = new KnownObjects({ name: 'node-a', addresses: ['192.168.1.10', 'fd00::10'], families: ['inet', 'inet6'] }, defaultProxyConfig());
+  t.same([...s.serviceChange(web()).after.keys()], ['inet'], 'an IPv4 ClusterIP: read in IPv4 only');
+  const dual = service('dual', { clusterIP: '10.96.0.20', clusterIPs: ['10.96.0.20', 'fd00:96::20'], ipFamilies: ['IPv4', 'IPv6'], ports: [{ port: 80 }] });
+  t.same([...s.serviceChange(dual).after.keys()], ['inet', 'inet6'], 'a dual-stack one: in both');
+  s.upsertService(dual);
+  const v6Changed = service('dual', { clusterIP: '10.96.0.20', clusterIPs: ['10.96.0.20', 'fd00:96::21'], ipFamilies: ['IPv4', 'IPv6'], ports: [{ port: 80 }] });
+  const c = s.serviceChange(v6Changed);
+  t.equal(changesIn(c, ['inet6']), true, 'its IPv6 ClusterIP changed: a change in IPv6');
+  t.same([...s.serviceChange(dual, true).after.keys()], [], 'deleted: read nowhere after');
 });

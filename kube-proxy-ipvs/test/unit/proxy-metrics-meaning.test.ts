@@ -8,7 +8,9 @@
  * cleared when a sync takes the changes, and the queued timestamp set only
  * when a sync is queued for that family.
  */
+import type { AddressFamily } from 'ipvs-netlink/address';
 import t from 'tap';
+import type { Service } from '../../lib/kubernetes/model.js';
 import { ProxyMetrics } from '../../lib/proxy/metrics.js';
 import { idleCounters } from '../support/fake-controller.js';
 
@@ -70,8 +72,11 @@ t.test('kubernetes_build_info: the version this proxy mirrors', async (t) => {
   t.equal(line.match(/go_version="([^"]+)"/)![1], process.version, "Node.js's version stands in for Go's");
 });
 
-/** A Service event from state `before` to `after` (what the proxy reads of it; '' for none). */
-const event = (before: string, after: string) => ({ before, after });
+/** What the proxy reads of a Service: `ports` in each of `families` ('' where it proxies it in none). */
+const reading = (ports: string, families: readonly AddressFamily[]) =>
+  new Map(ports === '' ? [] : families.map((f) => [f, { metadata: { name: 'web', namespace: 'demo' }, spec: { ports } } as unknown as Service]));
+/** A Service event from reading `before` to `after`, in both families unless told. */
+const event = (before: string, after: string, families: readonly AddressFamily[] = ['inet', 'inet6']) => ({ before: reading(before, families), after: reading(after, families) });
 const CHANGE = event('', 'ports 80');
 const NO_OP = event('ports 80', 'ports 80');
 
@@ -109,6 +114,22 @@ t.test('a Service changed and changed back before a sync is no longer pending, a
   m.syncStarting();
   m.serviceChanged('demo/api', event('ports 91', 'ports 90'), 6000);
   t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1, 'after a sync its state is the one to compare with: going back is a change');
+});
+
+t.test("a change in one family queues a sync of that family only, as that family's tracker does; the gauge counts the Service once", async (t) => {
+  const m = metrics();
+  const queuedAt = (f: string) => value(m, `kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="${f}"}`);
+  const v6Before = await queuedAt('IPv6');
+  m.serviceChanged('demo/v4', event('', 'ports 80', ['inet']), 7000);
+  t.equal(await queuedAt('IPv4'), 7);
+  t.equal(await queuedAt('IPv6'), v6Before, 'nothing pending in IPv6: no IPv6 sync queued');
+  m.serviceChanged('demo/both', event('ports 80', 'ports 81'), 8000);
+  t.equal(await queuedAt('IPv6'), 8);
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 2, 'a Service pending in both families counts once');
+  m.serviceChanged('demo/both', event('ports 81', 'ports 80'), 9000);
+  t.equal(await queuedAt('IPv6'), 8, 'changed back: nothing pending in IPv6, nothing queued');
+  t.equal(await queuedAt('IPv4'), 9, 'demo/v4 still pending in IPv4');
+  t.equal(await value(m, 'kubeproxy_sync_proxy_rules_service_changes_pending'), 1);
 });
 
 t.test('setting the pending gauge to 0, as a sync that takes the changes does, forgets the pending Services', async (t) => {
