@@ -8,7 +8,7 @@
 import type { Exec } from './exec.js';
 import { DEFAULT_IPTABLES, LEGACY_IPTABLES, type IptablesTools } from './iptables-runner.js';
 
-/** The iptables in use, and its version as its iptables-save writes it (undefined when it wrote none). */
+/** The iptables in use, and its version (from iptables-save's header or `iptables --version`; undefined when neither gives it). */
 export interface IptablesFound {
   tools: IptablesTools;
   mode: 'default' | 'legacy';
