@@ -7,8 +7,8 @@
  * --netns a `sysctl` run in the namespace writes them; a controller in its
  * own namespace writes /proc/sys itself, with the same result.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { release, tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
+import { release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -16,6 +16,7 @@ import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js
 import { kernelVersion } from '../../lib/kernel/sysctls.js';
 import { startController } from '../support/controller-kernel.js';
 import { freshNetns, type Netns } from '../../../test/support/netns.js';
+import { scratchDir } from '../support/scratch.js';
 
 const node: NodeInfo = { name: 'node-a', addresses: ['192.168.1.10'] };
 const KEYS = [
@@ -93,7 +94,7 @@ writeFileSync('/proc/sys/net/ipv4/vs/conntrack', '0');
 await c.resync();
 c.close();`;
   // A sysctl program that fails comes first in its PATH: the settings must not depend on the program.
-  const bin = mkdtempSync(join(tmpdir(), 'no-sysctl-'));
+  const bin = scratchDir('no-sysctl-');
   t.teardown(() => rmSync(bin, { recursive: true, force: true }));
   writeFileSync(join(bin, 'sysctl'), '#!/bin/sh\necho "sysctl run in the proxy\'s own namespace" >&2\nexit 1\n', { mode: 0o755 });
   await ns.exec('env', [`PATH=${bin}:${process.env.PATH}`, process.execPath, ...process.execArgv, '--input-type=module', '-e', code]);

@@ -7,11 +7,11 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { cleanEnv } from '../support/proxy-env.js';
+import { scratchDir } from '../support/scratch.js';
 
 /** The text under each "== title" header the demo prints. */
 function sections(out: string): Map<string, string> {
@@ -30,7 +30,7 @@ function section(all: Map<string, string>, prefix: string): string {
 }
 
 t.test('the demo guest shows the table and answers through a ClusterIP and a NodePort, then exits cleanly', async (t) => {
-  const log = join(mkdtempSync(join(tmpdir(), 'kp-demo-')), 'proxy.log');
+  const log = join(scratchDir('kp-demo-'), 'proxy.log');
   const child = spawn('bash', ['scripts/demo/guest.sh'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...cleanEnv(), IPVS_NETLINK_DEMO_DURATION: '5', IPVS_NETLINK_DEMO_LOG: log },

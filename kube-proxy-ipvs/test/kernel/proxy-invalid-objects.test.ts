@@ -7,12 +7,12 @@
  * keeps its last good version in the kernel while a good edit in the same
  * reload is programmed.
  */
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { metricValue, NODE_YAML, proxyNode, serviceYaml, sliceYaml, startProxy, until, writeManifest } from '../support/proxy-env.js';
 import { kernelMatchesPlan, runPlan } from '../support/proxy-plan.js';
+import { scratchDir } from '../support/scratch.js';
 
 const BAD_SERVICE = `apiVersion: v1
 kind: Service
@@ -40,7 +40,7 @@ t.test('a bad Service and a bad EndpointSlice among good ones: the good ones are
   writeManifest(env, 'api-slice.yaml', sliceYaml('api', [{ ip: '10.244.2.11' }]));
   writeManifest(env, 'api-bad-slice.yaml', BAD_SLICE);
   // What plan says for the good objects alone.
-  const good = mkdtempSync(join(tmpdir(), 'kp-good-'));
+  const good = scratchDir('kp-good-');
   for (const f of ['node.yaml', 'web-slice.yaml', 'api-slice.yaml']) cpSync(join(env.dir, f), join(good, f));
   writeFileSync(join(good, 'services.yaml'), `${serviceYaml('web', '10.96.0.10', 30080)}---\n${serviceYaml('api', '10.96.0.11')}`);
 

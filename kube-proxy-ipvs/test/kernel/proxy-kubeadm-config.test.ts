@@ -23,12 +23,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { BINARY, cleanEnv, keepAliveClient, NODE_YAML, proxyNode, serviceYaml, sliceYaml, until, writeManifest, type ProxyNode } from '../support/proxy-env.js';
 import { kubeIpvs0Up, loadUpstreamState, nodeViews, UPSTREAM, upstreamResync } from '../support/upstream-state.js';
+import { scratchDir } from '../support/scratch.js';
 
 const KUBEADM = new URL('../fixtures/config/kubeadm-ipvs-config.conf', import.meta.url).pathname;
 const METRICS = 'http://127.0.0.1:10249';
@@ -71,7 +71,7 @@ t.test("from kubeadm's kube-proxy (IPVS mode) to this one with its config.conf u
   writeManifest(env, 'web.yaml', serviceYaml('web', '10.96.0.10', 30080));
   writeManifest(env, 'web-slice.yaml', sliceYaml('web', [{ ip: '10.244.1.10' }, { ip: '10.244.2.11', node: 'node-b' }]));
   // As the ConfigMap volume lays it out: a folder holding config.conf.
-  const config = join(mkdtempSync(join(tmpdir(), 'kp-kubeadm-')), 'config.conf');
+  const config = join(scratchDir('kp-kubeadm-'), 'config.conf');
   copyFileSync(KUBEADM, config);
 
   // 1. kube-proxy's state, and a connection through it.

@@ -31,9 +31,8 @@ import { externalServiceYaml, metricValue, netlinkOps, nodeYaml, runCleanup, typ
 import { runPlan } from '../support/proxy-plan.js';
 import { CLIENT_IP, httpd, iptablesLeftovers, kernelMatchesNftPlan, lineConnection, lineServer, NODE_IP, nftTables, nftTableView, PODS, ruleHandles, who, whoMany } from './nft-support.js';
 import { podNetworks } from '../support/traffic.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scratchDir } from '../support/scratch.js';
 
 /** Under emulation the file takes minutes, far past tap's default of 30 s (the file's, and each subtest's). */
 const slow = { timeout: 1_500_000 };
@@ -60,7 +59,7 @@ t.test('the binary programs nftables: traffic, health, restart, scaling, cleanup
   await lineServer(main, pods.be1, 'be1', 9000);
   await lineServer(main, pods.be2, 'be2', 9000);
 
-  const env = { node, dir: mkdtempSync(join(tmpdir(), 'kp-nft-')) };
+  const env = { node, dir: scratchDir('kp-nft-') };
   writeManifest(env, 'node.yaml', nodeYaml(NODE_IP));
   writeManifest(env, 'web.yaml', serviceYaml('web', '10.96.0.10', 30080));
   writeManifest(env, 'web-slice.yaml', web(be1, be2));

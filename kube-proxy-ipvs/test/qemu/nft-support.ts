@@ -12,8 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, mkdirSync, writeFileSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,13 +22,14 @@ import type { PlanOutput } from '../../lib/plan/plan-json.js';
 import { ipvsadmSave, kubeIpvs0Addresses } from '../support/controller-kernel.js';
 import { planIpvsadm } from '../support/proxy-plan.js';
 import { podNetworks, type Cluster } from '../support/traffic.js';
+import { scratchDir } from '../support/scratch.js';
 
 export { NODE_IP, PODS } from '../support/traffic.js';
 export const CLIENT_IP = '192.168.10.2';
 
 /** An httpd on `address`:`port` in `ns` whose /cgi-bin/who says `name` and the peer's address. */
 export async function httpd(t: TapLike, ns: Netns, name: string, port = 8080, address = '0.0.0.0'): Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), `httpd-${name}-`));
+  const root = scratchDir(`httpd-${name}-`);
   mkdirSync(join(root, 'cgi-bin'));
   const script = join(root, 'cgi-bin', 'who');
   writeFileSync(script, `#!/bin/sh\nprintf 'Content-Type: text/plain\\r\\n\\r\\n%s from %s' '${name}' "$REMOTE_ADDR"\n`);
@@ -51,7 +51,7 @@ export async function httpd(t: TapLike, ns: Netns, name: string, port = 8080, ad
  * client keeps it.
  */
 export async function lineServer(t: TapLike, ns: Netns, name: string, port: number): Promise<void> {
-  const script = join(mkdtempSync(join(tmpdir(), `echo-${name}-`)), 'answer');
+  const script = join(scratchDir(`echo-${name}-`), 'answer');
   writeFileSync(script, `#!/bin/sh\nwhile read line; do echo '${name}'; done\n`);
   chmodSync(script, 0o755);
   const child = spawn('ip', ['netns', 'exec', ns.name, 'busybox', 'nc', '-ll', '-p', String(port), '-e', script], { stdio: 'ignore' });

@@ -12,12 +12,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Netns, freshNetns } from '../../../test/support/netns.js';
 import { BINARY_NODE_FLAGS, MAIN } from './binary.mjs';
+import { scratchDir } from './scratch.js';
 
 interface TapLike {
   teardown(fn: () => unknown): void;
@@ -76,7 +76,7 @@ export async function proxyNode(t: TapLike): Promise<ProxyNode> {
   t.teardown(async () => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   });
-  const dir = mkdtempSync(join(tmpdir(), 'kp-e2e-'));
+  const dir = scratchDir('kp-e2e-');
   const routed = new Set<Netns>();
   const env: ProxyNode = {
     node,

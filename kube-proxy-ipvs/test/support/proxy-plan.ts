@@ -10,13 +10,13 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PlanOutput } from '../../lib/plan/plan-json.js';
 import { expectedJumps, iptablesOfPayload, ipvsadmSave, ipvsadmServiceLine, kubeIpsets, kubeIptables, kubeIpvs0Addresses } from './controller-kernel.js';
 import type { Netns } from '../../../test/support/netns.js';
 import { BINARY, cleanEnv } from './proxy-env.js';
+import { scratchDir } from './scratch.js';
 
 interface TapLike {
   teardown(fn: () => unknown): void;
@@ -39,7 +39,7 @@ export async function runPlan(dir: string, args: string[] = []): Promise<PlanOut
 
 /** Writes Kubernetes objects (one JSON file each) into a fresh folder for `plan`. */
 export function manifestsFolder(objects: ReadonlyArray<{ kind?: unknown; metadata: { name: string; namespace?: string } }>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-plan-'));
+  const dir = scratchDir('kp-plan-');
   objects.forEach((o, i) => writeFileSync(join(dir, `${String(i).padStart(4, '0')}-${String(o.kind)}-${o.metadata.namespace ?? ''}-${o.metadata.name}.json`), JSON.stringify(o)));
   return dir;
 }

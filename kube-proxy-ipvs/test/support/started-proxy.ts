@@ -2,8 +2,7 @@
  * The proxy wired to a copy of examples/ as its manifests folder and a fake
  * controller, for the unit tests of its servers and its life cycle.
  */
-import { cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -12,11 +11,12 @@ import { Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { fakeFactory } from './fake-controller.js';
 import { fakeHost } from './fake-host.js';
+import { scratchDir } from './scratch.js';
 
 export const logger = pino({ level: 'silent' });
 
 export function manifestsDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-manifests-'));
+  const dir = scratchDir('kp-manifests-');
   for (const f of ['demo-services.yaml', 'demo-endpointslices.yaml', 'demo-node.yaml']) cpSync(join('examples', f), join(dir, f));
   return dir;
 }

@@ -6,12 +6,12 @@
  * JSON is read by JSON.parse, and a document that did not change is not
  * parsed again.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { manifestFiles, parseManifestText, readDocuments, splitDocuments } from '../../lib/kubernetes/manifests.js';
+import { scratchDir } from '../support/scratch.js';
 
 const svc = (name: string, port = 80) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec: {clusterIP: 10.96.0.1, ports: [{port: ${port}}]}\n`;
 
@@ -103,7 +103,7 @@ t.test('splitDocuments: markers only at the start of a line, followed by a space
 });
 
 t.test('a folder is read in natural name order, folders included; other files are left out', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'manifests-order-'));
+  const dir = scratchDir('manifests-order-');
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, '2-more'));
   for (const f of ['10-b.yaml', '9-a.yml', 'Z.json', 'a.json', 'notes.txt', '2-more/1.yaml', '2-more/01-x.yaml']) writeFileSync(join(dir, f), svc('x'));

@@ -8,10 +8,10 @@
  */
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scratchDir } from '../support/scratch.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const fixtures = `${root}kube-proxy-ipvs/test/fixtures/manifests`;
@@ -46,7 +46,7 @@ t.test('one file without a Node: the address from --bind-address; --ipvs-schedul
 
 /** The cluster fixtures with another Node object for node-a. */
 function clusterWithNode(addresses: Array<[string, string]>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-plan-node-'));
+  const dir = scratchDir('kp-plan-node-');
   for (const f of readdirSync(`${fixtures}/cluster`)) if (f !== '00-node.yaml') copyFileSync(`${fixtures}/cluster/${f}`, join(dir, f));
   const list = addresses.map(([type, address]) => `{type: ${type}, address: "${address}"}`).join(', ');
   writeFileSync(join(dir, '00-node.yaml'), `apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nstatus: {addresses: [${list}]}\n`);
@@ -78,7 +78,7 @@ t.test('plan works out the node as the proxy does: its Node object\'s InternalIP
 });
 
 t.test('plan reads --config as the proxy does: the file wins over config flags', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-plan-config-'));
+  const dir = scratchDir('kp-plan-config-');
   const config = join(dir, 'config.yaml');
   writeFileSync(config, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nhostnameOverride: node-a\nipvs: {scheduler: wlc}\n');
   const r = run('plan', '--manifests', `${fixtures}/cluster`, '--config', config);
@@ -145,7 +145,7 @@ t.test("the binary's exits, as kube-proxy's (cobra): flag errors print the usage
 });
 
 t.test('scheduler annotations: the flags in the JSON; one that cannot be applied warned about on stderr, the Service on the global scheduler', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-plan-sched-'));
+  const dir = scratchDir('kp-plan-sched-');
   const svc = (name: string, ip: string, annotations: string) =>
     `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: e2e, annotations: {${annotations}}}\nspec: {clusterIP: ${ip}, ports: [{name: http, port: 80}]}\n`;
   writeFileSync(join(dir, 'mh.yaml'), svc('mh', '10.96.0.10', '"kube-router.io/service.scheduler": mh, "kube-router.io/service.schedflags": "flag-1,flag-2"'));

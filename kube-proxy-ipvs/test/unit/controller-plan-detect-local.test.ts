@@ -3,11 +3,11 @@
  * object's spec.podCIDRs for NodeCIDR, and the KUBE-CLUSTER-IP masquerade
  * rule (or the nftables rule) they make.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { runPlan } from '../../lib/cli/plan.js';
+import { scratchDir } from '../support/scratch.js';
 
 const MANIFESTS = `apiVersion: v1
 kind: Node
@@ -22,7 +22,7 @@ spec: {clusterIP: 10.96.0.10, clusterIPs: [10.96.0.10, 'fd00:96::10'], ipFamilie
 `;
 
 function plan(...flags: string[]): { iptables: string; ip6tables: string; nftables?: Record<string, { chains: Record<string, { rules: string[] }> }> } {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-plan-detect-'));
+  const dir = scratchDir('kp-plan-detect-');
   writeFileSync(join(dir, 'objects.yaml'), MANIFESTS);
   let out = '';
   const write = process.stdout.write;

@@ -4,8 +4,8 @@
  * v1alpha1 scheme does; strict then lenient decoding; refused
  * apiVersion/kind and wrong types; --write-config-to and /configz output.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
@@ -13,6 +13,7 @@ import { parseConfig } from '../../lib/proxy/config-file.js';
 import { encodeConfiguration } from '../../lib/proxy/config-schema.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { run } from '../../lib/cli/run.js';
+import { scratchDir } from '../support/scratch.js';
 
 const KUBEADM = new URL('../fixtures/config/kubeadm-ipvs-config.conf', import.meta.url).pathname;
 
@@ -66,7 +67,7 @@ t.test('strict decoding, then lenient with upstream\'s log line', async (t) => {
   t.equal(r.config.ipvs.scheduler, 'wrr', 'known fields are still read');
   const dup = parseConfig(head + 'ipvs:\n  scheduler: lc\n  scheduler: sh\n');
   t.equal(dup.lenientBecause, 'strict decoding error: duplicate field "ipvs.scheduler"');
-  const file = join(mkdtempSync(join(tmpdir(), 'kpcfg-')), 'c.yaml');
+  const file = join(scratchDir('kpcfg-'), 'c.yaml');
   writeFileSync(file, head + 'udpIdleTimeout: 250ms\n');
   const { notices } = resolveOptions(['--config', file]);
   t.match(notices, [{ level: 'info', msg: 'Using lenient decoding as strict decoding failed', fields: { err: 'strict decoding error: unknown field "udpIdleTimeout"' } }]);
@@ -95,7 +96,7 @@ t.test('refused: other apiVersion or kind, wrong types, bad durations', async (t
 });
 
 function writeTemp(text: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kpcfg-')), 'c.yaml');
+  const file = join(scratchDir('kpcfg-'), 'c.yaml');
   writeFileSync(file, text);
   return file;
 }
@@ -126,7 +127,7 @@ t.test('/configz: the effective v1alpha1 configuration in struct order', async (
 });
 
 t.test('--write-config-to writes the merged configuration as v1alpha1 YAML that reads back the same', async (t) => {
-  const out = join(mkdtempSync(join(tmpdir(), 'kpcfg-')), 'out.yaml');
+  const out = join(scratchDir('kpcfg-'), 'out.yaml');
   await run(['--write-config-to', out, '--ipvs-scheduler', 'lc', '--oom-score-adj=-500', '--conntrack-max-per-core=0', '-v', '0']);
   const text = readFileSync(out, 'utf8');
   const doc = parseYaml(text) as Record<string, unknown>;

@@ -5,12 +5,12 @@
  * never notices (the upstream bug fixed here). Unchanged content, or other
  * files in the folder, change nothing.
  */
-import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { CONFIG_CHANGED, watchConfigFile } from '../../lib/proxy/config-watch.js';
+import { scratchDir } from '../support/scratch.js';
 
 /** Waits (bounded) for the callback; resolves with the reasons seen. */
 async function reasonsAfter(action: () => void, reasons: string[], waitMs = 2000): Promise<string[]> {
@@ -21,7 +21,7 @@ async function reasonsAfter(action: () => void, reasons: string[], waitMs = 2000
 }
 
 t.test('a ConfigMap update (the ..data symlink swapped) is noticed', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-cm-'));
+  const dir = scratchDir('kp-cm-');
   mkdirSync(join(dir, '..2026_01'));
   writeFileSync(join(dir, '..2026_01', 'config.conf'), 'mode: ipvs\n');
   symlinkSync('..2026_01', join(dir, '..data'));
@@ -40,7 +40,7 @@ t.test('a ConfigMap update (the ..data symlink swapped) is noticed', async (t) =
 });
 
 t.test('an in-place write is noticed; the same content or another file is not', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-cf-'));
+  const dir = scratchDir('kp-cf-');
   const file = join(dir, 'config.conf');
   writeFileSync(file, 'a\n');
   const reasons: string[] = [];

@@ -18,8 +18,7 @@
  *    `--version` prints, and puts the binary at kube-proxy's own path, which
  *    the DaemonSet runs (as kubeadm's does).
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import t from 'tap';
@@ -28,6 +27,7 @@ import { parseConfig } from '../../lib/proxy/config-file.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { loadKubeConfig } from '../../lib/proxy/sources/kubeconfig.js';
 import { KUBERNETES_VERSION, packageVersion, versionOutput } from '../../lib/cli/version.js';
+import { scratchDir } from '../support/scratch.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -130,7 +130,7 @@ t.test('the embedded configuration, kubeconfig and command line are what the pro
   t.match(config.config, { mode: 'ipvs', clientConnection: { kubeconfig: `${mountPath}/kubeconfig.conf` }, healthzBindAddress: '0.0.0.0:10256', clusterCIDR: '10.244.0.0/16', ipvs: { strictARP: true } });
 
   // The mounted files, with the service account's paths pointing at stand-ins.
-  const dir = mkdtempSync(join(tmpdir(), 'kp-deploy-'));
+  const dir = scratchDir('kp-deploy-');
   writeFileSync(join(dir, 'token'), 'the-service-account-token');
   writeFileSync(join(dir, 'ca.crt'), '-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n');
   const sa = '/var/run/secrets/kubernetes.io/serviceaccount';

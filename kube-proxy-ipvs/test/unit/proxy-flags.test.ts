@@ -4,8 +4,7 @@
  * deprecated port flags' quirks, and errors for unknown flags and bad
  * values.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { formatDuration, parseDuration } from '../../lib/proxy/duration.js';
@@ -13,6 +12,7 @@ import { parseCsv, parseGoInt } from '../../lib/proxy/flag-parser.js';
 import { FLAGS } from '../../lib/proxy/flags.js';
 import { parseHostPort, type ProxyOptions } from '../../lib/proxy/options.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
+import { scratchDir } from '../support/scratch.js';
 
 const parse = (...argv: string[]) => resolveOptions(argv).options;
 
@@ -152,7 +152,7 @@ t.test('invalid values fail naming the flag and the field', async (t) => {
 });
 
 t.test('with --config: the file wins except --hostname-override, logging flags and our own', async (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'kpcfg-')), 'c.yaml');
+  const file = join(scratchDir('kpcfg-'), 'c.yaml');
   writeFileSync(file, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nhostnameOverride: node-b\nipvs:\n  scheduler: wrr\nlogging:\n  verbosity: 1\n  vmodule: [{filePattern: a, verbosity: 3}]\nclientConnection:\n  kubeconfig: /k.conf\n');
   const r = resolveOptions(['--config', file, '--ipvs-scheduler', 'lc', '--oom-score-adj=0', '--hostname-override', 'Node-C', '-v', '4', '--vmodule=b=2', '--manifests', '/m', '--netns', '/n']);
   t.equal(r.options.ipvs.scheduler, 'wrr', 'the file wins over --ipvs-scheduler');

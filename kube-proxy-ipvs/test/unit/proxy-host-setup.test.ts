@@ -5,8 +5,7 @@
  * whole seconds, every failure fatal with upstream's wording), the OOM
  * score (a failure only logged), and the families the host serves.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
@@ -16,6 +15,7 @@ import { detectHostFamilies } from '../../lib/kernel/host-families.js';
 import { detectIptables, hasRandomFully } from '../../lib/kernel/iptables-flavour.js';
 import { defaultOptions, proxyConfigOf } from '../../lib/proxy/options.js';
 import { applyOomScoreAdj } from '../../lib/proxy/oom-score.js';
+import { scratchDir } from '../support/scratch.js';
 
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -103,7 +103,7 @@ t.test('a failure is fatal, in upstream\'s words (a read-only /sys with a hash s
 });
 
 t.test('OOM score: written to the file; a failure is logged at V(2), not fatal', async (t) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'kp-oom-')), 'oom_score_adj');
+  const file = join(scratchDir('kp-oom-'), 'oom_score_adj');
   writeFileSync(file, '0');
   await applyOomScoreAdj(-999, pino({ level: 'silent' }), file);
   t.equal(readFileSync(file, 'utf8'), '-999');

@@ -5,14 +5,14 @@
  * keeping the last good version, an unreadable file deleting nothing, each
  * logged and reported while the other objects go through.
  */
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import t from 'tap';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { eventLabel, type RejectedObject, type SourceEvent } from '../../lib/proxy/sources/source.js';
+import { scratchDir } from '../support/scratch.js';
 
 const logger = pino({ level: 'silent' });
 const svc = (name: string, port = 80) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec: {clusterIP: 10.96.0.${name.length}, ports: [{port: ${port}}]}\n`;
@@ -51,7 +51,7 @@ async function until(fn: () => boolean, ms = 3000) {
 }
 
 t.test('initial load, then add, update, delete per object', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   writeFileSync(join(dir, 'a.yaml'), svc('a') + '---\n' + svc('bb'));
   const s = await start(t, dir);
   t.same(s.events, ['add Service ns/a', 'add Service ns/bb']);
@@ -75,7 +75,7 @@ t.test('initial load, then add, update, delete per object', async (t) => {
 });
 
 t.test('polling alone notices edits (no inotify, e.g. edits from outside a UML guest)', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   const file = join(dir, 'one.yaml');
   writeFileSync(file, svc('a'));
   // A single file is watched through its folder; the poll is what matters here.
@@ -87,7 +87,7 @@ t.test('polling alone notices edits (no inotify, e.g. edits from outside a UML g
 });
 
 t.test('a broken edit is ignored; fixing it applies the difference from the last good state', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   writeFileSync(join(dir, 'a.yaml'), svc('a'));
   const s = await start(t, dir);
   s.events.length = 0;
@@ -102,7 +102,7 @@ t.test('a broken edit is ignored; fixing it applies the difference from the last
 const badPort = (name: string) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec: {clusterIP: 10.96.0.9, ports: [{port: 99999}]}\n`;
 
 t.test('a bad object at start is skipped and reported; the others are delivered', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   writeFileSync(join(dir, 'a.yaml'), svc('a') + '---\n' + badPort('x') + '---\n' + svc('bb'));
   writeFileSync(join(dir, 'z.yaml'), svc('ccc'));
   const s = await start(t, dir);
@@ -116,7 +116,7 @@ t.test('a bad object at start is skipped and reported; the others are delivered'
 });
 
 t.test('a bad edit keeps the last good version of that object; good edits in the same reload apply', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   writeFileSync(join(dir, 'a.yaml'), svc('a') + '---\n' + svc('bb'));
   const s = await start(t, dir);
   s.events.length = 0;
@@ -136,7 +136,7 @@ t.test('a bad edit keeps the last good version of that object; good edits in the
 });
 
 t.test('an unreadable document deletes nothing from its file; other files still apply', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   writeFileSync(join(dir, 'a.yaml'), svc('a') + '---\n' + svc('bb'));
   writeFileSync(join(dir, 'c.yaml'), svc('ccc'));
   const s = await start(t, dir);
@@ -160,7 +160,7 @@ const sliceOf = (svcName: string, ip: string) =>
   `apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata: {name: ${svcName}-x, namespace: ns, labels: {kubernetes.io/service-name: ${svcName}}}\naddressType: IPv4\nports: [{port: 8080}]\nendpoints:\n- addresses: [${ip}]\n`;
 
 t.test('a reload parses only the files that changed; a file touched but not changed is not parsed', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   for (let f = 0; f < 20; f++) writeFileSync(join(dir, `f${String(f).padStart(2, '0')}.yaml`), svc(`s${f}a`) + '---\n' + svc(`s${f}b`));
   const infos: Array<Record<string, unknown>> = [];
   const source = new ManifestsSource({ path: dir, logger: pino({ level: 'info' }, { write: (l: string) => infos.push(JSON.parse(l)) }), debounceMs: 30, pollMs: 50 });
@@ -184,7 +184,7 @@ t.test('a reload parses only the files that changed; a file touched but not chan
 });
 
 t.test('JSON files are read with JSON.parse: the same objects as from YAML; broken JSON gets the YAML parser\'s message', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   const asJson = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'j', namespace: 'ns' }, spec: { clusterIP: '10.96.0.1', ports: [{ port: 80 }] } };
   writeFileSync(join(dir, 'a.json'), JSON.stringify(asJson));
   writeFileSync(join(dir, 'b.yaml'), svc('y'));
@@ -200,7 +200,7 @@ t.test('JSON files are read with JSON.parse: the same objects as from YAML; brok
 });
 
 t.test('a delete carries the identity the proxy needs; a duplicate in an unchanged file takes over when the winning copy goes', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-src-'));
+  const dir = scratchDir('kp-src-');
   writeFileSync(join(dir, 'a.yaml'), svc('dup', 80));
   writeFileSync(join(dir, 'b.yaml'), svc('dup', 90) + '---\n' + sliceOf('web', '10.0.0.1'));
   const s = await start(t, dir);

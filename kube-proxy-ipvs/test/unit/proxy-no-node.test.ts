@@ -6,8 +6,7 @@
  * then. Health bodies are compared byte for byte with kube-proxy's shape,
  * and the metrics server's other paths with kube-proxy's.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
@@ -24,6 +23,7 @@ import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { service } from '../support/k8s-objects.js';
 import { fakeFactory } from '../support/fake-controller.js';
 import { fakeHost } from '../support/fake-host.js';
+import { scratchDir } from '../support/scratch.js';
 
 const NODE = 'apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nstatus: {addresses: [{type: InternalIP, address: 192.168.56.10}]}\n';
 const SERVICES = `apiVersion: v1
@@ -48,7 +48,7 @@ function capture() {
 }
 
 t.test('no Node object: waits, logs upstream\'s loopback line, runs dual-stack; /healthz 503 until the Node appears', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-nonode-'));
+  const dir = scratchDir('kp-nonode-');
   writeFileSync(join(dir, 'services.yaml'), SERVICES);
   const { logger, lines, msgs } = capture();
   const factory = fakeFactory();
@@ -104,7 +104,7 @@ t.test('no Node object: waits, logs upstream\'s loopback line, runs dual-stack; 
 });
 
 t.test('families from the host: an IPv6-only primary on an IPv4-only host is refused as upstream', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-nonode-'));
+  const dir = scratchDir('kp-nonode-');
   const { logger, lines } = capture();
   const proxy = new Proxy(options(dir, { bindAddress: 'fd00::5' }), {
     source: new ManifestsSource({ path: dir, logger }),
@@ -122,7 +122,7 @@ t.test('families from the host: an IPv6-only primary on an IPv4-only host is ref
 
 t.test("Detect-local-mode's notes, as getLocalDetectors: a CIDR mode with no range of the primary family", async (t) => {
   const started = async (o: Partial<ProxyOptions>) => {
-    const dir = mkdtempSync(join(tmpdir(), 'kp-detect-'));
+    const dir = scratchDir('kp-detect-');
     writeFileSync(join(dir, 'node.yaml'), o.detectLocalMode === 'NodeCIDR' ? NODE.replace('metadata: {name: node-a}', 'metadata: {name: node-a}\nspec: {podCIDRs: [fd00:244:1::/64]}') : NODE);
     const { logger, lines } = capture();
     const proxy = new Proxy(options(dir, o), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost(['inet', 'inet6']) });

@@ -5,8 +5,7 @@
  * after upstream's log line, in that mode only (the steps themselves:
  * proxy-node-pod-cidrs-steps.test.ts).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
@@ -15,6 +14,7 @@ import { Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { fakeFactory } from '../support/fake-controller.js';
 import { fakeHost } from '../support/fake-host.js';
+import { scratchDir } from '../support/scratch.js';
 
 const nodeYaml = (podCIDRs: string[]) =>
   `apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nspec: {podCIDRs: [${podCIDRs.join(', ')}]}\nstatus: {addresses: [{type: InternalIP, address: 192.168.56.10}]}\n`;
@@ -41,7 +41,7 @@ async function until(what: string, ok: () => boolean): Promise<void> {
 
 t.test('NodeCIDR: the start\'s ranges reach the controller, and a Node update with others exits 1', async (t) => {
   const codes = stubExit(t);
-  const dir = mkdtempSync(join(tmpdir(), 'kp-podcidr-'));
+  const dir = scratchDir('kp-podcidr-');
   writeFileSync(join(dir, 'node.yaml'), nodeYaml(['10.244.1.0/24']));
   const { lines, logger } = capture();
   const factory = fakeFactory();
@@ -63,7 +63,7 @@ t.test('NodeCIDR: the start\'s ranges reach the controller, and a Node update wi
 });
 
 t.test('NodeCIDR: the start waits for the Node\'s ranges', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kp-podcidr-'));
+  const dir = scratchDir('kp-podcidr-');
   writeFileSync(join(dir, 'node.yaml'), nodeYaml([]));
   const { logger } = capture();
   const factory = fakeFactory();
@@ -82,7 +82,7 @@ t.test('NodeCIDR: the start waits for the Node\'s ranges', async (t) => {
 
 t.test('ClusterCIDR: a change of the Node\'s ranges is no reason to exit', async (t) => {
   const codes = stubExit(t);
-  const dir = mkdtempSync(join(tmpdir(), 'kp-podcidr-'));
+  const dir = scratchDir('kp-podcidr-');
   writeFileSync(join(dir, 'node.yaml'), nodeYaml(['10.244.1.0/24']));
   const { logger } = capture();
   const factory = fakeFactory();

@@ -3,8 +3,7 @@
  * livez, metrics (kube-proxy's names, values that move), manifest edits
  * reaching the controller, and per-service health check node ports.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -19,6 +18,7 @@ import { FakeClock } from '../support/fake-clock.js';
 import { fakeFactory } from '../support/fake-controller.js';
 import { fakeHost } from '../support/fake-host.js';
 import { logger, manifestsDir, metric, options, started, until } from '../support/started-proxy.js';
+import { scratchDir } from '../support/scratch.js';
 
 t.test('start-up: objects reach the controller, then one full sync', async (t) => {
   const { controller } = await started(t);
@@ -179,7 +179,7 @@ spec: {clusterIP: 10.96.100.98, ports: [{port: 80}]}
 });
 
 t.test('--netns target deleted: one error, healthz and livez 503, no more syncs', async (t) => {
-  const nsFile = join(mkdtempSync(join(tmpdir(), 'kp-ns-')), 'target');
+  const nsFile = join(scratchDir('kp-ns-'), 'target');
   writeFileSync(nsFile, '');
   const lines: Array<Record<string, unknown>> = [];
   const capture = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });

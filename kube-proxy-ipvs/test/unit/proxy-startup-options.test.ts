@@ -6,8 +6,7 @@
  * metrics addresses as IP:port with a port from 1 to 65535, the
  * nodePortAddresses keywords, and --proxy-port-range gone.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { narrowNodePortIPs } from '../../lib/desired/node-addresses.js';
@@ -15,12 +14,13 @@ import { KUBERNETES_VERSION } from '../../lib/proxy/build-info.js';
 import { defaultOptions } from '../../lib/proxy/options.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { healthCheckHosts } from '../../lib/proxy/service-health.js';
+import { scratchDir } from '../support/scratch.js';
 
 const parse = (...argv: string[]) => resolveOptions(argv).options;
 const HEAD = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n';
 
 function configFile(body: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'kpstart-')), 'c.yaml');
+  const file = join(scratchDir('kpstart-'), 'c.yaml');
   writeFileSync(file, HEAD + body);
   return file;
 }
