@@ -31,7 +31,6 @@ import { externalServiceYaml, metricValue, netlinkOps, nodeYaml, runCleanup, typ
 import { runPlan } from '../support/proxy-plan.js';
 import { CLIENT_IP, httpd, iptablesLeftovers, kernelMatchesNftPlan, lineConnection, lineServer, NODE_IP, nftTables, nftTableView, PODS, ruleHandles, who, whoMany } from './nft-support.js';
 import { podNetworks } from '../support/traffic.js';
-import { join } from 'node:path';
 import { scratchDir } from '../support/scratch.js';
 
 /** Under emulation the file takes minutes, far past tap's default of 30 s (the file's, and each subtest's). */
