@@ -16,7 +16,7 @@ import { DesiredIndex } from './desired-index.js';
 import { hasLocalPolicy, localEndpointsOf, type LocalEndpoints } from './local-endpoints.js';
 import { nodeContext, type NodeContext } from './node-addresses.js';
 import { serviceContribution } from './service-contribution.js';
-import type { ServiceChange } from './service-change.js';
+import type { ServiceChange, ServiceReading } from './service-change.js';
 import { servicePortInfos } from './service-ports.js';
 import { requestedScheduler, sameReport, serviceScheduling, type SchedulingReport } from './scheduling.js';
 
@@ -150,11 +150,14 @@ export class KnownObjects {
     return this.index.setService(key, svc ? serviceContribution(svc, this.slices.get(key) ?? [], this.ctx, this.missingSchedulers) : undefined);
   }
 
-  /** A Service's facts in each family served that proxies it. */
-  private readByFamily(svc: Service | undefined): Map<AddressFamily, Service> {
-    const read = new Map<AddressFamily, Service>();
+  /** What each family served reads of a Service, where it proxies it. */
+  private readByFamily(svc: Service | undefined): Map<AddressFamily, ServiceReading> {
+    const read = new Map<AddressFamily, ServiceReading>();
     if (svc === undefined) return read;
-    for (const f of this.ctx.families) if (servicePortInfos(svc, f).length > 0) read.set(f, svc);
+    for (const f of this.ctx.families) {
+      const ports = servicePortInfos(svc, f);
+      if (ports.length > 0) read.set(f, { ports, annotations: svc.metadata.annotations });
+    }
     return read;
   }
 

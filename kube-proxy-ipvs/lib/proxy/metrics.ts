@@ -11,8 +11,7 @@ import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
-import { sameRead, type ServiceChange } from '../desired/service-change.js';
-import type { Service } from '../kubernetes/model.js';
+import { sameRead, type ServiceChange, type ServiceReading } from '../desired/service-change.js';
 import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';
 
 /** The ip_family label's values, Kubernetes' IPFamily names. */
@@ -48,7 +47,7 @@ const alpha = (help: string) => `[ALPHA] ${help}`;
  */
 class PendingServicesGauge extends Gauge<string> {
   /** Per family, each pending Service's reading as the last sync took it (undefined: not proxied). */
-  private readonly synced = new Map<AddressFamily, Map<string, Service | undefined>>();
+  private readonly synced = new Map<AddressFamily, Map<string, ServiceReading | undefined>>();
   /** In how many families each pending Service is. */
   private readonly pendingIn = new Map<string, number>();
 
@@ -313,11 +312,13 @@ export class ProxyMetrics {
    * no-op too; the pending gauge counts Services whose reading in some
    * family differs from the last sync's, each once; a sync is queued for
    * each family with a change pending (its tracker's Update returns true).
+   * Returns those families.
    */
-  serviceChanged(key: string, change: ServiceChange, at: number): void {
+  serviceChanged(key: string, change: ServiceChange, at: number): AddressFamily[] {
     this.serviceChangesTotal.inc(this.families.length);
     const pending = this.serviceChangesPending.changed(key, change, this.families);
     if (pending.length > 0) this.queued(pending.map((f) => IP_FAMILY[f]), at);
+    return pending;
   }
 
   /**

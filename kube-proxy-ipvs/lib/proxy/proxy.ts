@@ -286,30 +286,35 @@ export class Proxy {
     if (this.stopping) return;
     const debug = this.log.isLevelEnabled('debug');
     let now: number | undefined;
+    const queued = new Set<AddressFamily>();
     for (const e of batch) {
       if (debug) this.log.debug({ type: e.type, object: eventLabel(e) }, 'object event');
       if (e.kind === 'Node') this.onNode(e.type, e.object);
       else if (!this.controller) this.buffered.push(e);
-      else this.apply(e, (now ??= this.clock.now()));
+      else for (const f of this.apply(e, (now ??= this.clock.now()))) queued.add(f);
     }
     if (now === undefined) return;
-    this.health.queued(this.families);
+    // As kube-proxy's Sync(), called only when a change tracker has a change pending: /healthz waits
+    // for those. The sync itself is asked for every event; for a no-op it finds nothing to do.
+    if (queued.size > 0) this.health.queued([...queued]);
     this.runner?.request();
   }
 
-  /** Feeds one Service/EndpointSlice event to the controller; `now` is when it was received. */
-  private apply(e: SourceEvent, now: number): void {
+  /** Feeds one Service/EndpointSlice event to the controller; `now` is when it was received. Returns the families with a change pending. */
+  private apply(e: SourceEvent, now: number): AddressFamily[] {
     const c = this.controller!;
     if (e.kind === 'Service') {
       const svc = e.object as Service;
       const change = e.type === 'delete' ? c.deleteService(svc) : c.upsertService(svc);
-      this.metrics.serviceChanged(serviceKeyOf(svc.metadata), change, now);
-    } else if (e.kind === 'EndpointSlice') {
+      return this.metrics.serviceChanged(serviceKeyOf(svc.metadata), change, now);
+    }
+    if (e.kind === 'EndpointSlice') {
       const slice = e.object as EndpointSlice;
       if (e.type === 'delete') c.deleteEndpointSlice(slice);
       else c.upsertEndpointSlice(slice);
-      this.endpointSliceChanged(slice, e.type === 'delete', now);
+      return this.endpointSliceChanged(slice, e.type === 'delete', now);
     }
+    return [];
   }
 
   /**
@@ -317,14 +322,17 @@ export class Proxy {
    * of its family takes it: FQDN slices, those of a family not served and
    * those naming no Service are no tracker's. Every event that reaches here
    * is a change to sync (the sources drop an object delivered again
-   * unchanged); its trigger time goes to the programming latency.
+   * unchanged); its trigger time goes to the programming latency. Returns
+   * the family whose tracker takes it.
    */
-  private endpointSliceChanged(slice: EndpointSlice, deleted: boolean, now: number): void {
+  private endpointSliceChanged(slice: EndpointSlice, deleted: boolean, now: number): AddressFamily[] {
     const family = slice.addressType;
     const service = sliceOwner(slice);
-    if ((family !== 'IPv4' && family !== 'IPv6') || service === undefined || !this.families.some((f) => IP_FAMILY[f] === family)) return;
+    const served = this.families.find((f) => IP_FAMILY[f] === family);
+    if ((family !== 'IPv4' && family !== 'IPv6') || service === undefined || served === undefined) return [];
     this.metrics.endpointsChanged(family, now);
     this.programming.changed(slice, family, service, deleted, now);
+    return [served];
   }
 
   private onNode(type: SourceEvent['type'], node: Node): void {

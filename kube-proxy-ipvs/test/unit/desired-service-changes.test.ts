@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import { KnownObjects } from '../../lib/desired/known-objects.js';
-import { isChange as changesIn } from '../../lib/desired/service-change.js';
+import { sameRead, type ServiceChange } from '../../lib/desired/service-change.js';
 import { defaultProxyConfig, type Service } from '../../lib/kubernetes/model.js';
 import { SCHEDULER_ANNOTATION } from '../../lib/kubernetes/service-scheduling.js';
 import { service } from '../support/k8s-objects.js';
@@ -16,7 +16,9 @@ import { FakeController } from '../support/fake-controller.js';
 
 const node = { name: 'node-a', addresses: ['192.168.1.10'] };
 const FAMILIES = ['inet', 'inet6'] as const;
-const isChange = (c: Parameters<typeof changesIn>[0]) => changesIn(c, FAMILIES);
+/** Whether the families' trackers take the event as a change to sync. */
+const changesIn = (c: ServiceChange, families: readonly AddressFamily[]) => families.some((f) => !sameRead(c.before.get(f), c.after.get(f)));
+const isChange = (c: ServiceChange) => changesIn(c, FAMILIES);
 const changes = (s: KnownObjects, svc: Service, deleted?: boolean) => isChange(s.serviceChange(svc, deleted));
 const web = (extra: Partial<Service['spec']> = {}, labels?: Record<string, string>): Service => {
   const s = service('web', { clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80 }], ...extra });
@@ -63,5 +65,6 @@ t.test("each family's tracker reads the Service only where that family proxies i
   const v6Changed = service('dual', { clusterIP: '10.96.0.20', clusterIPs: ['10.96.0.20', 'fd00:96::21'], ipFamilies: ['IPv4', 'IPv6'], ports: [{ port: 80 }] });
   const c = s.serviceChange(v6Changed);
   t.equal(changesIn(c, ['inet6']), true, 'its IPv6 ClusterIP changed: a change in IPv6');
+  t.equal(changesIn(c, ['inet']), false, 'and none in IPv4, which reads the same');
   t.same([...s.serviceChange(dual, true).after.keys()], [], 'deleted: read nowhere after');
 });

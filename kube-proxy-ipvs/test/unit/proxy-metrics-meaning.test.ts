@@ -10,7 +10,7 @@
  */
 import type { AddressFamily } from 'ipvs-netlink/address';
 import t from 'tap';
-import type { Service } from '../../lib/kubernetes/model.js';
+import type { ServiceReading } from '../../lib/desired/service-change.js';
 import { ProxyMetrics } from '../../lib/proxy/metrics.js';
 import { idleCounters } from '../support/fake-controller.js';
 
@@ -74,7 +74,7 @@ t.test('kubernetes_build_info: the version this proxy mirrors', async (t) => {
 
 /** What the proxy reads of a Service: `ports` in each of `families` ('' where it proxies it in none). */
 const reading = (ports: string, families: readonly AddressFamily[]) =>
-  new Map(ports === '' ? [] : families.map((f) => [f, { metadata: { name: 'web', namespace: 'demo' }, spec: { ports } } as unknown as Service]));
+  new Map(ports === '' ? [] : families.map((f) => [f, { ports: [{ port: ports }], annotations: undefined } as unknown as ServiceReading]));
 /** A Service event from reading `before` to `after`, in both families unless told. */
 const event = (before: string, after: string, families: readonly AddressFamily[] = ['inet', 'inet6']) => ({ before: reading(before, families), after: reading(after, families) });
 const CHANGE = event('', 'ports 80');

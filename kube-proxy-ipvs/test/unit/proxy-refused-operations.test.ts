@@ -70,6 +70,25 @@ t.test('a failed restore of the rules still fails the sync: /healthz turns 503, 
   t.pass();
 });
 
+t.test("an update that changes nothing the proxy reads leaves /healthz alone while syncs fail, as upstream calls no Sync() for it; a real change does not", async (t) => {
+  const mode: { kind?: 'iptables' } = {};
+  const { dir, healthz, controller } = await started(t, fast, refusing(mode));
+  const extra = (labels: string, port: number) =>
+    `apiVersion: v1\nkind: Service\nmetadata: {name: extra, namespace: demo, labels: {${labels}}}\nspec: {clusterIP: 10.96.100.98, ports: [{port: ${port}}]}\n`;
+  const upserts = () => controller.calls.filter((c) => c === 'upsertService extra').length;
+  writeFileSync(join(dir, 'extra.yaml'), extra('team: a', 80));
+  await until('the Service', () => upserts() === 1);
+  await until('its sync', () => controller.calls.at(-1) === 'sync' || controller.calls.at(-1) === 'resync');
+  mode.kind = 'iptables';
+  writeFileSync(join(dir, 'extra.yaml'), extra('team: b', 80));
+  await until('the label change', () => upserts() === 2);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  t.equal((await fetch(`${healthz}/healthz`)).status, 200, 'well past 2 x syncPeriod of failing syncs: nothing was queued');
+  writeFileSync(join(dir, 'extra.yaml'), extra('team: b', 81));
+  await until('503 for a change of its port', async () => (await fetch(`${healthz}/healthz`)).status === 503, 8000);
+  t.pass();
+});
+
 t.test('the sync duration counts failed syncs too; the last-sync timestamp moves only with syncs that count', async (t) => {
   const { dir, controller, metrics } = await started(t);
   t.equal(await metric(metrics, 'kubeproxy_sync_proxy_rules_duration_seconds_count'), 1, 'the first sync');
