@@ -6,6 +6,7 @@
  * (headless). The controller answers its upsert and delete with it, and
  * the proxy's pending and queued metrics follow it.
  */
+import type { AddressFamily } from 'ipvs-netlink/address';
 import t from 'tap';
 import { KnownObjects } from '../../lib/desired/known-objects.js';
 import { sameRead, type ServiceChange } from '../../lib/desired/service-change.js';
