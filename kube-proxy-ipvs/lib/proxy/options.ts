@@ -270,9 +270,9 @@ function splitHostPort(value: string): { host: string; port: string } | undefine
  * release before the one this proxy mirrors may be named (its hidden
  * metrics are the ones deprecated one release ago).
  */
-export function hiddenMetricsVersionProblems(value: string, mirrored = KUBERNETES_VERSION): string[] {
+function hiddenMetricsVersionProblems(value: string): string[] {
   if (value === '') return [];
-  const [, major, minor] = /^v(\d+)\.(\d+)/.exec(mirrored)!;
+  const [, major, minor] = /^v(\d+)\.(\d+)/.exec(KUBERNETES_VERSION)!;
   const previous = `${major}.${Number(minor) - 1}`;
   if (value === previous) return [];
   return [`--show-hidden-metrics-for-version (showHiddenMetricsForVersion): Invalid value: ${JSON.stringify(value)}: must be omitted or have the value '${previous}'. Only the previous minor version is allowed`];
