@@ -53,9 +53,14 @@ nl::Status Channel::Ensure() {
 nl::Status Channel::Transact(nl::Batch& batch) {
   nl::Status st = Ensure();
   if (!st.ok()) {
+    // Nothing went out (the handle was closed since the caller's own
+    // Ensure(), or no socket could be opened): say so, so that no caller
+    // takes these for requests lost on the way.
     nl::Outcome o;
     o.error = st.err;
     o.message = st.message;
+    o.where = "open";
+    o.sent = false;
     for (size_t i = 0; i < batch.size(); i++) batch.OnDone(i, o);
     return st;
   }

@@ -118,9 +118,15 @@ void BulkLoad::Absorb(const std::vector<nl::Exchange>& window, const nl::Status&
       Mark(p.begin, p.end, Fate::kApplied);
       continue;
     }
-    if (!conversation.ok() && x.error == conversation.err && x.ext_message == conversation.message) {
-      // No answer came: the kernel may or may not have taken these.
-      Mark(p.begin, p.end, Fate::kUnconfirmed);
+    if (x.broken) {
+      // No answer came. Sent, the kernel may or may not have taken these;
+      // not sent (the handle closed first), none was attempted.
+      if (x.sent) {
+        Mark(p.begin, p.end, Fate::kUnconfirmed);
+      } else {
+        pending_.insert(pending_.end(), order_.begin() + static_cast<std::ptrdiff_t>(p.begin),
+                        order_.begin() + static_cast<std::ptrdiff_t>(p.end));
+      }
       Halt(conversation.err, conversation.message);
       continue;
     }

@@ -72,8 +72,8 @@ class BulkLoad {
   std::vector<nl::Exchange> NextWindow(size_t budget);
 
   // Books the answers to the window NextWindow() returned. `conversation`
-  // is what Transact returned: when it failed, exchanges it marked with its
-  // errno were never answered.
+  // is what Transact returned: when it failed, the exchanges it left
+  // unanswered are marked broken, and whether each went out.
   void Absorb(const std::vector<nl::Exchange>& window, const nl::Status& conversation);
 
   // Nothing more can be sent (the socket could not be opened).

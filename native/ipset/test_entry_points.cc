@@ -218,7 +218,8 @@ nl::Bytes EchoNaming(const nl::Bytes& msg, uint32_t lineno) {
 //   answer(window) -> answers) -> the result Ipset's bulk calls get, plus
 // `windows` (each window's messages as their element LINENOs). `answer`
 // plays the kernel: it gets [[lineno, ...], ...] and returns, per message,
-// { error: 0 } | { error, lineno? } | { broken: true } (no answer came).
+// { error: 0 } | { error, lineno? } | { broken: true } (sent, no answer
+// came) | { unsent: true } (never sent: the handle was closed first).
 Napi::Value BulkSimulate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Napi::Object o = info[0].As<Napi::Object>();
@@ -249,25 +250,32 @@ Napi::Value BulkSimulate(const Napi::CallbackInfo& info) {
     Napi::Value got = answer.Call({shown});
     if (!got.IsArray()) throw Napi::TypeError::New(env, "answer must return an array");
     Napi::Array answers = got.As<Napi::Array>();
+    // The conversation's failure, as the socket core reports it: a timeout
+    // once something sent went unanswered, else the close that stopped it.
     nl::Status st;
+    for (size_t i = 0; i < window.size(); i++) {
+      Napi::Object a = answers.Get(static_cast<uint32_t>(i)).As<Napi::Object>();
+      if (GetBool(a, "broken") && st.ok())
+        st = nl::Status::Errno(ETIMEDOUT, "recvmmsg", "no reply from the kernel within 5000 ms");
+    }
+    for (size_t i = 0; i < window.size(); i++) {
+      Napi::Object a = answers.Get(static_cast<uint32_t>(i)).As<Napi::Object>();
+      if (GetBool(a, "unsent") && st.ok()) st = nl::Status::Errno(EBADF, "open", "the handle is closed");
+    }
     for (size_t i = 0; i < window.size(); i++) {
       Napi::Object a = answers.Get(static_cast<uint32_t>(i)).As<Napi::Object>();
       nl::Exchange& x = window[i];
       x.done = true;
-      if (GetBool(a, "broken")) {
-        st = nl::Status::Errno(ETIMEDOUT, "recvmmsg", "no reply from the kernel within 5000 ms");
+      const bool unsent = GetBool(a, "unsent");
+      if (GetBool(a, "broken") || unsent) {
+        x.broken = true;
+        x.sent = !unsent;
+        x.error = st.err;
+        x.ext_message = st.message;
         continue;
       }
       x.error = static_cast<int>(GetUint(a, "error", "error", 1u << 31));
       if (Has(a, "lineno")) x.error_echo = EchoNaming(x.request, GetUint(a, "lineno", "lineno", 0xFFFFFFFF));
-    }
-    if (!st.ok()) {
-      for (size_t i = 0; i < window.size(); i++) {
-        Napi::Object a = answers.Get(static_cast<uint32_t>(i)).As<Napi::Object>();
-        if (!GetBool(a, "broken")) continue;
-        window[i].error = st.err;
-        window[i].ext_message = st.message;
-      }
     }
     load.Absorb(window, st);
   }

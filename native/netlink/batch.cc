@@ -21,6 +21,8 @@ void ExchangeBatch::OnDone(size_t i, const Outcome& o) {
   x.ext_message = o.message;
   x.ext_offset = o.offset;
   x.dump_retries = o.dump_retries;
+  x.broken = o.where != nullptr;
+  x.sent = o.sent;
   if (o.error && o.echo) x.error_echo.assign(o.echo, o.echo + o.echo_len);
 }
 

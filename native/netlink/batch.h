@@ -75,6 +75,11 @@ struct Exchange {
   Bytes error_echo;          // the echoed request in an error (if not capped)
   std::vector<Bytes> replies;  // data messages, in arrival order
   int dump_retries = 0;      // how often an interrupted dump was restarted
+  // No answer came: the conversation broke first (Outcome::where was set).
+  // `sent` then says whether the request went out (its fate unknown) or
+  // not (it was not applied).
+  bool broken = false;
+  bool sent = true;
 };
 
 // A batch held as Exchanges, for callers that build it whole.

@@ -12,6 +12,7 @@ interface Answer {
   error?: number;
   lineno?: number;
   broken?: boolean;
+  unsent?: boolean;
 }
 interface Result {
   errno: number;
@@ -139,4 +140,32 @@ t.test('a broken conversation: unanswered entries are unconfirmed, the rest skip
   t.match(r, { code: 'ETIMEDOUT', index: -1, applied: done.length, failures: [] });
   t.same(r.unconfirmed, unanswered.flat().map((l) => l - 1));
   t.equal(r.applied + r.unconfirmed.length + r.skipped.length, 60);
+});
+
+t.test('closed before a window went out: its entries are skipped, not unconfirmed', async (t) => {
+  // close() landing between the loader taking a window and the socket
+  // sending it: the channel refuses the whole window as closed, and none
+  // of it went out (it once read as sent and unanswered).
+  const entries = ips(60);
+  let windows = 0;
+  const r = simulate({ cmd: 'add', type: 'hash:ip', entries: entries.join('\n'), budget: 4 * 1024, maxBytes: 256 }, (w) => {
+    const first = windows++ === 0;
+    return w.map(() => (first ? { error: 0 } : { unsent: true }));
+  });
+  const done = r.windows[0].flat().length;
+  t.equal(r.windows.length, 2, 'nothing is tried after the close');
+  t.match(r, { code: 'EBADF', index: -1, applied: done, failures: [], unconfirmed: [] });
+  t.same(r.skipped, entries.map((_, i) => i).slice(done), 'everything after the first window is skipped');
+});
+
+t.test('a conversation broken after a close: what went out is unconfirmed, what did not is skipped', async (t) => {
+  const entries = ips(60);
+  const r = simulate({ cmd: 'add', type: 'hash:ip', entries: entries.join('\n'), budget: 4 * 1024, maxBytes: 256 }, (w) =>
+    w.map((_, j) => (j === 0 ? { error: 0 } : j === 1 ? { broken: true } : { unsent: true })),
+  );
+  const [done, lost] = r.windows[0];
+  t.equal(r.windows.length, 1);
+  t.match(r, { code: 'ETIMEDOUT', applied: done.length, failures: [] });
+  t.same(r.unconfirmed, lost.map((l) => l - 1));
+  t.equal(r.skipped.length, 60 - done.length - lost.length);
 });
