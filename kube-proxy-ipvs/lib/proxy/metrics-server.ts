@@ -1,14 +1,16 @@
 /**
  * The metrics server (--metrics-bind-address, default 127.0.0.1:10249):
- * /metrics, plus /healthz, /proxyMode and /configz as kube-proxy serves
- * them there (cmd/kube-proxy serveMetrics): plain-text answers with
- * charset and nosniff, /configz the effective configuration under its
- * group name, as component-base's configz writes it.
+ * /metrics, plus /healthz, /metrics/slis, /proxyMode and /configz as
+ * kube-proxy serves them there (cmd/kube-proxy serveMetrics): plain-text
+ * answers with charset and nosniff, /configz the effective configuration
+ * under its group name, as component-base's configz writes it. 0.0.0.0
+ * takes both families, as Go's "tcp" listener does.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { GROUP as CONFIGZ_NAME } from './config-schema.js';
 import { boundAddress, closeServer, listen } from './http-util.js';
 import type { ProxyMetrics } from './metrics.js';
+import { SliMetrics } from './sli-metrics.js';
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' };
 
@@ -19,6 +21,7 @@ export interface MetricsServerOptions {
 
 export class MetricsServer {
   private server?: Server;
+  private readonly slis = new SliMetrics();
 
   constructor(
     private readonly metrics: ProxyMetrics,
@@ -26,7 +29,7 @@ export class MetricsServer {
   ) {}
 
   async start(bind: string): Promise<string> {
-    this.server = await listen((req, res) => this.handle(req, res), bind, `--metrics-bind-address ${bind}`);
+    this.server = await listen((req, res) => this.handle(req, res), bind, `--metrics-bind-address ${bind}`, { dualStackAny: true });
     return boundAddress(this.server);
   }
 
@@ -42,9 +45,21 @@ export class MetricsServer {
         (text) => res.writeHead(200, { 'Content-Type': this.metrics.registry.contentType }).end(text),
         (err: Error) => res.writeHead(500, TEXT).end(`${err.message}\n`),
       );
-    } else if (path === '/healthz' || path === '/healthz/ping') {
-      // apiserver's healthz handler with its one check, "ping".
-      res.writeHead(200, TEXT).end(url.searchParams.has('verbose') && path === '/healthz' ? '[+]ping ok\nhealthz check passed\n' : 'ok');
+    } else if (path === '/healthz') {
+      this.healthz(url, res);
+    } else if (path === '/healthz/ping') {
+      // The check on its own path: Go's plain writer, its type sniffed from "ok".
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('ok');
+    } else if (path === '/metrics/slis') {
+      if (req.method === 'DELETE') {
+        this.slis.reset();
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end('metrics reset\n');
+        return;
+      }
+      this.slis.text().then(
+        (text) => res.writeHead(200, { 'Content-Type': this.slis.registry.contentType }).end(text),
+        (err: Error) => res.writeHead(500, TEXT).end(`${err.message}\n`),
+      );
     } else if (path === '/proxyMode') {
       res.writeHead(200, TEXT).end('ipvs');
     } else if (path === '/configz' && this.opts.configz) {
@@ -59,5 +74,27 @@ export class MetricsServer {
     } else {
       res.writeHead(404, TEXT).end('404 page not found\n');
     }
+  }
+
+  /**
+   * apiserver's healthz handler with its one check, "ping", which always
+   * passes: ?exclude=ping skips it, a name that matches no check is
+   * warned about in the verbose body, and each run is recorded for
+   * /metrics/slis.
+   */
+  private healthz(url: URL, res: ServerResponse): void {
+    const excluded = new Set(url.searchParams.getAll('exclude'));
+    let body: string;
+    if (excluded.delete('ping')) {
+      body = '[+]ping excluded: ok\n';
+    } else {
+      this.slis.observe('ping', 'healthz', 'success');
+      body = '[+]ping ok\n';
+    }
+    if (excluded.size > 0) {
+      const names = [...excluded].sort().map((n) => JSON.stringify(n));
+      body += `warn: some health checks cannot be excluded: no matches for ${names.join(',')}\n`;
+    }
+    res.writeHead(200, TEXT).end(url.searchParams.has('verbose') ? `${body}healthz check passed\n` : 'ok');
   }
 }

@@ -176,13 +176,15 @@ t.test('the metrics server: /healthz, /proxyMode and /configz as kube-proxy serv
   const text = { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
   for (const [path, body] of [
     ['/healthz', 'ok'],
-    ['/healthz/ping', 'ok'],
     ['/healthz?verbose', '[+]ping ok\nhealthz check passed\n'],
+    ['/healthz?verbose&exclude=ping&exclude=etcd&exclude=log', '[+]ping excluded: ok\nwarn: some health checks cannot be excluded: no matches for "etcd","log"\nhealthz check passed\n'],
     ['/proxyMode', 'ipvs'],
   ] as const) {
     const r = await fetch(`${base}${path}`);
     t.same([r.status, await r.text(), r.headers.get('content-type'), r.headers.get('x-content-type-options')], [200, body, text['content-type'], text['x-content-type-options']], path);
   }
+  const ping = await fetch(`${base}/healthz/ping`);
+  t.same([ping.status, await ping.text(), ping.headers.get('content-type'), ping.headers.get('x-content-type-options')], [200, 'ok', 'text/plain; charset=utf-8', null], '/healthz/ping: the check alone, no nosniff');
   const c = await fetch(`${base}/configz`);
   t.equal(c.headers.get('content-type'), 'application/json');
   t.equal(await c.text(), '{"kubeproxy.config.k8s.io":{"kind":"KubeProxyConfiguration","apiVersion":"kubeproxy.config.k8s.io/v1alpha1","mode":"ipvs"}}');
@@ -191,4 +193,46 @@ t.test('the metrics server: /healthz, /proxyMode and /configz as kube-proxy serv
   const bareBase = `http://${await bare.start('127.0.0.1:0')}`;
   t.teardown(() => bare.close());
   t.equal((await fetch(`${bareBase}/configz`)).status, 404, 'no configuration given: no /configz');
+});
+
+t.test('the metrics server: /metrics/slis records what its /healthz ran, and DELETE clears it', async (t) => {
+  const server = new MetricsServer(new ProxyMetrics(() => undefined, { defaultMetrics: false }));
+  const base = `http://${await server.start('127.0.0.1:0')}`;
+  t.teardown(() => server.close());
+  const slis = async () => {
+    const r = await fetch(`${base}/metrics/slis`);
+    t.equal(r.status, 200);
+    return r.text();
+  };
+  t.equal(await slis(), '', 'no check has run: nothing to show');
+  await fetch(`${base}/healthz`);
+  await fetch(`${base}/healthz?verbose`);
+  await fetch(`${base}/healthz/ping`); // the check's own path records nothing
+  await fetch(`${base}/healthz?exclude=ping`); // nor does an excluded check
+  t.equal(
+    await slis(),
+    [
+      '# HELP kubernetes_healthcheck [STABLE] This metric records the result of a single healthcheck.',
+      '# TYPE kubernetes_healthcheck gauge',
+      'kubernetes_healthcheck{name="ping",type="healthz"} 1',
+      '# HELP kubernetes_healthchecks_total [STABLE] This metric records the results of all healthcheck.',
+      '# TYPE kubernetes_healthchecks_total counter',
+      'kubernetes_healthchecks_total{name="ping",status="success",type="healthz"} 2',
+      '',
+    ].join('\n'),
+  );
+  const d = await fetch(`${base}/metrics/slis`, { method: 'DELETE' });
+  t.same([d.status, await d.text()], [200, 'metrics reset\n']);
+  t.equal(await slis(), '', 'cleared');
+});
+
+t.test('the metrics server on 0.0.0.0 answers on IPv6 too, as a Go "tcp" listener does', async (t) => {
+  const server = new MetricsServer(new ProxyMetrics(() => undefined, { defaultMetrics: false }));
+  const bound = await server.start('0.0.0.0:0');
+  t.teardown(() => server.close());
+  const port = Number(/:(\d+)$/.exec(bound)![1]);
+  for (const host of ['127.0.0.1', '[::1]']) {
+    const r = await fetch(`http://${host}:${port}/healthz`);
+    t.equal(await r.text(), 'ok', host);
+  }
 });
