@@ -7,9 +7,15 @@
  * duration, or an apiVersion/kind other than kubeproxy.config.k8s.io/
  * v1alpha1 KubeProxyConfiguration is an error either way. The result is
  * defaulted as upstream's v1alpha1 scheme defaults it.
+ *
+ * Upstream converts the file to JSON through yaml.v2 (sigs.k8s.io/yaml
+ * YAMLToJSON) before it looks at any field, so two YAML 1.1 habits of that
+ * library hold here too: an unquoted y/yes/on/n/no/off (in any of its
+ * spellings) is a boolean wherever it stands, and only the first document
+ * of the file is read.
  */
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { isMap, isScalar, isSeq, parseAllDocuments, Scalar, type Node as YamlNode, type ScalarTag, type Tags } from 'yaml';
 import { defaultConfiguration } from './config-defaults.js';
 import { API_VERSION, DecodeError, GROUP, KIND, decodeConfiguration, type KubeProxyConfiguration } from './config-schema.js';
 import { OptionsError } from './options.js';
@@ -39,13 +45,41 @@ export function loadConfigFile(path: string): LoadedConfig {
   return parseConfig(text);
 }
 
+/** yaml.v2's boolean spellings (resolve.go), for plain scalars only: quoted "yes" stays a string there too. */
+const YAML_V2_TRUE = /^(?:y|Y|yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
+const YAML_V2_FALSE = /^(?:n|N|no|No|NO|false|False|FALSE|off|Off|OFF)$/;
+const BOOL_TAG = 'tag:yaml.org,2002:bool';
+
+function yamlV2Bool(test: RegExp, value: boolean): ScalarTag {
+  return {
+    tag: BOOL_TAG,
+    default: true,
+    test,
+    identify: (v) => v === value,
+    resolve: () => new Scalar(value),
+  };
+}
+
+/**
+ * The core schema with yaml.v2's booleans in place of YAML 1.2's. The
+ * yaml-1.1 schema is not used whole: it reads 1:20 as a base-60 number,
+ * which yaml.v2 leaves a string, and a timestamp as a Date.
+ */
+function yamlV2Tags(tags: Tags): Tags {
+  return tags.flatMap((t): Tags => (typeof t === 'object' && t.tag === BOOL_TAG ? [yamlV2Bool(YAML_V2_TRUE, true), yamlV2Bool(YAML_V2_FALSE, false)] : [t]));
+}
+
+/** Go's encoding/json names a JSON value by its JSON type: a boolean is a "bool". */
+const goJsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v);
+
 export function parseConfig(text: string): LoadedConfig {
-  const doc = parseDocument(text, { uniqueKeys: false });
-  if (doc.errors.length) throw new OptionsError(`failed to decode: yaml: ${doc.errors[0].message.split('\n')[0]}`);
+  // yaml.v2's Unmarshal reads the first document and never looks further.
+  const doc = parseAllDocuments(text, { uniqueKeys: false, customTags: yamlV2Tags })[0];
+  if (doc?.errors.length) throw new OptionsError(`failed to decode: yaml: ${doc.errors[0].message.split('\n')[0]}`);
   const duplicates: string[] = [];
-  findDuplicates(doc.contents, '', duplicates);
-  const raw: unknown = doc.toJS() ?? {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new OptionsError(`failed to decode: json: cannot unmarshal ${Array.isArray(raw) ? 'array' : typeof raw} into Go value of type struct`);
+  findDuplicates(doc?.contents, '', duplicates);
+  const raw: unknown = doc?.toJS() ?? {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new OptionsError(`failed to decode: json: cannot unmarshal ${goJsonType(raw)} into Go value of type struct`);
   const o = raw as Record<string, unknown>;
   if (typeof o.apiVersion !== 'string' || o.apiVersion === '') throw new OptionsError(`failed to decode: Object 'apiVersion' is missing in '${JSON.stringify(o)}'`);
   if (typeof o.kind !== 'string' || o.kind === '') throw new OptionsError(`failed to decode: Object 'Kind' is missing in '${JSON.stringify(o)}'`);
@@ -59,7 +93,8 @@ export function parseConfig(text: string): LoadedConfig {
   try {
     config = decodeConfiguration(o, unknown);
   } catch (e) {
-    if (e instanceof DecodeError) throw new OptionsError(`failed to decode: ${e.message}`);
+    // The schema names JSON types as JavaScript does; Go says "bool" (a yes/no in a string field lands here).
+    if (e instanceof DecodeError) throw new OptionsError(`failed to decode: ${e.message.replace(/^json: cannot unmarshal boolean /, 'json: cannot unmarshal bool ')}`);
     throw e;
   }
   const strict = [...unknown.map((p) => `unknown field "${p}"`), ...duplicates.map((p) => `duplicate field "${p}"`)];

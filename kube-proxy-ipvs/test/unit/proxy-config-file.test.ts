@@ -95,6 +95,33 @@ t.test('refused: other apiVersion or kind, wrong types, bad durations', async (t
   t.same(resolveOptions(['--config', writeTemp(head + 'featureGates:\n  KubeProxyIPVS: true\n  ContextualLogging: false\n')]).options.featureGates, { KubeProxyIPVS: true, ContextualLogging: false });
 });
 
+t.test("unquoted YAML 1.1 booleans are booleans, as yaml.v2 reads them", async (t) => {
+  const head = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n';
+  for (const word of ['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'true', 'True', 'TRUE']) {
+    t.equal(parseConfig(head + `ipvs:\n  strictARP: ${word}\n`).config.ipvs.strictARP, true, word);
+  }
+  for (const word of ['n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'false', 'False', 'FALSE']) {
+    t.equal(parseConfig(head + `ipvs:\n  strictARP: ${word}\n`).config.ipvs.strictARP, false, word);
+  }
+  const r = resolveOptions(['--config', writeTemp(head + 'ipvs:\n  strictARP: yes\nfeatureGates: {KubeProxyIPVS: on}\n')]);
+  t.equal(r.options.ipvs.strictARP, true, 'strictARP: yes starts with strictARP on');
+  t.same(r.options.featureGates, { KubeProxyIPVS: true }, 'in a map of bools too');
+  t.equal(parseConfig(head + 'hostnameOverride: "yes"\n').config.hostnameOverride, 'yes', 'a quoted yes stays a string');
+  t.throws(() => parseConfig(head + 'hostnameOverride: yes\n'), /^failed to decode: json: cannot unmarshal bool into Go struct field KubeProxyConfiguration.hostnameOverride of type string$/, 'resolved before the field type is known, so a string field refuses it');
+  t.throws(() => parseConfig('yes\n'), /^failed to decode: json: cannot unmarshal bool into Go value of type struct$/);
+  t.equal(parseConfig(head + 'hostnameOverride: 1:20\n').config.hostnameOverride, '1:20', 'only the booleans are YAML 1.1: 1:20 is no base-60 number in yaml.v2');
+  t.equal(parseConfig(head + 'oomScoreAdj: 0o17\n').config.oomScoreAdj, 15, 'and 0o17 is octal, as Go\'s ParseInt reads it');
+});
+
+t.test('only the first YAML document is read, as yaml.v2 Unmarshal', async (t) => {
+  const head = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n';
+  t.equal(parseConfig(head + 'ipvs:\n  scheduler: lc\n---\n').config.ipvs.scheduler, 'lc', 'a trailing ---');
+  const r = parseConfig(head + 'ipvs:\n  scheduler: lc\n---\n' + head + 'ipvs:\n  scheduler: sh\nnoSuchField: [\n');
+  t.equal(r.config.ipvs.scheduler, 'lc', 'a second document is not read');
+  t.equal(r.lenientBecause, undefined, 'nor checked');
+  t.equal(resolveOptions(['--config', writeTemp('---\n' + head + 'ipvs:\n  scheduler: wrr\n...\n---\nx: 1\n')]).options.ipvs.scheduler, 'wrr', 'a leading --- and a ... end marker');
+});
+
 function writeTemp(text: string): string {
   const file = join(scratchDir('kpcfg-'), 'c.yaml');
   writeFileSync(file, text);
