@@ -38,7 +38,8 @@ export interface ResolvedOptions {
 export function parseCommandLine(argv: readonly string[]): { given: FlagDef[]; flagsConfig: KubeProxyConfiguration; control: Control; notices: Notice[] } {
   const byName = new Map(FLAGS.map((d) => [d.name, d]));
   const { flags, args } = splitFlags(argv, FLAGS);
-  if (args.length) throw new FlagError(`"kube-proxy" does not take any arguments, got ${JSON.stringify(args)}`);
+  // Upstream's Args check passes empty words, so a DaemonSet argument naming an unset $(VAR) is harmless; the error lists them all as Go's %q does.
+  if (args.some((a) => a !== '')) throw new FlagError(`"kube-proxy" does not take any arguments, got [${args.map((a) => JSON.stringify(a)).join(' ')}]`);
   const control = defaultControl();
   const config = defaultConfiguration(zeroConfiguration());
   // The flag's default, not the file's: flags alone sync IPVS at most once a second (the internal MinSyncPeriod default).
@@ -147,8 +148,10 @@ function nodeName(override: string, x: Control): string {
 
 /** The configuration (converted as upstream converts v1alpha1 for IPVS mode) and the control values → ProxyOptions. */
 export function optionsOf(c: KubeProxyConfiguration, x: Control): ProxyOptions {
-  // The kernel takes whole seconds; upstream truncates the same way.
-  const seconds = (ms: number) => Math.trunc(ms / 1000) * 1000;
+  // The kernel takes whole seconds; upstream truncates the same way. A
+  // negative value is left whole: upstream refuses any negative duration,
+  // -500ms included, before it truncates.
+  const seconds = (ms: number) => (ms < 0 ? ms : Math.trunc(ms / 1000) * 1000);
   const manifests = x.manifests;
   return {
     proxyMode: c.mode as 'ipvs',

@@ -151,6 +151,23 @@ t.test('invalid values fail naming the flag and the field', async (t) => {
   t.equal(parse('--hostname-override=Bad_Name').hostnameOverride, 'bad_name', 'no DNS-name check: upstream has none');
 });
 
+t.test('a negative IPVS timeout is refused even under a second, as validateIPVSTimeout', async (t) => {
+  for (const [flag, name] of [['--ipvs-tcp-timeout', '--ipvs-tcp-timeout (ipvs.tcpTimeout)'], ['--ipvs-tcpfin-timeout', '--ipvs-tcpfin-timeout (ipvs.tcpFinTimeout)'], ['--ipvs-udp-timeout', '--ipvs-udp-timeout (ipvs.udpTimeout)']]) {
+    for (const value of ['-500ms', '-1s']) t.throws(() => parse(`${flag}=${value}`), { message: new RegExp(`\\n  - ${name.replace(/[().]/g, '\\$&')} must be greater than or equal to 0(\n|$)`) }, `${flag}=${value}`);
+  }
+  const file = join(scratchDir('kpcfg-'), 'c.yaml');
+  writeFileSync(file, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nipvs:\n  udpTimeout: -1ns\n');
+  t.throws(() => resolveOptions(['--config', file]), /--ipvs-udp-timeout \(ipvs.udpTimeout\) must be greater than or equal to 0/, 'from the file too');
+  t.equal(parse('--ipvs-tcp-timeout=1500ms').ipvs.tcpTimeoutMs, 1000, 'a positive value is still cut to whole seconds');
+  t.equal(parse('--ipvs-tcp-timeout=500ms').ipvs.tcpTimeoutMs, 0);
+});
+
+t.test('empty arguments are passed over, as upstream\'s Args check', async (t) => {
+  t.equal(parse('', '--ipvs-scheduler=lc', '').ipvs.scheduler, 'lc', 'an argument from an unset $(VAR)');
+  t.equal(parse('--', '').proxyMode, 'ipvs');
+  t.throws(() => parse('', 'x'), /^"kube-proxy" does not take any arguments, got \["" "x"\]$/, 'any other argument is refused, listed as Go prints it');
+});
+
 t.test('with --config: the file wins except --hostname-override, logging flags and our own', async (t) => {
   const file = join(scratchDir('kpcfg-'), 'c.yaml');
   writeFileSync(file, 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\nhostnameOverride: node-b\nipvs:\n  scheduler: wrr\nlogging:\n  verbosity: 1\n  vmodule: [{filePattern: a, verbosity: 3}]\nclientConnection:\n  kubeconfig: /k.conf\n');
