@@ -20,8 +20,14 @@ export interface HealthCheckService {
   name: string;
   /** spec.healthCheckNodePort */
   port: number;
-  /** Ready endpoints on this node, an address counted once across the Service's slices and ports. */
-  localEndpoints: number;
+  /**
+   * Ready endpoints on this node, by family: an address counted once
+   * across the Service's slices and ports of its family. Each of
+   * kube-proxy's family proxiers serves the port on its own family's
+   * addresses and counts its own family's endpoints, so a dual-stack pod
+   * counts once in each, never twice.
+   */
+  localEndpoints: Record<AddressFamily, number>;
 }
 
 export interface LocalEndpoints {
@@ -101,11 +107,17 @@ function usable(e: EndpointInfo): boolean {
   return e.ready || (e.serving && e.terminating);
 }
 
-/** Ready endpoints on this node, each address once (kube-proxy's LocalReadyEndpoints: terminating ones do not count). */
-function localReadyEndpoints(slices: readonly SliceFacts[], hostname: string): number {
-  const addresses = new Set<string>();
+/**
+ * Ready endpoints on this node, each address once, by the family of its
+ * slice (kube-proxy's LocalReadyEndpoints over one family's endpoints:
+ * terminating ones do not count; FQDN slices are no family's).
+ */
+function localReadyEndpoints(slices: readonly SliceFacts[], hostname: string): Record<AddressFamily, number> {
+  const addresses = { inet: new Set<string>(), inet6: new Set<string>() };
   for (const slice of slices) {
-    for (const ep of slice.endpoints) if ((ep.conditions & READY) !== 0 && isLocalEndpoint(ep, hostname)) addresses.add(ep.address);
+    const into = slice.addressType === 'IPv4' ? addresses.inet : slice.addressType === 'IPv6' ? addresses.inet6 : undefined;
+    if (!into) continue;
+    for (const ep of slice.endpoints) if ((ep.conditions & READY) !== 0 && isLocalEndpoint(ep, hostname)) into.add(ep.address);
   }
-  return addresses.size;
+  return { inet: addresses.inet.size, inet6: addresses.inet6.size };
 }

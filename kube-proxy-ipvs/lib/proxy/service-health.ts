@@ -13,7 +13,7 @@
  * and tried again on the next update, as kube-proxy does; it does not stop
  * the proxy. When the addresses change, the ports are bound again.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { closeServer, listenOn } from './http-util.js';
 import type { HealthCheckService } from '../desired/local-endpoints.js';
@@ -93,7 +93,7 @@ export class ServiceHealthServers {
       const servers: Server[] = [];
       try {
         for (const host of hosts) {
-          servers.push(await listenOn((_req, res) => this.answer(entry.service, res), host, port, `health check node port for ${service.namespace}/${service.name}`, this.opts.netns));
+          servers.push(await listenOn((req, res) => this.answer(entry.service, req, res), host, port, `health check node port for ${service.namespace}/${service.name}`, this.opts.netns));
         }
         entry.servers = servers;
       } catch (err) {
@@ -114,23 +114,32 @@ export class ServiceHealthServers {
     this.listeners.clear();
   }
 
-  private answer(s: HealthCheckService, res: import('node:http').ServerResponse): void {
+  /**
+   * kube-proxy's family proxiers each serve the port on their own
+   * family's addresses with their own family's count: the count here is
+   * that of the family the request arrived over (an IPv4 client of a
+   * dual-stack socket shows as an IPv4-mapped address).
+   */
+  private answer(s: HealthCheckService, req: IncomingMessage, res: ServerResponse): void {
+    const local = req.socket.localAddress ?? '';
+    const family = local.includes(':') && !local.startsWith('::ffff:') ? 'inet6' : 'inet';
+    const localEndpoints = s.localEndpoints[family];
     const healthy = this.opts.proxyHealthy();
-    const code = s.localEndpoints > 0 && healthy ? 200 : 503;
+    const code = localEndpoints > 0 && healthy ? 200 : 503;
     // The body and headers kube-proxy sends (pkg/proxy/healthcheck/service_health.go).
     const body = `{
 	"service": {
 		"namespace": ${JSON.stringify(s.namespace)},
 		"name": ${JSON.stringify(s.name)}
 	},
-	"localEndpoints": ${s.localEndpoints},
+	"localEndpoints": ${localEndpoints},
 	"serviceProxyHealthy": ${healthy}
 }`;
     res
       .writeHead(code, {
         'Content-Type': 'application/json',
         'X-Content-Type-Options': 'nosniff',
-        'X-Load-Balancing-Endpoint-Weight': String(s.localEndpoints),
+        'X-Load-Balancing-Endpoint-Weight': String(localEndpoints),
       })
       .end(body);
   }

@@ -34,7 +34,7 @@ function store(): KnownObjects {
 t.test('health checks: LoadBalancer with externalTrafficPolicy Local only, as the ipset says', async (t) => {
   const s = store();
   const local = s.localEndpoints();
-  t.same(local.healthChecks, [{ namespace: 'default', name: 'lb', port: 31000, localEndpoints: 2 }], 'the NodePort Service\'s healthCheckNodePort is not served; nor a Cluster policy\'s');
+  t.same(local.healthChecks, [{ namespace: 'default', name: 'lb', port: 31000, localEndpoints: { inet: 2, inet6: 0 } }], 'the NodePort Service\'s healthCheckNodePort is not served; nor a Cluster policy\'s');
   t.same([...s.desired.ipsets.get('KUBE-HEALTH-CHECK-NODE-PORT')!.entries], local.healthChecks.map((h) => String(h.port)), 'the same ports the set admits');
 });
 
@@ -52,8 +52,16 @@ t.test('Services with a Local policy and no ready endpoint here', async (t) => {
 t.test('the local count follows slice changes', async (t) => {
   const s = store();
   s.deleteEndpointSlice(slice('lb', [], slicePorts, { name: 'lb-2' }));
-  t.same(s.localEndpoints().healthChecks.map((h) => h.localEndpoints), [1], 'only lb-1\'s ready local address is left');
+  t.same(s.localEndpoints().healthChecks.map((h) => h.localEndpoints.inet), [1], 'only lb-1\'s ready local address is left');
   s.deleteEndpointSlice(slice('lb', [], slicePorts, { name: 'lb-1' }));
-  t.same(s.localEndpoints().healthChecks.map((h) => h.localEndpoints), [0]);
+  t.same(s.localEndpoints().healthChecks.map((h) => h.localEndpoints.inet), [0]);
   t.same(s.localEndpoints().withoutLocalEndpoints.external, 1, 'lb has no slice left and is not counted (nothing there to be local); np still is');
+});
+
+t.test('a dual-stack Service: each family counts its own slices, so a dual-stack pod is one endpoint in each, not two', async (t) => {
+  const s = new KnownObjects({ name: 'node-a', addresses: ['192.168.1.10', 'fd00::10'] }, defaultProxyConfig());
+  s.upsertService(service('lb', { type: 'LoadBalancer', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10', 'fd00:96::10'], ipFamilies: ['IPv4', 'IPv6'], externalTrafficPolicy: 'Local', healthCheckNodePort: 31000, ports }));
+  s.upsertEndpointSlice(slice('lb', [endpoint('10.244.1.5', { node: 'node-a' })], slicePorts, { name: 'lb-v4' }));
+  s.upsertEndpointSlice(slice('lb', [endpoint('fd00:244:1::5', { node: 'node-a' }), endpoint('fd00:244:1::6', { node: 'node-a' })], slicePorts, { name: 'lb-v6', addressType: 'IPv6' }));
+  t.same(s.localEndpoints().healthChecks.map((h) => h.localEndpoints), [{ inet: 1, inet6: 2 }]);
 });
