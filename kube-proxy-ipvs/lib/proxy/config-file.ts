@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, parseAllDocuments, Scalar, type Node as YamlNode, type ScalarTag, type Tags } from 'yaml';
 import { defaultConfiguration } from './config-defaults.js';
-import { API_VERSION, DecodeError, GROUP, KIND, decodeConfiguration, type KubeProxyConfiguration } from './config-schema.js';
+import { API_VERSION, DecodeError, GROUP, KIND, decodeConfiguration, jsonType, type KubeProxyConfiguration } from './config-schema.js';
 import { OptionsError } from './options.js';
 
 /**
@@ -69,8 +69,6 @@ function yamlV2Tags(tags: Tags): Tags {
   return tags.flatMap((t): Tags => (typeof t === 'object' && t.tag === BOOL_TAG ? [yamlV2Bool(YAML_V2_TRUE, true), yamlV2Bool(YAML_V2_FALSE, false)] : [t]));
 }
 
-/** Go's encoding/json names a JSON value by its JSON type: a boolean is a "bool". */
-const goJsonType = (v: unknown): string => (Array.isArray(v) ? 'array' : typeof v === 'boolean' ? 'bool' : typeof v);
 
 export function parseConfig(text: string): LoadedConfig {
   // yaml.v2's Unmarshal reads the first document and never looks further.
@@ -79,7 +77,7 @@ export function parseConfig(text: string): LoadedConfig {
   const duplicates: string[] = [];
   findDuplicates(doc?.contents, '', duplicates);
   const raw: unknown = doc?.toJS() ?? {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new OptionsError(`failed to decode: json: cannot unmarshal ${goJsonType(raw)} into Go value of type struct`);
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new OptionsError(`failed to decode: json: cannot unmarshal ${jsonType(raw)} into Go value of type struct`);
   const o = raw as Record<string, unknown>;
   if (typeof o.apiVersion !== 'string' || o.apiVersion === '') throw new OptionsError(`failed to decode: Object 'apiVersion' is missing in '${JSON.stringify(o)}'`);
   if (typeof o.kind !== 'string' || o.kind === '') throw new OptionsError(`failed to decode: Object 'Kind' is missing in '${JSON.stringify(o)}'`);
@@ -93,8 +91,7 @@ export function parseConfig(text: string): LoadedConfig {
   try {
     config = decodeConfiguration(o, unknown);
   } catch (e) {
-    // The schema names JSON types as JavaScript does; Go says "bool" (a yes/no in a string field lands here).
-    if (e instanceof DecodeError) throw new OptionsError(`failed to decode: ${e.message.replace(/^json: cannot unmarshal boolean /, 'json: cannot unmarshal bool ')}`);
+    if (e instanceof DecodeError) throw new OptionsError(`failed to decode: ${e.message}`);
     throw e;
   }
   const strict = [...unknown.map((p) => `unknown field "${p}"`), ...duplicates.map((p) => `duplicate field "${p}"`)];

@@ -195,7 +195,9 @@ export function zeroConfiguration(): KubeProxyConfiguration {
   return zeroObject(KUBE_PROXY_CONFIGURATION) as unknown as KubeProxyConfiguration;
 }
 
-const jsonType = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v);
+/** A JSON value's type as Go's encoding/json names it in an UnmarshalTypeError ("bool", not "boolean"). */
+export const jsonType = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : typeof v;
 
 const GO_TYPE: Record<string, string> = {
   string: 'string', bool: 'bool', int32: 'int32', uint32: 'uint32', float: 'float32', duration: 'string', '*int32': 'int32',
