@@ -11,6 +11,7 @@
  * and not loadable) is told once in the log and left to its own
  * expiry, as kube-proxy logs and carries on when its listing fails.
  */
+import { performance } from 'node:perf_hooks';
 import { Conntrack, type ConntrackFamily, type SocketCounters } from 'ipvs-netlink';
 import type { Logger } from 'pino';
 import { staleEntries, type UdpTarget } from '../plan/stale-conntrack.js';
@@ -25,6 +26,19 @@ export interface StaleConntrackReport {
   failed: number;
   /** What it cost on the conntrack socket: messages sent and received, system calls. */
   netlink: SocketCounters;
+  /**
+   * Each family whose entries were listed: the time its cleanup took, from
+   * the listing to the last delete answered, and the entries it deleted.
+   * kube-proxy's metrics are per family (ip_family) and observed only once
+   * the listing succeeded, so a family whose listing failed is not here.
+   */
+  families: StaleConntrackFamilyReport[];
+}
+
+export interface StaleConntrackFamilyReport {
+  family: ConntrackFamily;
+  seconds: number;
+  deleted: number;
 }
 
 
@@ -43,22 +57,30 @@ export class StaleConntrackCleaner {
     if (!ct) return undefined;
     const before = ct.counters();
     const counts = { listed: 0, deleted: 0, failed: 0 };
+    const families: StaleConntrackFamilyReport[] = [];
     for (const [family, list] of targets) {
+      const started = performance.now();
+      let listed: StaleConntrackFamilyReport | undefined;
       try {
         const entries = await ct.list({ family, protocol: 'udp' });
+        listed = { family, seconds: 0, deleted: 0 };
         counts.listed += entries.length;
         const keys = staleEntries(entries, list);
         if (keys.length === 0) continue;
         const r = await ct.deleteMany(keys);
+        listed.deleted = r.deleted;
         counts.deleted += r.deleted;
         counts.failed += r.failures.length;
         for (const f of r.failures.slice(0, 3)) this.logger.warn({ err: f.error, entry: keys[f.index] }, 'a stale conntrack entry could not be deleted');
       } catch (err) {
         // As kube-proxy: logged, and the next sync that changes these services tries again.
         this.logger.error({ err, ipFamily: family === 'inet' ? 'IPv4' : 'IPv6' }, 'Failed to clear stale conntrack entries');
+      } finally {
+        // Once listed, a family counts even when its delete failed, as kube-proxy observes after a failed clear too.
+        if (listed) families.push({ ...listed, seconds: (performance.now() - started) / 1000 });
       }
     }
-    const report: StaleConntrackReport = { ...counts, netlink: delta(before, ct.counters()) };
+    const report: StaleConntrackReport = { ...counts, netlink: delta(before, ct.counters()), families };
     this.logger.debug({ ...report, families: [...targets.keys()] }, 'Finished reconciling conntrack entries');
     return report;
   }

@@ -8,6 +8,7 @@
  * operations and the sync kinds, which upstream has no equivalent for.
  */
 import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
+import { ConntrackReconcilerMetrics } from './conntrack-metrics.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
@@ -102,6 +103,8 @@ export class ProxyMetrics {
   readonly livezTotal: Counter<'code'>;
   readonly syncErrorsTotal: Counter<'kind'>;
   readonly invalidObjectsTotal: Counter<'kind' | 'action'>;
+  /** kube-proxy's conntrack reconciler metrics, per family (conntrack-metrics.ts). */
+  readonly conntrackReconciler: ConntrackReconcilerMetrics;
 
   /** The families served, for the ip_family label of what is not per family here (one sync programs both). */
   private families: readonly AddressFamily[] = [];
@@ -143,6 +146,7 @@ export class ProxyMetrics {
       labelNames: ['kind', 'action'],
       registers: r,
     });
+    this.conntrackReconciler = new ConntrackReconcilerMetrics(this.registry);
 
     // What is programmed, read from the controller when scraped.
     const gauge = (name: string, help: string, pick: (c: ControllerCounters) => number) =>

@@ -35,7 +35,7 @@ import { ProxyHealth } from './proxy-health.js';
 import { healthCheckHosts, ServiceHealthServers } from './service-health.js';
 import { type Source, type SourceEvent, eventLabel } from './sources/source.js';
 import { type RunOutcome, SyncRunner } from './sync-runner.js';
-import { checkedPass, refusedSome } from './sync-outcome.js';
+import { checkedPass, refusedSome, staleConntrackOf } from './sync-outcome.js';
 import { ProgrammingLatency } from './programming-latency.js';
 
 /** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
@@ -363,6 +363,7 @@ export class Proxy {
     }
     // As kube-proxy observes a sync's duration in a defer: failed ones count too.
     if (r.kind !== 'drain') this.metrics.syncRan(r.kind, r.durationMs);
+    this.metrics.conntrackReconciler.observe(staleConntrackOf(r));
     if (r.error !== undefined) {
       // The changes it took are dropped from the latency, as kube-proxy's sync checks them out and returns early.
       if (r.kind !== 'drain') this.programming.dropTaken(r.startedAt);

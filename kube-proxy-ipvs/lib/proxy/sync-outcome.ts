@@ -12,6 +12,7 @@
  * by a resync.
  */
 import type { SyncResult } from '../kernel/controller-port.js';
+import type { StaleConntrackReport } from '../kernel/stale-conntrack.js';
 
 /** A pass that went through but for what makes kube-proxy's sync end early: it does not count as done. */
 export class UnfinishedSyncError extends Error {
@@ -36,4 +37,15 @@ export async function checkedPass(pass: () => Promise<SyncResult>): Promise<Sync
 /** Whether a pass that went through left refused operations to retry. */
 export function refusedSome(result: unknown): boolean {
   return ((result as SyncResult | undefined)?.failed ?? 0) > 0;
+}
+
+/**
+ * The stale conntrack cleanup a pass ran, from its result or, when its
+ * rules' restore failed or an ipset was not created, from the error that
+ * carries the result: the cleanup ran and its entries are gone all the same.
+ */
+export function staleConntrackOf(outcome: { result?: unknown; error?: unknown }): StaleConntrackReport | undefined {
+  if (outcome.error instanceof UnfinishedSyncError) return outcome.error.result.staleConntrack;
+  if (outcome.error !== undefined) return undefined;
+  return (outcome.result as SyncResult | undefined)?.staleConntrack;
 }

@@ -7,10 +7,12 @@
  * table with the conntrack tool. Real datagrams through a ClusterIP make
  * the entries, one answered by each pod. (A datagram to a service without
  * endpoints leaves no entry here: IPVS drops it before conntrack confirms
- * one.)
+ * one.) Each sync's report, given to the proxy's metrics, moves the
+ * deleted-entries counter by what the table shows gone.
  */
 import t from 'tap';
 import { defaultProxyConfig } from '../../lib/kubernetes/model.js';
+import { ProxyMetrics } from '../../lib/proxy/metrics.js';
 import { startController } from '../support/controller-kernel.js';
 import { node } from '../support/demo-objects.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
@@ -18,6 +20,7 @@ import type { Netns } from '../../../test/support/netns.js';
 import { nodeWithPods, PODS, startUdpServer, udpRequest } from '../support/traffic.js';
 
 const VIP = '10.96.100.51';
+const DELETED = 'kubeproxy_conntrack_reconciler_deleted_entries_total{ip_family="IPv4"}';
 
 const dns = service('dns', { type: 'ClusterIP', clusterIP: VIP, ports: [{ name: 'dns', protocol: 'UDP', port: 80, targetPort: 8080 }] });
 const endpointsOf = (pods: Array<keyof typeof PODS>) =>
@@ -34,17 +37,29 @@ t.test('stale UDP conntrack entries go in the sync that makes them stale', async
   await startUdpServer(t, pods.be1, 'be1');
   await startUdpServer(t, pods.be2, 'be2');
   const c = await startController(t, nodeNs, { config: defaultProxyConfig(), node });
+  // The proxy's metrics, given each sync's cleanup as the proxy gives them.
+  const metrics = new ProxyMetrics(() => undefined, { defaultMetrics: false });
+  const counted = async () => Number((await metrics.registry.metrics()).split('\n').find((l) => l.startsWith(`${DELETED} `))?.split(' ')[1] ?? 0);
   await nodeNs.exec('sysctl', ['-qw', 'net.ipv4.vs.expire_nodest_conn=0']);
 
   c.upsertService(dns);
   c.upsertEndpointSlice(endpointsOf(['be1', 'be2']));
-  t.match(await c.sync(), { failed: 0 }, 'the service, with two endpoints');
+  const first = await c.sync();
+  t.match(first, { failed: 0 }, 'the service, with two endpoints');
+  metrics.conntrackReconciler.observe(first.staleConntrack);
 
   t.same([await udpRequest(client, VIP, 80), await udpRequest(client, VIP, 80)].sort(), ['be1', 'be2'], 'both pods answered');
   t.same(await replySources(nodeNs), [PODS.be1, PODS.be2], 'an entry to each pod');
 
+  const before = (await replySources(nodeNs)).length;
+  const countedBefore = await counted();
   c.upsertEndpointSlice(endpointsOf(['be2']));
   const r = await c.sync();
+  metrics.conntrackReconciler.observe(r.staleConntrack);
+  t.match(r.staleConntrack!.families, [{ family: 'inet', deleted: 1 }], 'per family: the IPv4 cleanup deleted one entry');
+  t.equal(r.staleConntrack!.families.length, 1, 'no IPv6 cleanup: no IPv6 UDP service');
+  t.ok(r.staleConntrack!.families[0].seconds > 0, 'and took some time');
+  t.equal((await counted()) - countedBefore, before - (await replySources(nodeNs)).length, 'the deleted-entries counter moved by what conntrack -L shows gone');
   t.match(r, { kind: 'incremental', failed: 0, staleConntrack: { listed: 2, deleted: 1, failed: 0 } }, 'be1 leaves: two entries listed, one deleted');
   t.match(r.staleConntrack!.netlink, { messagesSent: 2, sendmsgCalls: 2 }, 'in two messages: the UDP dump and one delete');
   t.same(await replySources(nodeNs), [PODS.be2], 'be1\'s entry is deleted, be2\'s kept');
@@ -52,6 +67,8 @@ t.test('stale UDP conntrack entries go in the sync that makes them stale', async
 
   c.upsertEndpointSlice(endpointsOf([]));
   const none = await c.sync();
+  metrics.conntrackReconciler.observe(none.staleConntrack);
   t.match(none, { kind: 'incremental', failed: 0, staleConntrack: { listed: 1, deleted: 1, failed: 0 } }, 'no endpoints left: be2\'s entry listed and deleted');
   t.same(await replySources(nodeNs), [], 'a service without endpoints keeps no entry to a pod that served it, as kube-proxy does');
+  t.equal(await counted(), countedBefore + 2, 'the counter has both deletions');
 });
