@@ -14,8 +14,8 @@
  * kube-proxy walks every service on every sync. As upstream, an entry that
  * reaches any serving endpoint of the port is kept, whatever the traffic
  * policies and topology chose as real servers (a change to the service
- * does not break a flow), a service with no serving endpoint has every
- * entry deleted (its flows reach pods that are gone), and TCP and SCTP are
+ * does not break a flow), a service with no serving endpoint, or deleted,
+ * has every entry deleted (its flows reach pods that are gone), and TCP and SCTP are
  * not touched (their connections end, and IPVS's own conntrack handling
  * covers them). Unlike upstream, which matches a service address whatever
  * the port and a NodePort whatever the address (so a flow from the node to
@@ -42,16 +42,26 @@ export function allUdpTargets(desired: DesiredState): Map<ConntrackFamily, UdpTa
  * The UDP virtual servers the applied operations changed, and those of the
  * Services the sync's object changes touched (`touched`: a terminating
  * endpoint that leaves its slice changes no real server, but its entries
- * are stale now), by family, each with its serving endpoints.
+ * are stale now), by family, each with its serving endpoints. A UDP
+ * virtual server the sync deleted (its Service, port or address gone) is
+ * one with no endpoint left: every entry to it is stale, as kube-proxy
+ * cleans a deleted UDP Service's entries (a one-way sender would otherwise
+ * keep its flow to a pod address that may be someone else's by now).
  */
 export function changedUdpTargets(desired: DesiredState, applied: readonly Operation[], touched: Iterable<string> = []): Map<ConntrackFamily, UdpTarget[]> {
   const keys = new Set<string>(touched);
+  const deleted: UdpTarget[] = [];
   for (const op of applied) {
-    if (op.kind !== 'ipvs' || op.batch.op === 'deleteService' || op.batch.op === 'listDestinations') continue;
+    if (op.kind !== 'ipvs' || op.batch.op === 'listDestinations') continue;
     const service = op.batch.service;
-    if ('address' in service && service.protocol === 'udp') keys.add(op.key ?? virtualServerKey(service));
+    if (!('address' in service) || service.protocol !== 'udp') continue;
+    const key = op.key ?? virtualServerKey(service);
+    if (op.batch.op !== 'deleteService') keys.add(key);
+    else if (!desired.virtualServers.has(key)) deleted.push({ address: service.address, port: service.port, endpoints: new Set() });
   }
-  return targetsOf(desired, keys);
+  const out = targetsOf(desired, keys);
+  for (const target of deleted) addTarget(out, target);
+  return out;
 }
 
 function targetsOf(desired: DesiredState, keys: Iterable<string>): Map<ConntrackFamily, UdpTarget[]> {
@@ -59,12 +69,16 @@ function targetsOf(desired: DesiredState, keys: Iterable<string>): Map<Conntrack
   for (const key of keys) {
     const vs = desired.virtualServers.get(key);
     if (!vs || vs.service.protocol !== 'udp') continue;
-    const family = familyOf(vs.service.address);
-    let list = out.get(family);
-    if (!list) out.set(family, (list = []));
-    list.push({ address: vs.service.address, port: vs.service.port, endpoints: new Set(vs.serving ?? vs.destinations.map((d) => d.address)) });
+    addTarget(out, { address: vs.service.address, port: vs.service.port, endpoints: new Set(vs.serving ?? vs.destinations.map((d) => d.address)) });
   }
   return out;
+}
+
+function addTarget(into: Map<ConntrackFamily, UdpTarget[]>, target: UdpTarget): void {
+  const family = familyOf(target.address);
+  let list = into.get(family);
+  if (!list) into.set(family, (list = []));
+  list.push(target);
 }
 
 /** The keys of the entries among `entries` (one family's UDP entries) that `targets` say are stale. */

@@ -8,7 +8,8 @@
  * the entries, one answered by each pod. (A datagram to a service without
  * endpoints leaves no entry here: IPVS drops it before conntrack confirms
  * one.) Each sync's report, given to the proxy's metrics, moves the
- * deleted-entries counter by what the table shows gone.
+ * deleted-entries counter by what the table shows gone. A deleted UDP
+ * Service's entries go in the sync that deletes it.
  */
 import t from 'tap';
 import { defaultProxyConfig } from '../../lib/kubernetes/model.js';
@@ -71,4 +72,14 @@ t.test('stale UDP conntrack entries go in the sync that makes them stale', async
   t.match(none, { kind: 'incremental', failed: 0, staleConntrack: { listed: 1, deleted: 1, failed: 0 } }, 'no endpoints left: be2\'s entry listed and deleted');
   t.same(await replySources(nodeNs), [], 'a service without endpoints keeps no entry to a pod that served it, as kube-proxy does');
   t.equal(await counted(), countedBefore + 2, 'the counter has both deletions');
+
+  // The Service is deleted while a flow to a pod it had is live: that flow is stale too.
+  c.upsertEndpointSlice(endpointsOf(['be1']));
+  await c.sync();
+  t.equal(await udpRequest(client, VIP, 80), 'be1', 'be1 serves again');
+  t.same(await replySources(nodeNs), [PODS.be1], 'an entry to be1');
+  c.deleteService(dns);
+  const deleted = await c.sync();
+  t.match(deleted, { kind: 'incremental', failed: 0, staleConntrack: { listed: 1, deleted: 1, failed: 0 } }, 'the Service deleted: its entry listed and deleted');
+  t.same(await replySources(nodeNs), [], 'no entry to the deleted Service\'s address is left, as kube-proxy cleans a deleted UDP Service');
 });

@@ -92,3 +92,15 @@ t.test('after an incremental sync, only the UDP services it changed', async (t) 
   const looked = changedUdpTargets(before.desired, none, touched.virtualServers).get('inet')!;
   t.same(looked.map((x) => `${x.address}:${x.port} -> ${[...x.endpoints].sort().join(',')}`).sort(), ['10.96.0.10:53 -> 10.244.1.5,10.244.2.5', '192.168.1.10:30053 -> 10.244.1.5,10.244.2.5', '203.0.113.7:53 -> 10.244.1.5,10.244.2.5'], "looked at, the terminating endpoint's entries no longer kept");
 });
+
+t.test('a deleted UDP Service: every entry to its addresses is stale; a TCP one and a replaced one are not looked at as deleted', async (t) => {
+  const s = objects();
+  const mirror = new Mirror();
+  mirror.record(plan(s.desired, mirror));
+  s.deleteService('default', 'dns');
+  const ops = plan(s.desired, mirror);
+  t.ok(ops.some((o) => o.kind === 'ipvs' && o.batch.op === 'deleteService'), 'the sync deletes its virtual servers');
+  const targets = changedUdpTargets(s.desired, ops).get('inet')!;
+  t.same(targets.map((x) => `${x.address}:${x.port} -> ${x.endpoints.size}`).sort(), ['10.96.0.10:53 -> 0', '192.168.1.10:30053 -> 0', '203.0.113.7:53 -> 0'], 'its UDP addresses, with no endpoint to keep; not its TCP port');
+  t.same(staleEntries([udp('10.96.0.10', 53, '10.244.1.5'), udp('10.96.0.10', 53, '10.96.0.10')], targets).length, 2, 'a flow to a pod it had is stale now');
+});
