@@ -10,6 +10,7 @@
 import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
 import { ConntrackReconcilerMetrics } from './conntrack-metrics.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
+import { registerRestClientMetrics } from './rest-client-metrics.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { sameRead, type ServiceChange, type ServiceReading } from '../desired/service-change.js';
@@ -147,6 +148,7 @@ export class ProxyMetrics {
       registers: r,
     });
     this.conntrackReconciler = new ConntrackReconcilerMetrics(this.registry);
+    registerRestClientMetrics(this.registry);
 
     // What is programmed, read from the controller when scraped.
     const gauge = (name: string, help: string, pick: (c: ControllerCounters) => number) =>

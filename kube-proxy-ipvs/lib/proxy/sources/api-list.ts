@@ -9,6 +9,7 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node/dist/types.js';
 import http from '../node-http.js';
+import { trackApiRequest } from '../rest-client-metrics.js';
 
 /** An HTTP answer other than 200: statusCode, and the server's Status message where it sent one. */
 export class ApiRequestError extends Error {
@@ -53,9 +54,23 @@ export async function apiRequest(
   const url = new URL(server + path);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
   const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' }, signal };
-  await kc.applyToHTTPSOptions(options);
-  const req = (url.protocol === 'http:' ? http : https).request(url, options, answer);
-  req.on('error', failed);
+  // client-go's REST client metrics, observed here because every list and watch passes here.
+  const tracker = trackApiRequest(kc, server, query.watch === 'true');
+  try {
+    await kc.applyToHTTPSOptions(options);
+  } catch (err) {
+    // As client-go's transport failing to add the credentials: the attempt ends without a response.
+    tracker.failed();
+    throw err;
+  }
+  const req = (url.protocol === 'http:' ? http : https).request(url, options, (res) => {
+    tracker.responded(res);
+    answer(res);
+  });
+  req.on('error', (err) => {
+    tracker.failed();
+    failed(err);
+  });
   req.end();
 }
 
