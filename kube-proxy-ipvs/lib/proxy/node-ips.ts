@@ -4,11 +4,13 @@
  * --bind-address's), IPv4 without either, and must be one the host
  * serves; a family without a node IP gets loopback (logged when it is the
  * primary one). The families served are the host's, whatever the Node
- * object declares.
+ * object declares. Between them, kube-proxy's checks of settings of the
+ * other family (bad-config.ts): logged, or fatal where upstream's are.
  */
 import type { Logger } from 'pino';
 import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
 import { localDetector } from '../desired/local-detector.js';
+import { aggregate, badConfig, badIPConfig } from './bad-config.js';
 import { LOOPBACK } from '../desired/node-addresses.js';
 import type { HostFamilies } from '../kernel/host-families.js';
 import type { Node, NodeInfo } from '../kubernetes/model.js';
@@ -26,9 +28,16 @@ export function startingNode(o: ProxyOptions, node: Node | undefined, found: Hos
   const first = info.addresses[0];
   const primary: AddressFamily = first === undefined ? 'inet' : familyOf(first);
   if (first === undefined || isLoopback(first)) log.info("Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag");
+  const setting = { primary, addresses: info.addresses, podCIDRs: info.podCIDRs ?? [] };
+  const warning = aggregate(badConfig(o, setting));
+  if (warning !== undefined) log.error({ err: warning }, 'Kube-proxy configuration may be incomplete or incorrect');
   if (!found.families.includes(primary)) throw new Error(`no support for primary IP family "${IP_FAMILY[primary]}"`);
   if (found.families.length === 2) log.info({ 'primary ipFamily': IP_FAMILY[primary] }, 'kube-proxy running in dual-stack mode');
   else log.info({ ipFamily: IP_FAMILY[primary] }, 'kube-proxy running in single-stack mode');
+  const ipConfig = badIPConfig(o, setting, found.families.length === 2);
+  const problem = aggregate(ipConfig.errors);
+  if (problem !== undefined && ipConfig.fatal) throw new Error(`kube-proxy configuration is incorrect: ${problem}`);
+  if (problem !== undefined) log.error({ err: problem }, 'Kube-proxy configuration may be incomplete or incorrect');
   log.info({ node: info.name, addresses: info.addresses, families: info.families }, 'node');
   logMissingLocalDetector(o, primary, info.podCIDRs ?? [], log);
   return info;

@@ -126,14 +126,18 @@ t.test("Detect-local-mode's notes, as getLocalDetectors: a CIDR mode with no ran
     writeFileSync(join(dir, 'node.yaml'), o.detectLocalMode === 'NodeCIDR' ? NODE.replace('metadata: {name: node-a}', 'metadata: {name: node-a}\nspec: {podCIDRs: [fd00:244:1::/64]}') : NODE);
     const { logger, lines } = capture();
     const proxy = new Proxy(options(dir, o), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost(['inet', 'inet6']) });
-    await proxy.start();
-    await proxy.stop();
+    try {
+      await proxy.start();
+    } finally {
+      await proxy.stop();
+    }
     return lines.filter((l) => String(l.msg).startsWith('Detect-local-mode'));
   };
   t.match(await started({ clusterCIDRs: [] }), [{ msg: 'Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family', ipFamily: 'IPv4', clusterCIDRs: [] }], 'ClusterCIDR without --cluster-cidr (the defaults): the note');
   t.match(await started({ clusterCIDRs: ['fd00:244::/48'] }), [{ level: 30, msg: 'Detect-local-mode set to ClusterCIDR, but no cluster CIDR specified for primary IP family', ipFamily: 'IPv4', clusterCIDRs: ['fd00:244::/48'] }]);
   t.same(await started({ clusterCIDRs: ['10.244.0.0/16'] }), [], 'a range of the primary family: none');
-  t.match(await started({ detectLocalMode: 'NodeCIDR' }), [{ msg: 'Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family', ipFamily: 'IPv4', podCIDRs: ['fd00:244:1::/64'] }]);
+  // checkBadIPConfig ends the start first: NodeCIDR with Node podCIDRs of the other family only has always been fatal.
+  await t.rejects(started({ detectLocalMode: 'NodeCIDR' }), /^kube-proxy configuration is incorrect: cluster is IPv4-primary but node\.spec\.podCIDRs contains only IPv6 addresses$/);
   t.same(await started({ detectLocalMode: 'BridgeInterface', detectLocal: { bridgeInterface: 'cbr0', interfaceNamePrefix: '' } }), [], 'an interface mode: none');
 });
 

@@ -1,0 +1,124 @@
+/**
+ * kube-proxy's checkBadConfig and checkBadIPConfig (cmd/kube-proxy/app,
+ * newProxyServer), in its words: settings that point at the other IP
+ * family than the node's primary one. All but two are logged and the start
+ * goes on; a ClusterCIDR mode whose clusterCIDRs are all of the other
+ * family on a single-stack host, and a NodeCIDR mode whose Node podCIDRs
+ * are, end it, as they always have upstream.
+ */
+import { type AddressFamily, parseCidr } from 'ipvs-netlink/address';
+import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
+import type { ProxyOptions } from './options.js';
+
+const V1: Record<AddressFamily, string> = { inet: 'IPv4', inet6: 'IPv6' };
+const OTHER: Record<AddressFamily, AddressFamily> = { inet: 'inet6', inet6: 'inet' };
+
+export interface IPFamilySetting {
+  primary: AddressFamily;
+  /** This node's addresses, the primary one first (--bind-address's when it names one). */
+  addresses: readonly string[];
+  podCIDRs: readonly string[];
+}
+
+/** utilerrors.NewAggregate's text: one message alone, several bracketed and comma-joined (repeats once). */
+export function aggregate(messages: readonly string[]): string | undefined {
+  const unique = [...new Set(messages)];
+  if (unique.length === 0) return undefined;
+  return unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
+}
+
+/** checkBadConfig: nodePortAddresses that leave NodePorts open on some family in use. */
+export function badConfig(o: ProxyOptions, s: IPFamilySetting): string[] {
+  const nodePort = nodePortCIDRs(o.nodePortAddresses, s.addresses);
+  const anyDualStack = [o.clusterCIDRs, nodePort, o.ipvs.excludeCIDRs, s.podCIDRs].some(isDualStack);
+  const primaryCount = nodePort.filter((c) => familyOfCidr(c) === s.primary).length;
+  const [p, other] = [V1[s.primary], V1[OTHER[s.primary]]];
+  if (nodePort.length === 0) {
+    return ['nodePortAddresses is unset; NodePort connections will be accepted on all local IPs. Consider using `--nodeport-addresses primary`'];
+  }
+  if (anyDualStack && primaryCount === nodePort.length) {
+    return [`cluster appears to be dual-stack but nodePortAddresses contains only ${p} addresses; NodePort connections will be accepted on all local ${other} IPs`];
+  }
+  if (primaryCount === 0) {
+    return [`cluster appears to be ${p}-primary but nodePortAddresses contains only ${other} addresses; NodePort connections will be accepted on all local ${p} IPs`];
+  }
+  return [];
+}
+
+/** checkBadIPConfig: the messages, and whether they end the start. */
+export function badIPConfig(o: ProxyOptions, s: IPFamilySetting, dualStack: boolean): { errors: string[]; fatal: boolean } {
+  const bad = OTHER[s.primary];
+  const badV = bad === 'inet' ? '4' : '6';
+  const clusterType = `${V1[s.primary]}-${dualStack ? 'primary' : 'only'}`;
+  const errors: string[] = [];
+  let fatal = false;
+  if (allOf(o.clusterCIDRs, bad)) {
+    errors.push(`cluster is ${clusterType} but clusterCIDRs contains only IPv${badV} addresses`);
+    if (o.detectLocalMode === 'ClusterCIDR' && !dualStack) fatal = true;
+  }
+  if (allOf(s.podCIDRs, bad)) {
+    errors.push(`cluster is ${clusterType} but node.spec.podCIDRs contains only IPv${badV} addresses`);
+    if (o.detectLocalMode === 'NodeCIDR') fatal = true;
+  }
+  const sourceVip = o.kubeProxyConfiguration?.winkernel.sourceVip ?? '';
+  if (familyOfAddress(sourceVip) === bad) errors.push(`cluster is ${clusterType} but winkernel.sourceVip is IPv${badV}`);
+  // Only a problem when the other family is not served at all.
+  if (!dualStack) {
+    if (allOf(o.ipvs.excludeCIDRs, bad)) errors.push(`cluster is ${clusterType} but ipvs.excludeCIDRs contains only IPv${badV} addresses`);
+    if (badBindAddress(o.healthzBindAddress, bad)) errors.push(`cluster is ${clusterType} but healthzBindAddress is IPv${badV}`);
+    if (badBindAddress(o.metricsBindAddress, bad)) errors.push(`cluster is ${clusterType} but metricsBindAddress is IPv${badV}`);
+  }
+  return { errors, fatal };
+}
+
+/**
+ * nodePortAddresses as kube-proxy holds them at the check: "primary" has
+ * become the node IPs (/32, /128; none for loopback), and this proxy's
+ * other keywords their ranges.
+ */
+function nodePortCIDRs(list: readonly string[], addresses: readonly string[]): string[] {
+  return list.flatMap((entry) => {
+    if (entry === 'primary') {
+      return (['inet', 'inet6'] as const).flatMap((f) => {
+        const ip = addresses.find((a) => familyOfAddress(a) === f);
+        return ip === undefined || isLoopback(ip) ? [] : [`${ip}/${f === 'inet' ? 32 : 128}`];
+      });
+    }
+    return Object.hasOwn(NODE_PORT_KEYWORDS, entry) ? [...NODE_PORT_KEYWORDS[entry]!] : [entry];
+  });
+}
+
+/** badCIDRs: a list that is not empty and holds nothing but CIDRs of `family`. */
+function allOf(cidrs: readonly string[], family: AddressFamily): boolean {
+  return cidrs.length > 0 && cidrs.every((c) => familyOfCidr(c) === family);
+}
+
+/** IsDualStackCIDRStrings: both families present, and every entry a CIDR. */
+function isDualStack(cidrs: readonly string[]): boolean {
+  const families = cidrs.map(familyOfCidr);
+  return !families.includes(undefined) && families.includes('inet') && families.includes('inet6');
+}
+
+/** badBindAddress: an "IP:port" whose IP is of `family` and not 0.0.0.0 / ::. */
+function badBindAddress(hostPort: string, family: AddressFamily): boolean {
+  const m = /^\[([^\]]*)\]:[^:]*$/.exec(hostPort) ?? /^([^:[\]]*):[^:]*$/.exec(hostPort);
+  const host = m?.[1] ?? '';
+  return host !== '' && familyOfAddress(host) === family && host !== '0.0.0.0' && host !== '::' && !/^0*:(0*:)*0*$/.test(host);
+}
+
+function familyOfCidr(cidr: string): AddressFamily | undefined {
+  try {
+    return parseCidr(cidr, 'cidr').family;
+  } catch {
+    return undefined;
+  }
+}
+
+function familyOfAddress(address: string): AddressFamily | undefined {
+  if (address === '') return undefined;
+  return familyOfCidr(address.includes(':') ? `${address}/128` : `${address}/32`);
+}
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.');
+}
