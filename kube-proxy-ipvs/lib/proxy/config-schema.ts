@@ -341,7 +341,26 @@ function encodeObject(v: Obj, schema: Schema): Obj {
  * fields left out when zero.
  */
 export function encodeConfiguration(c: KubeProxyConfiguration): Obj {
-  return { kind: KIND, apiVersion: API_VERSION, ...encodeObject(c as unknown as Obj, KUBE_PROXY_CONFIGURATION) };
+  return { kind: KIND, apiVersion: API_VERSION, ...encodeObject(asConverted(c) as unknown as Obj, KUBE_PROXY_CONFIGURATION) };
+}
+
+/**
+ * What upstream's internal → v1alpha1 conversion gives back: its internal
+ * configuration keeps one syncPeriod, one minSyncPeriod and one
+ * masqueradeAll, and the conversion writes them into the running mode's
+ * section only, so the other modes' sync periods come out as 0s and
+ * nftables.masqueradeAll as false outside nftables mode.
+ */
+function asConverted(c: KubeProxyConfiguration): KubeProxyConfiguration {
+  const out = structuredClone(c);
+  const mode = c.mode === 'ipvs' || c.mode === 'nftables' ? c.mode : 'iptables';
+  for (const other of (['iptables', 'ipvs', 'nftables'] as const).filter((m) => m !== mode)) {
+    out[other].syncPeriod = 0;
+    out[other].minSyncPeriod = 0;
+  }
+  if (mode === 'nftables') out.iptables.masqueradeAll = false;
+  else out.nftables.masqueradeAll = false;
+  return out;
 }
 
 /** Keys sorted at every level, as sigs.k8s.io/yaml writes them. */

@@ -142,7 +142,8 @@ t.test('/configz: the effective v1alpha1 configuration in struct order', async (
     healthzBindAddress: '0.0.0.0:10256',
     metricsBindAddress: '127.0.0.1:10249',
     mode: 'ipvs',
-    iptables: { masqueradeBit: 14, masqueradeAll: false, localhostNodePorts: true, syncPeriod: '30s', minSyncPeriod: '1s' },
+    // Upstream's conversion puts the sync periods in the running mode's section only.
+    iptables: { masqueradeBit: 14, masqueradeAll: false, localhostNodePorts: true, syncPeriod: '0s', minSyncPeriod: '0s' },
     ipvs: { syncPeriod: '30s', minSyncPeriod: '0s', scheduler: '', excludeCIDRs: null },
     detectLocalMode: 'ClusterCIDR',
     oomScoreAdj: -999,
