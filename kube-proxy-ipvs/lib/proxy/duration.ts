@@ -16,8 +16,8 @@ const UNIT_MS: Record<string, number> = {
 };
 
 export function parseDuration(text: string): number {
-  const input = text.trim();
-  let rest = input;
+  // No trimming: Go refuses " 30s", on a flag and in a config file alike.
+  let rest = text;
   let sign = 1;
   if (rest.startsWith('-') || rest.startsWith('+')) {
     if (rest[0] === '-') sign = -1;

@@ -13,7 +13,7 @@ import { appendPortIfNeeded } from './config-defaults.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 import { parseDuration } from './duration.js';
 import { parseCsv, parseGoBool, parseGoFloat, parseGoInt } from './flag-parser.js';
-import { canonicalAddress } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy } from 'ipvs-netlink/address';
 
 /** Values that are not part of KubeProxyConfiguration. */
 export interface Control {
@@ -74,22 +74,22 @@ const toDuration = (v: string | undefined) => {
 };
 const toInt = (v: string | undefined) => parseGoInt(v ?? '');
 
-/** pflag's ip type: an IP address; "" leaves the value alone (IPVar). */
+/** component-base's IPVar: an IP address (ParseIPSloppy: "010.1.2.3" too); "" leaves the value alone. */
 function ipFlag(set: (c: KubeProxyConfiguration, v: string) => void): Setter {
   return (c, v) => {
     if (v === undefined || v === '') return;
-    if (canonicalAddress(v) === undefined) throw new RangeError(`"${v}" is not a valid IP address`);
+    if (canonicalAddressSloppy(v) === undefined) throw new RangeError(`"${v}" is not a valid IP address`);
     set(c, v);
   };
 }
 
-/** IPPortVar: an IP, or IP:port; "" leaves the value alone. */
+/** IPPortVar: an IP, or IP:port, the IP read by ParseIPSloppy; "" leaves the value alone. */
 function ipPortFlag(set: (c: KubeProxyConfiguration, v: string) => void): Setter {
   return (c, v) => {
     if (v === undefined || v === '') return;
     const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(v);
     const ip = m ? (m[1] ?? m[2]) : v;
-    if (canonicalAddress(ip) === undefined) throw new RangeError(`"${v}" is not a valid IP address or IP:port`);
+    if (canonicalAddressSloppy(ip) === undefined) throw new RangeError(`"${v}" is not a valid IP address or IP:port`);
     set(c, v);
   };
 }

@@ -6,15 +6,15 @@
  * accepted, never discovered halfway through a sync.
  */
 import { hostname } from 'node:os';
-import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
+import { canonicalAddress, canonicalAddressSloppy, parseCidr, parseCidrSloppy } from 'ipvs-netlink/address';
 import { defaultProxyConfig, type DetectLocalMode, type Node, type NodeInfo, type ProxyConfig, type RulesBackend } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
-import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
 import type { ConntrackSettings } from '../kernel/conntrack-sysctls.js';
 import { hasRandomFully } from '../kernel/iptables-flavour.js';
 import { KUBERNETES_VERSION } from './build-info.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
+import { loggingProblems } from './logging-validation.js';
 
 export interface IpvsOptions {
   scheduler: string;
@@ -154,7 +154,8 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
     if (!ok) problems.push(message);
   };
   check(o.proxyMode === 'ipvs', `--proxy-mode (mode): only "ipvs" is supported by kube-proxy-ipvs, got "${o.proxyMode}"`);
-  check(canonicalAddress(o.bindAddress) !== undefined, `--bind-address (bindAddress): "${o.bindAddress}" is not an IP address`);
+  // Addresses and CIDRs are read as upstream's ParseIPSloppy/ParseCIDRSloppy read them: "010.1.2.3" is 10.1.2.3.
+  check(canonicalAddressSloppy(o.bindAddress) !== undefined, `--bind-address (bindAddress): "${o.bindAddress}" is not an IP address`);
   // Upstream checks clusterCIDR only where it is used: for the ClusterCIDR detector.
   if (o.detectLocalMode === 'ClusterCIDR' && o.clusterCIDRs.length > 0) problems.push(...dualStackCIDRProblems(o.clusterCIDRs, '--cluster-cidr (clusterCIDR)'));
   o.nodePortAddresses.forEach((c, i) => {
@@ -165,7 +166,7 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
   problems.push(...hiddenMetricsVersionProblems(o.kubeProxyConfiguration?.showHiddenMetricsForVersion ?? ''));
   check(Number.isInteger(o.masqueradeBit) && o.masqueradeBit >= 0 && o.masqueradeBit <= 31, `masqueradeBit must be an integer from 0 to 31, got ${o.masqueradeBit}`);
   const v = o.ipvs;
-  check((IPVS_SCHEDULERS as readonly string[]).includes(v.scheduler), `--ipvs-scheduler (ipvs.scheduler): "${v.scheduler}" is not an IPVS scheduler; use one of ${IPVS_SCHEDULERS.join(', ')}`);
+  // ipvs.scheduler is not checked here: upstream finds an unknown one only when the IPVS proxier starts (ipvsProxierProblem).
   check(v.syncPeriodMs > 0, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than 0`);
   check(v.minSyncPeriodMs >= 0, `--ipvs-min-sync-period (ipvs.minSyncPeriod) must be 0 or more`);
   check(v.minSyncPeriodMs <= v.syncPeriodMs, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than or equal to --ipvs-min-sync-period (ipvs.minSyncPeriod)`);
@@ -192,17 +193,42 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
   check(o.detectLocalMode !== 'BridgeInterface' || o.detectLocal.bridgeInterface !== '', `--pod-bridge-interface (detectLocal.bridgeInterface) must not be empty when --detect-local-mode is BridgeInterface`);
   check(o.detectLocalMode !== 'InterfaceNamePrefix' || o.detectLocal.interfaceNamePrefix !== '', `--pod-interface-name-prefix (detectLocal.interfaceNamePrefix) must not be empty when --detect-local-mode is InterfaceNamePrefix`);
   check(o.logging.format === 'text' || o.logging.format === 'json', `--logging-format (logging.format): Unsupported value: "${o.logging.format}": supported values: "json", "text"`);
+  if (o.kubeProxyConfiguration) problems.push(...loggingProblems(o.kubeProxyConfiguration));
   // An empty healthz address turns the server off; upstream checks the metrics address even when empty.
   if (o.healthzBindAddress !== '') problems.push(...hostPortProblems(o.healthzBindAddress, '--healthz-bind-address (healthzBindAddress)'));
   problems.push(...hostPortProblems(o.metricsBindAddress, '--metrics-bind-address (metricsBindAddress)'));
   check(Number.isInteger(o.verbosity) && o.verbosity >= 0, `-v must be a non-negative integer, got ${o.verbosity}`);
   if (problems.length) throw new OptionsError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
-  return o;
+  return withParsedAddresses(o);
+}
+
+/**
+ * The options with every address and CIDR that needed the sloppy reading
+ * replaced by what upstream's parsed value is ("010.0.0.0/8" → 10.0.0.0/8),
+ * so that what is programmed is what kube-proxy programs. Values that read
+ * strictly are kept as written.
+ */
+function withParsedAddresses(o: ProxyOptions): ProxyOptions {
+  const cidrText = (c: string) => {
+    try {
+      parseCidr(c, 'CIDR');
+      return c;
+    } catch {
+      return parseCidrSloppy(c, 'CIDR').text;
+    }
+  };
+  return {
+    ...o,
+    bindAddress: canonicalAddress(o.bindAddress) !== undefined ? o.bindAddress : (canonicalAddressSloppy(o.bindAddress) ?? o.bindAddress),
+    clusterCIDRs: o.clusterCIDRs.map(cidrText),
+    nodePortAddresses: o.nodePortAddresses.map((c) => (Object.hasOwn(NODE_PORT_KEYWORDS, c) ? c : cidrText(c))),
+    ipvs: { ...o.ipvs, excludeCIDRs: o.ipvs.excludeCIDRs.map(cidrText) },
+  };
 }
 
 function cidr(value: string, name: string, problems: string[]): void {
   try {
-    parseCidr(value, name);
+    parseCidrSloppy(value, name);
   } catch {
     problems.push(`${name}: "${value}" is not a CIDR such as 10.0.0.0/8`);
   }
@@ -210,11 +236,10 @@ function cidr(value: string, name: string, problems: string[]): void {
 
 const DUAL_STACK_PAIR = 'must be a either a single CIDR or dual-stack pair of CIDRs (e.g. [10.100.0.0/16, fde4:8dba:82e1::/48]';
 
-/** Go's net.ParseCIDR: no white space around it (parseCidr would trim it). */
+/** netutils.ParseCIDRSloppy: no white space around it, leading zeros allowed in IPv4 parts. */
 function isGoCidr(value: string): boolean {
-  if (value !== value.trim()) return false;
   try {
-    parseCidr(value, 'CIDR');
+    parseCidrSloppy(value, 'CIDR');
     return true;
   } catch {
     return false;
@@ -226,7 +251,7 @@ function dualStackCIDRProblems(cidrs: readonly string[], name: string): string[]
   if (cidrs.length > 2) return [`${name}: Invalid value: ${JSON.stringify(cidrs.join(','))}: ${DUAL_STACK_PAIR}`];
   const bad = cidrs.filter((c) => !isGoCidr(c));
   if (bad.length) return bad.map((c) => `${name}: Invalid value: ${JSON.stringify(c)}: must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)`);
-  const families = new Set(cidrs.map((c) => parseCidr(c, 'CIDR').family));
+  const families = new Set(cidrs.map((c) => parseCidrSloppy(c, 'CIDR').family));
   return cidrs.length === 2 && families.size === 1 ? [`${name}: Invalid value: ${JSON.stringify(cidrs.join(','))}: ${DUAL_STACK_PAIR}`] : [];
 }
 
@@ -239,7 +264,7 @@ function hostPortProblems(value: string, name: string): string[] {
   const split = splitHostPort(value);
   if (!split) return [`${name}: Invalid value: ${JSON.stringify(value)}: must be IP:port`];
   const out: string[] = [];
-  if (canonicalAddress(split.host) === undefined) out.push(`${name}: Invalid value: ${JSON.stringify(split.host)}: must be a valid IP`);
+  if (canonicalAddressSloppy(split.host) === undefined) out.push(`${name}: Invalid value: ${JSON.stringify(split.host)}: must be a valid IP`);
   const port = /^[+-]?\d+$/.test(split.port) ? Number(split.port) : NaN;
   if (!(port >= 1 && port <= 65535)) out.push(`${name}: Invalid value: ${JSON.stringify(split.port)}: must be a valid port`);
   return out;
@@ -278,15 +303,22 @@ function hiddenMetricsVersionProblems(value: string): string[] {
   return [`--show-hidden-metrics-for-version (showHiddenMetricsForVersion): Invalid value: ${JSON.stringify(value)}: must be omitted or have the value '${previous}'. Only the previous minor version is allowed`];
 }
 
-/** "0.0.0.0:10256", "[::]:10256", "127.0.0.1:10249" → host and port. */
+/** "0.0.0.0:10256", "[::]:10256", "127.0.0.1:10249" → host and port; a host with leading zeros ("010.1.2.3") comes back as the address it reads as. */
 export function parseHostPort(value: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(value.trim());
   if (!m) throw new RangeError(`"${value}" must be host:port, such as 0.0.0.0:10256 or [::]:10256`);
   const host = m[1] ?? m[2];
   const port = Number(m[3]);
-  if (host !== '' && canonicalAddress(host) === undefined) throw new RangeError(`"${host}" in "${value}" is not an IP address`);
+  if (host === '') return checkedPort('0.0.0.0', port, value);
+  // A host that reads strictly is kept as written; only one that needs the sloppy reading is rewritten.
+  const ip = canonicalAddress(host) !== undefined ? host : canonicalAddressSloppy(host);
+  if (ip === undefined) throw new RangeError(`"${host}" in "${value}" is not an IP address`);
+  return checkedPort(ip, port, value);
+}
+
+function checkedPort(host: string, port: number, value: string): { host: string; port: number } {
   if (port > 65535) throw new RangeError(`port ${port} in "${value}" is out of range`);
-  return { host: host === '' ? '0.0.0.0' : host, port };
+  return { host, port };
 }
 
 /**
@@ -313,7 +345,9 @@ export function proxyConfigOf(o: ProxyOptions, iptables?: { version?: string }):
 
 /** A node IP given by --bind-address (kube-proxy: "overrides kube-proxy's idea of what its node's primary IP is"). */
 function bindAddressNodeIP(o: ProxyOptions): string | undefined {
-  return o.bindAddress === '0.0.0.0' || o.bindAddress === '::' ? undefined : canonicalAddress(o.bindAddress);
+  // Unspecified in any spelling ("000.000.000.000", "0::0") is no node IP, as upstream's IsUnspecified().
+  const ip = canonicalAddressSloppy(o.bindAddress);
+  return ip === '0.0.0.0' || ip === '::' ? undefined : ip;
 }
 
 /**

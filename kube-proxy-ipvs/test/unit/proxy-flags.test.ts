@@ -99,10 +99,11 @@ const TABLE: Array<[string[], (o: ProxyOptions) => unknown, unknown]> = [
   [['-v=2'], (o) => o.verbosity, 2],
   [['-v5'], (o) => o.verbosity, 5],
   [['--vmodule=proxier=4,server=2'], (o) => o.logging.vmodule, [{ filePattern: 'proxier', verbosity: 4 }, { filePattern: 'server', verbosity: 2 }]],
-  [['--log-text-split-stream'], (o) => o.kubeProxyConfiguration?.logging.options.text.splitStream, true],
-  [['--log-text-info-buffer-size=64Ki'], (o) => o.kubeProxyConfiguration?.logging.options.text.infoBufferSize, '64Ki'],
-  [['--log-json-split-stream=true'], (o) => o.kubeProxyConfiguration?.logging.options.json.splitStream, true],
-  [['--log-json-info-buffer-size=1Mi'], (o) => o.kubeProxyConfiguration?.logging.options.json.infoBufferSize, '1Mi'],
+  // The alpha logging options need their gate (component-base's validation).
+  [['--log-text-split-stream', '--feature-gates=LoggingAlphaOptions=true'], (o) => o.kubeProxyConfiguration?.logging.options.text.splitStream, true],
+  [['--log-text-info-buffer-size=64Ki', '--feature-gates=LoggingAlphaOptions=true'], (o) => o.kubeProxyConfiguration?.logging.options.text.infoBufferSize, '64Ki'],
+  [['--log-json-split-stream=true', '--feature-gates=LoggingAlphaOptions=true'], (o) => o.kubeProxyConfiguration?.logging.options.json.splitStream, true],
+  [['--log-json-info-buffer-size=1Mi', '--feature-gates=LoggingAlphaOptions=true'], (o) => o.kubeProxyConfiguration?.logging.options.json.infoBufferSize, '1Mi'],
   [['--cleanup'], (o) => o.cleanup, true],
   [['--cleanup=false'], (o) => o.cleanup, false],
   [['--boot-id-file=/x'], (o) => o.proxyMode, 'ipvs'],
@@ -138,7 +139,7 @@ t.test('pflag syntax', async (t) => {
 
 t.test('invalid values fail naming the flag and the field', async (t) => {
   t.throws(() => parse('--proxy-mode=iptables'), /--proxy-mode \(mode\): only "ipvs" is supported/);
-  t.throws(() => parse('--ipvs-scheduler=fastest'), /"fastest" is not an IPVS scheduler/);
+  t.throws(() => parse('--ipvs-scheduler=fastest'), /^can't use the IPVS proxier: no such file or directory \(.*no IPVS scheduler "fastest"/, 'when the proxier would start');
   t.throws(() => parse('--ipvs-sync-period=10s', '--ipvs-min-sync-period=1m'), /must be greater than or equal to --ipvs-min-sync-period/);
   t.throws(() => parse('--cluster-cidr=10.244.0.0'), /--cluster-cidr \(clusterCIDR\): Invalid value: "10.244.0.0": must be a valid CIDR block/);
   t.throws(() => parse('--oom-score-adj=-1001'), /must be within the range \[-1000, 1000\]/);
