@@ -67,33 +67,6 @@ export function parseCidr(value: string, field: string): Cidr {
   return { family: base.family, network, prefix, text: `${network}/${prefix}` };
 }
 
-/**
- * k8s.io/utils/net's ParseIPSloppy/ParseCIDRSloppy rule, for programs that
- * read Kubernetes configuration: an IPv4 part may have leading zeros,
- * read as decimal ("010.1.2.3" is 10.1.2.3), as Go parsed addresses before
- * 1.17 and Kubernetes still does for stored values. The zeros are stripped
- * and the result parsed strictly, as upstream does.
- */
-const LEADING_ZEROS = /(^|:)0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)((\/)0*(0|[1-9][0-9]*))?$/;
-const stripLeadingZeros = (value: string) => value.replace(LEADING_ZEROS, '$1$2.$3.$4.$5$7$8');
-
-/** canonicalAddress(), also taking IPv4 parts with leading zeros (ParseIPSloppy); white space is refused. */
-export function canonicalAddressSloppy(value: string): string | undefined {
-  return canonicalAddress(value) ?? canonicalAddress(stripLeadingZeros(value));
-}
-
-/** parseCidr(), also taking IPv4 parts with leading zeros (ParseCIDRSloppy); unlike parseCidr, white space around it is refused, as Go's. */
-export function parseCidrSloppy(value: string, field: string): Cidr {
-  if (value !== value.trim()) throw wrongValue(field, 'a CIDR (address/prefix) without white space', value);
-  try {
-    return parseCidr(value, field);
-  } catch (err) {
-    const stripped = stripLeadingZeros(value);
-    if (stripped === value) throw err;
-    return parseCidr(stripped, field);
-  }
-}
-
 /** Whether `address` (any spelling) is inside `cidr`; false for an address of the other family or none at all. */
 export function cidrContains(cidr: Cidr, address: string): boolean {
   const parsed = canonicalAddress(address);

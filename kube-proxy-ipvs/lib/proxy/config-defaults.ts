@@ -7,7 +7,7 @@
  * explicitly (`oomScoreAdj: 0`, `conntrack.maxPerCore: 0`) is kept: there
  * 0 means "leave the kernel's value".
  */
-import { canonicalAddress } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy } from '../kubernetes/sloppy-address.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 
 export const HEALTHZ_PORT = 10256;
@@ -16,16 +16,16 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-/** proxyutil.AppendPortIfNeeded: a bare IP gets the port; anything else is left for validation to judge. */
+/** proxyutil.AppendPortIfNeeded: a bare IP (read as ParseIPSloppy reads it) gets the port; anything else is left for validation to judge. */
 export function appendPortIfNeeded(address: string, port: number): string {
-  const ip = canonicalAddress(address);
+  const ip = canonicalAddressSloppy(address);
   if (ip === undefined) return address;
   return ip.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
 /** The default healthz and metrics hosts follow bindAddress's family. */
 function defaultHosts(bindAddress: string): { healthz: string; metrics: string } {
-  const ip = canonicalAddress(bindAddress);
+  const ip = canonicalAddressSloppy(bindAddress);
   return ip !== undefined && ip.includes(':') ? { healthz: '[::]', metrics: '[::1]' } : { healthz: '0.0.0.0', metrics: '127.0.0.1' };
 }
 

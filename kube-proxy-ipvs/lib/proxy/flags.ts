@@ -13,7 +13,7 @@ import { appendPortIfNeeded } from './config-defaults.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 import { parseDuration } from './duration.js';
 import { parseCsv, parseGoBool, parseGoFloat, parseGoInt } from './flag-parser.js';
-import { canonicalAddressSloppy } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy } from '../kubernetes/sloppy-address.js';
 
 /** Values that are not part of KubeProxyConfiguration. */
 export interface Control {

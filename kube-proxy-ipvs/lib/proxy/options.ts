@@ -6,7 +6,8 @@
  * accepted, never discovered halfway through a sync.
  */
 import { hostname } from 'node:os';
-import { canonicalAddress, canonicalAddressSloppy, parseCidr, parseCidrSloppy } from 'ipvs-netlink/address';
+import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy, parseCidrSloppy } from '../kubernetes/sloppy-address.js';
 import { defaultProxyConfig, type DetectLocalMode, type Node, type NodeInfo, type ProxyConfig, type RulesBackend } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
 import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';

@@ -9,7 +9,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
-import { canonicalAddress, canonicalAddressSloppy, parseCidr, parseCidrSloppy } from 'ipvs-netlink/address';
+import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy, parseCidrSloppy } from '../../lib/kubernetes/sloppy-address.js';
+import { appendPortIfNeeded } from '../../lib/proxy/config-defaults.js';
 import { run } from '../../lib/cli/run.js';
 import { parseDuration } from '../../lib/proxy/duration.js';
 import { nodeInfoFor, parseHostPort } from '../../lib/proxy/options.js';
@@ -107,4 +109,10 @@ t.test("--write-config-to in ipvs mode: only the ipvs section has sync periods, 
   const again = resolveOptions(['--config', out, '--hostname-override=n']);
   t.equal(again.options.ipvs.syncPeriodMs, 20_000, 'reads back the same');
   t.equal(again.options.masqueradeAll, true);
+});
+
+t.test('a bare bind address with leading zeros gets its port, as proxyutil.AppendPortIfNeeded reads it sloppily', async (t) => {
+  t.equal(appendPortIfNeeded('010.1.2.3', 10256), '010.1.2.3:10256', 'the port added, the text kept for validation to read');
+  t.equal(appendPortIfNeeded('fd00::1', 10249), '[fd00::1]:10249');
+  t.equal(appendPortIfNeeded('not-an-ip', 10249), 'not-an-ip', 'left for validation');
 });

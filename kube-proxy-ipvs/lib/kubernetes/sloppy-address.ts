@@ -1,0 +1,29 @@
+/**
+ * k8s.io/utils/net's ParseIPSloppy and ParseCIDRSloppy, which kube-proxy
+ * reads its configuration with: an IPv4 part may have leading zeros, read
+ * as decimal ("010.1.2.3" is 10.1.2.3), as Go parsed addresses before 1.17
+ * and Kubernetes still does for stored values. The zeros are stripped and
+ * the result parsed strictly, as upstream does. Kept here, not in the
+ * library, whose own parsing stays strict.
+ */
+import { canonicalAddress, parseCidr, type Cidr } from 'ipvs-netlink/address';
+
+const LEADING_ZEROS = /(^|:)0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)((\/)0*(0|[1-9][0-9]*))?$/;
+const stripLeadingZeros = (value: string) => value.replace(LEADING_ZEROS, '$1$2.$3.$4.$5$7$8');
+
+/** canonicalAddress(), also taking IPv4 parts with leading zeros (ParseIPSloppy); white space is refused. */
+export function canonicalAddressSloppy(value: string): string | undefined {
+  return canonicalAddress(value) ?? canonicalAddress(stripLeadingZeros(value));
+}
+
+/** parseCidr(), also taking IPv4 parts with leading zeros (ParseCIDRSloppy); unlike parseCidr, white space around it is refused, as Go's. */
+export function parseCidrSloppy(value: string, field: string): Cidr {
+  if (value !== value.trim()) throw new TypeError(`${field}: expected a CIDR (address/prefix) without white space, got ${JSON.stringify(value)}`);
+  try {
+    return parseCidr(value, field);
+  } catch (err) {
+    const stripped = stripLeadingZeros(value);
+    if (stripped === value) throw err;
+    return parseCidr(stripped, field);
+  }
+}
