@@ -6,7 +6,8 @@
  * family on a single-stack host, and a NodeCIDR mode whose Node podCIDRs
  * are, end it, as they always have upstream.
  */
-import { type AddressFamily, parseCidr } from 'ipvs-netlink/address';
+import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy, parseCidrSloppy } from '../kubernetes/sloppy-address.js';
 import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
 import type { ProxyOptions } from './options.js';
 
@@ -103,20 +104,23 @@ function isDualStack(cidrs: readonly string[]): boolean {
 function badBindAddress(hostPort: string, family: AddressFamily): boolean {
   const m = /^\[([^\]]*)\]:[^:]*$/.exec(hostPort) ?? /^([^:[\]]*):[^:]*$/.exec(hostPort);
   const host = m?.[1] ?? '';
-  return host !== '' && familyOfAddress(host) === family && host !== '0.0.0.0' && host !== '::' && !/^0*:(0*:)*0*$/.test(host);
+  const ip = canonicalAddressSloppy(host);
+  return ip !== undefined && familyOf(ip) === family && ip !== '0.0.0.0' && ip !== '::';
 }
 
+/** netutils.IPFamilyOfCIDRString: read as ParseCIDRSloppy reads it, undefined when it is no CIDR. */
 function familyOfCidr(cidr: string): AddressFamily | undefined {
   try {
-    return parseCidr(cidr, 'cidr').family;
+    return parseCidrSloppy(cidr, 'cidr').family;
   } catch {
     return undefined;
   }
 }
 
+/** netutils.IPFamilyOfString, with ParseIPSloppy. */
 function familyOfAddress(address: string): AddressFamily | undefined {
-  if (address === '') return undefined;
-  return familyOfCidr(address.includes(':') ? `${address}/128` : `${address}/32`);
+  const ip = canonicalAddressSloppy(address);
+  return ip === undefined ? undefined : familyOf(ip);
 }
 
 function isLoopback(address: string): boolean {

@@ -69,3 +69,11 @@ t.test('single-stack only: excludeCIDRs and bind addresses of the other family, 
   startingNode(opts('--ipvs-exclude-cidrs=fd00:5::/64', '--metrics-bind-address=[::]:10249', '--nodeport-addresses=primary'), node('10.0.0.1'), dual, b.log);
   t.same(errors(b.lines), []);
 });
+
+t.test('addresses read as upstream reads them (ParseIPSloppy): a leading-zero address has its family; 000.0.0.0 is unspecified', async (t) => {
+  // An IPv6 node, single-stack: an IPv4 bind address is of the wrong family.
+  const v6only = { families: ['inet6' as const], missing: [] };
+  const a = capture();
+  startingNode(opts('--metrics-bind-address=010.1.2.3:10249', '--healthz-bind-address=000.0.0.0:10256', '--nodeport-addresses=primary'), node('fd00::1'), v6only, a.log);
+  t.same(errors(a.lines), ['cluster is IPv6-only but metricsBindAddress is IPv4']);
+});
