@@ -162,7 +162,7 @@ export class Controller implements ControllerPort {
         const planned = plan(this.objects.desired, this.mirror, { scope: full ? undefined : scope, excludeCIDRs: this.config.excludeCIDRs });
         const { ops, report } = await this.applyWithSchedulerFallback(planned);
         const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
-        const stale = await this.staleConntrack.clean(full ? allUdpTargets(this.objects.desired) : changedUdpTargets(this.objects.desired, report.applied, scope.virtualServers));
+        const stale = await this.staleConntrack.clean(full ? allUdpTargets(this.objects.desired, joinReports(report, deleted).applied) : changedUdpTargets(this.objects.desired, report.applied, scope.virtualServers));
         return this.finish(full ? 'full' : 'incremental', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
       } catch (err) {
         // Nothing may be lost: the next sync looks at these keys again.
@@ -206,7 +206,7 @@ export class Controller implements ControllerPort {
       const planned = plan(this.objects.desired, this.mirror, { excludeCIDRs: this.config.excludeCIDRs, connections: connectionsOf(read.snapshot, this.objects.desired) });
       const { ops, report } = await this.applyWithSchedulerFallback(planned);
       const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
-      const stale = await this.staleConntrack.clean(allUdpTargets(this.objects.desired));
+      const stale = await this.staleConntrack.clean(allUdpTargets(this.objects.desired, report.applied));
       const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
       await this.session.writeSysctls();
       return result;

@@ -81,7 +81,7 @@ export class StaleConntrackCleaner {
       }
     }
     const report: StaleConntrackReport = { ...counts, netlink: delta(before, ct.counters()), families };
-    this.logger.debug({ ...report, families: [...targets.keys()] }, 'Finished reconciling conntrack entries');
+    this.logger.debug({ ...report, targetFamilies: [...targets.keys()] }, 'Finished reconciling conntrack entries');
     return report;
   }
 

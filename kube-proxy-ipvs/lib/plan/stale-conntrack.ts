@@ -15,7 +15,10 @@
  * reaches any serving endpoint of the port is kept, whatever the traffic
  * policies and topology chose as real servers (a change to the service
  * does not break a flow), a service with no serving endpoint, or deleted,
- * has every entry deleted (its flows reach pods that are gone), and TCP and SCTP are
+ * has every entry deleted (its flows reach pods that are gone: kube-proxy
+ * does the same since kubernetes/kubernetes#139629 and #141371; a virtual
+ * server dropped for another reason, an address or port, is treated as a
+ * deleted one here), and TCP and SCTP are
  * not touched (their connections end, and IPVS's own conntrack handling
  * covers them). Unlike upstream, which matches a service address whatever
  * the port and a NodePort whatever the address (so a flow from the node to
@@ -33,9 +36,15 @@ export interface UdpTarget {
   endpoints: ReadonlySet<string>;
 }
 
-/** Every UDP virtual server, by family, each with its serving endpoints: after a start or a resync. */
-export function allUdpTargets(desired: DesiredState): Map<ConntrackFamily, UdpTarget[]> {
-  return targetsOf(desired, desired.virtualServers.keys());
+/**
+ * Every UDP virtual server, by family, each with its serving endpoints,
+ * and those the applied operations deleted, with none: after a start, a
+ * full sync or a resync.
+ */
+export function allUdpTargets(desired: DesiredState, applied: readonly Operation[] = []): Map<ConntrackFamily, UdpTarget[]> {
+  const out = targetsOf(desired, desired.virtualServers.keys());
+  addDeleted(out, desired, applied);
+  return out;
 }
 
 /**
@@ -50,18 +59,30 @@ export function allUdpTargets(desired: DesiredState): Map<ConntrackFamily, UdpTa
  */
 export function changedUdpTargets(desired: DesiredState, applied: readonly Operation[], touched: Iterable<string> = []): Map<ConntrackFamily, UdpTarget[]> {
   const keys = new Set<string>(touched);
-  const deleted: UdpTarget[] = [];
   for (const op of applied) {
-    if (op.kind !== 'ipvs' || op.batch.op === 'listDestinations') continue;
+    if (op.kind !== 'ipvs' || op.batch.op === 'deleteService' || op.batch.op === 'listDestinations') continue;
     const service = op.batch.service;
-    if (!('address' in service) || service.protocol !== 'udp') continue;
-    const key = op.key ?? virtualServerKey(service);
-    if (op.batch.op !== 'deleteService') keys.add(key);
-    else if (!desired.virtualServers.has(key)) deleted.push({ address: service.address, port: service.port, endpoints: new Set() });
+    if ('address' in service && service.protocol === 'udp') keys.add(op.key ?? virtualServerKey(service));
   }
   const out = targetsOf(desired, keys);
-  for (const target of deleted) addTarget(out, target);
+  addDeleted(out, desired, applied);
   return out;
+}
+
+/**
+ * The UDP virtual servers the applied operations deleted and the desired
+ * state no longer has, each with no endpoint to keep. (One deleted and
+ * made again in the same sync keeps its key, and is looked at with its
+ * serving endpoints instead: a deleted target never shares its address and
+ * port with a live one.)
+ */
+function addDeleted(into: Map<ConntrackFamily, UdpTarget[]>, desired: DesiredState, applied: readonly Operation[]): void {
+  for (const op of applied) {
+    if (op.kind !== 'ipvs' || op.batch.op !== 'deleteService') continue;
+    const service = op.batch.service;
+    if (!('address' in service) || service.protocol !== 'udp') continue;
+    if (!desired.virtualServers.has(op.key ?? virtualServerKey(service))) addTarget(into, { address: service.address, port: service.port, endpoints: new Set() });
+  }
 }
 
 function targetsOf(desired: DesiredState, keys: Iterable<string>): Map<ConntrackFamily, UdpTarget[]> {

@@ -104,3 +104,13 @@ t.test('a deleted UDP Service: every entry to its addresses is stale; a TCP one 
   t.same(targets.map((x) => `${x.address}:${x.port} -> ${x.endpoints.size}`).sort(), ['10.96.0.10:53 -> 0', '192.168.1.10:30053 -> 0', '203.0.113.7:53 -> 0'], 'its UDP addresses, with no endpoint to keep; not its TCP port');
   t.same(staleEntries([udp('10.96.0.10', 53, '10.244.1.5'), udp('10.96.0.10', 53, '10.96.0.10')], targets).length, 2, 'a flow to a pod it had is stale now');
 });
+
+t.test('a full sync or a resync looks at what it deleted too', async (t) => {
+  const s = objects();
+  const mirror = new Mirror();
+  mirror.record(plan(s.desired, mirror));
+  s.deleteService('default', 'dns');
+  const ops = plan(s.desired, mirror);
+  const all = allUdpTargets(s.desired, ops).get('inet')!;
+  t.same(all.map((x) => `${x.address}:${x.port} -> ${x.endpoints.size}`).sort(), ['10.96.0.10:53 -> 0', '10.96.0.11:9000 -> 0', '192.168.1.10:30053 -> 0', '203.0.113.7:53 -> 0'], "the deleted Service's addresses beside the UDP services kept");
+});
