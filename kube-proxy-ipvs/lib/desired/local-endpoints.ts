@@ -23,11 +23,12 @@ export interface HealthCheckService {
   /**
    * Ready endpoints on this node, by family: an address counted once
    * across the Service's slices and ports of its family. Each of
-   * kube-proxy's family proxiers serves the port on its own family's
-   * addresses and counts its own family's endpoints, so a dual-stack pod
-   * counts once in each, never twice.
+   * kube-proxy's family proxiers counts only its own family's endpoints,
+   * so a dual-stack pod counts once in each, never twice.
    */
   localEndpoints: Record<AddressFamily, number>;
+  /** The families the Service has (its ClusterIPs'): a request over another family is answered with the Service's own. */
+  families: AddressFamily[];
 }
 
 export interface LocalEndpoints {
@@ -60,7 +61,10 @@ export function localEndpointsOf(services: Iterable<[string, Service]>, slicesOf
   for (const [key, svc] of services) {
     const slices = slicesOf(key) ?? [];
     const port = healthCheckNodePortOf(svc);
-    if (port !== 0) out.healthChecks.push({ namespace: namespaceOf(svc.metadata), name: svc.metadata.name, port, localEndpoints: localReadyEndpoints(slices, hostname) });
+    if (port !== 0) {
+      const families = (['inet', 'inet6'] as const).filter((f) => servicePortInfos(svc, f).length > 0);
+      out.healthChecks.push({ namespace: namespaceOf(svc.metadata), name: svc.metadata.name, port, localEndpoints: localReadyEndpoints(slices, hostname), families });
+    }
     const inEither = { internal: false, external: false };
     for (const [family, name] of [['inet', 'IPv4'], ['inet6', 'IPv6']] as const) {
       const lacking = lackingLocalEndpoints(svc, slices, family, hostname);

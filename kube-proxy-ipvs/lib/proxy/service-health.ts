@@ -115,14 +115,16 @@ export class ServiceHealthServers {
   }
 
   /**
-   * kube-proxy's family proxiers each serve the port on their own
-   * family's addresses with their own family's count: the count here is
-   * that of the family the request arrived over (an IPv4 client of a
-   * dual-stack socket shows as an IPv4-mapped address).
+   * kube-proxy answers with one family proxier's count, of its own
+   * family's endpoints: here that of the family the request arrived over
+   * (an IPv4 client of a dual-stack socket shows as an IPv4-mapped
+   * address) when the Service has that family, else the Service's own, so
+   * a single-family Service probed over the other family is not 503.
    */
   private answer(s: HealthCheckService, req: IncomingMessage, res: ServerResponse): void {
     const local = req.socket.localAddress ?? '';
-    const family = local.includes(':') && !local.startsWith('::ffff:') ? 'inet6' : 'inet';
+    const over = local.includes(':') && !/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(local) ? 'inet6' : 'inet';
+    const family = s.families.includes(over) || s.families.length === 0 ? over : s.families[0]!;
     const localEndpoints = s.localEndpoints[family];
     const healthy = this.opts.proxyHealthy();
     const code = localEndpoints > 0 && healthy ? 200 : 503;

@@ -34,7 +34,7 @@ function store(): KnownObjects {
 t.test('health checks: LoadBalancer with externalTrafficPolicy Local only, as the ipset says', async (t) => {
   const s = store();
   const local = s.localEndpoints();
-  t.same(local.healthChecks, [{ namespace: 'default', name: 'lb', port: 31000, localEndpoints: { inet: 2, inet6: 0 } }], 'the NodePort Service\'s healthCheckNodePort is not served; nor a Cluster policy\'s');
+  t.same(local.healthChecks, [{ namespace: 'default', name: 'lb', port: 31000, localEndpoints: { inet: 2, inet6: 0 }, families: ['inet'] }], 'the NodePort Service\'s healthCheckNodePort is not served; nor a Cluster policy\'s');
   t.same([...s.desired.ipsets.get('KUBE-HEALTH-CHECK-NODE-PORT')!.entries], local.healthChecks.map((h) => String(h.port)), 'the same ports the set admits');
 });
 
@@ -63,5 +63,5 @@ t.test('a dual-stack Service: each family counts its own slices, so a dual-stack
   s.upsertService(service('lb', { type: 'LoadBalancer', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10', 'fd00:96::10'], ipFamilies: ['IPv4', 'IPv6'], externalTrafficPolicy: 'Local', healthCheckNodePort: 31000, ports }));
   s.upsertEndpointSlice(slice('lb', [endpoint('10.244.1.5', { node: 'node-a' })], slicePorts, { name: 'lb-v4' }));
   s.upsertEndpointSlice(slice('lb', [endpoint('fd00:244:1::5', { node: 'node-a' }), endpoint('fd00:244:1::6', { node: 'node-a' })], slicePorts, { name: 'lb-v6', addressType: 'IPv6' }));
-  t.same(s.localEndpoints().healthChecks.map((h) => h.localEndpoints), [{ inet: 1, inet6: 2 }]);
+  t.same(s.localEndpoints().healthChecks.map((h) => [h.localEndpoints, h.families]), [[{ inet: 1, inet6: 2 }, ['inet', 'inet6']]]);
 });

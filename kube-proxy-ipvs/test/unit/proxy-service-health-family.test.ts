@@ -13,14 +13,24 @@ t.test('each family answers with its own count', async (t) => {
   const servers = new ServiceHealthServers({ hosts: () => ['::'], logger: pino({ level: 'silent' }), proxyHealthy: () => true });
   t.teardown(() => servers.close());
   const port = 30000 + Math.floor(Math.random() * 2000);
-  await servers.update([{ namespace: 'demo', name: 'lb', port, localEndpoints: { inet: 1, inet6: 3 } }]);
+  await servers.update([{ namespace: 'demo', name: 'lb', port, localEndpoints: { inet: 1, inet6: 3 }, families: ['inet', 'inet6'] }]);
   t.same(servers.ports(), [port], 'served');
   for (const [host, count] of [['127.0.0.1', 1], ['[::1]', 3]] as const) {
     const r = await fetch(`http://${host}:${port}/`);
     t.equal(r.headers.get('x-load-balancing-endpoint-weight'), String(count), `${host}: the weight`);
     t.match(await r.json(), { localEndpoints: count }, `${host}: the body`);
   }
-  await servers.update([{ namespace: 'demo', name: 'lb', port, localEndpoints: { inet: 0, inet6: 3 } }]);
+  await servers.update([{ namespace: 'demo', name: 'lb', port, localEndpoints: { inet: 0, inet6: 3 }, families: ['inet', 'inet6'] }]);
   t.equal((await fetch(`http://127.0.0.1:${port}/`)).status, 503, 'none in IPv4: 503 over IPv4');
   t.equal((await fetch(`http://[::1]:${port}/`)).status, 200, 'while IPv6 still has some');
+});
+
+t.test('a single-family Service probed over the other family answers with its own family\'s count', async (t) => {
+  const servers = new ServiceHealthServers({ hosts: () => ['::'], logger: pino({ level: 'silent' }), proxyHealthy: () => true });
+  t.teardown(() => servers.close());
+  const port = 32000 + Math.floor(Math.random() * 700);
+  await servers.update([{ namespace: 'demo', name: 'v6', port, localEndpoints: { inet: 0, inet6: 2 }, families: ['inet6'] }]);
+  const r = await fetch(`http://127.0.0.1:${port}/`);
+  t.equal(r.status, 200, 'an IPv6-only Service probed over IPv4: 200');
+  t.match(await r.json(), { localEndpoints: 2 });
 });
