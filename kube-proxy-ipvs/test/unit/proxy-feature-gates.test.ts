@@ -37,3 +37,28 @@ t.test('a locked gate takes only its locked value', async (t) => {
   );
   t.throws(() => resolveOptions(['--feature-gates=TopologyAwareHints=false']), /cannot set feature gate TopologyAwareHints to false, feature is locked to true/);
 });
+
+t.test('1.37 gates are known, gates 1.37 no longer registers are refused', async (t) => {
+  for (const g of ['AtomicFIFO', 'UnlockWhileProcessingFIFO', 'NFTablesNetlink', 'EtcdRangeStream', 'WatchListCompression', 'StaleControllerConsistencyJob', 'StaleControllerConsistencyDaemonSet', 'KubeProxyIPVS', 'KubeProxyNFTablesLocalhostNodePorts']) {
+    t.doesNotThrow(() => checkFeatureGates({ [g]: true }), g);
+  }
+  t.same(resolveOptions(['--feature-gates=AtomicFIFO=false']).options.featureGates, { AtomicFIFO: false });
+  for (const g of ['InTreePluginPortworxUnregister', 'CSIMigrationPortworx', 'GangScheduling']) {
+    t.throws(() => checkFeatureGates({ [g]: true }), new RegExp(`^unrecognized feature gate: ${g}$`), g);
+  }
+});
+
+t.test('errors come in sorted name order and are aggregated as SetFromMap does', async (t) => {
+  const locked = (g: string) => `cannot set feature gate ${g} to false, feature is locked to true`;
+  // Sorted, TopologyAwareHints precedes the unknown Zzz; NFTablesProxyMode precedes both.
+  t.throws(
+    () => checkFeatureGates({ Zzz: true, TopologyAwareHints: false, NFTablesProxyMode: false }),
+    { message: `[${locked('NFTablesProxyMode')}, ${locked('TopologyAwareHints')}, unrecognized feature gate: Zzz]` },
+  );
+  // The first unknown name in sorted order stops the check; later names are not looked at.
+  t.throws(() => checkFeatureGates({ Zzz: true, Aaa: true, TopologyAwareHints: false }), { message: 'unrecognized feature gate: Aaa' });
+  t.throws(() => checkFeatureGates({ TopologyAwareHints: false, Aaa: true }), { message: 'unrecognized feature gate: Aaa' });
+  // A locked error is reported ahead of KubeProxyIPVS=false rather than hidden by it.
+  t.throws(() => checkFeatureGates({ KubeProxyIPVS: false, NFTablesProxyMode: false }), { message: locked('NFTablesProxyMode') });
+  t.throws(() => checkFeatureGates({ KubeProxyIPVS: false }), /KubeProxyIPVS=false/);
+});
