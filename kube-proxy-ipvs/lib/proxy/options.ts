@@ -207,7 +207,7 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
  * The options with every address and CIDR that needed the sloppy reading
  * replaced by what upstream's parsed value is ("010.0.0.0/8" → 10.0.0.0/8),
  * so that what is programmed is what kube-proxy programs. Values that read
- * strictly are kept as written.
+ * strictly, or not at all, are kept as written.
  */
 function withParsedAddresses(o: ProxyOptions): ProxyOptions {
   const cidrText = (c: string) => {
@@ -215,7 +215,13 @@ function withParsedAddresses(o: ProxyOptions): ProxyOptions {
       parseCidr(c, 'CIDR');
       return c;
     } catch {
-      return parseCidrSloppy(c, 'CIDR').text;
+      // Validation checks clusterCIDRs only in ClusterCIDR mode, as upstream does:
+      // text that is no CIDR at all stays as written for whatever reads it later.
+      try {
+        return parseCidrSloppy(c, 'CIDR').text;
+      } catch {
+        return c;
+      }
     }
   };
   return {

@@ -46,6 +46,13 @@ t.test('NodeCIDR with only other-family podCIDRs is fatal', async (t) => {
   );
 });
 
+t.test('NodeCIDR mode with a clusterCIDR that is no CIDR starts, as upstream (the value is not checked in that mode)', async (t) => {
+  const { log, lines } = capture();
+  const info = startingNode(opts('--detect-local-mode=NodeCIDR', '--cluster-cidr=garbage', '--nodeport-addresses=primary'), node('10.0.0.1', ['10.244.1.0/24']), v4only, log);
+  t.same(info.podCIDRs, ['10.244.1.0/24']);
+  t.same(errors(lines), [], 'a value of no family is of no other family either');
+});
+
 t.test('checkBadConfig: nodePortAddresses', async (t) => {
   const a = capture();
   startingNode(opts('--cluster-cidr=10.244.0.0/16'), node('10.0.0.1'), v4only, a.log);

@@ -43,6 +43,8 @@ t.test('clusterCIDR: one CIDR or a dual-stack pair, checked for the ClusterCIDR 
   t.throws(() => resolveOptions(['--config', configFile('clusterCIDR: "10.0.0.0/8,10.1.0.0/16"\n')]), /must be a either a single CIDR or dual-stack pair/, 'from the file too');
   const other = parse('--detect-local-mode=InterfaceNamePrefix', '--pod-interface-name-prefix=veth', '--cluster-cidr=10.0.0.0/8,10.1.0.0/16');
   t.equal(other.detectLocalMode, 'InterfaceNamePrefix', 'another detector: clusterCIDR is not used, so not checked');
+  t.same(parse('--detect-local-mode=NodeCIDR', '--cluster-cidr=garbage').clusterCIDRs, ['garbage'], 'NodeCIDR mode: an unchecked value that is no CIDR is kept as written, and the start goes on');
+  t.same(parse('--detect-local-mode=NodeCIDR', '--cluster-cidr=010.0.0.0/8,garbage').clusterCIDRs, ['10.0.0.0/8', 'garbage'], 'a leading-zero CIDR beside it still reads as upstream reads it');
 });
 
 t.test('healthz and metrics addresses: IP:port, port 1 to 65535', async (t) => {
