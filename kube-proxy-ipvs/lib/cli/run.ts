@@ -11,6 +11,7 @@ import { Controller } from '../kernel/controller.js';
 import type { ControllerFactory, ControllerPort } from '../kernel/controller-port.js';
 import { encodeConfiguration, sortedKeys } from '../proxy/config-schema.js';
 import { watchConfigFile } from '../proxy/config-watch.js';
+import { yamlV2Tags } from '../proxy/config-file.js';
 import { usage } from '../proxy/flags.js';
 import { parseCommandLine, resolveOptions, type ResolvedOptions } from '../proxy/resolve-options.js';
 import { makeLogger } from '../proxy/logger.js';
@@ -53,7 +54,8 @@ export async function run(argv: readonly string[], controllerFactory: Controller
 
 /** --write-config-to: the merged configuration as v1alpha1 YAML (keys sorted, as upstream's encoder writes them), then exit 0. */
 function writeConfig(resolved: ResolvedOptions, path: string, log: Logger): void {
-  writeFileSync(path, stringify(sortedKeys(encodeConfiguration(resolved.config))));
+  // With the reader's tags, strings it would read as booleans (y, no, on) are quoted, as upstream's writer quotes them.
+  writeFileSync(path, stringify(sortedKeys(encodeConfiguration(resolved.config)), { customTags: yamlV2Tags }));
   log.info({ file: path }, 'Wrote configuration');
 }
 

@@ -63,9 +63,10 @@ function yamlV2Bool(test: RegExp, value: boolean): ScalarTag {
 /**
  * The core schema with yaml.v2's booleans in place of YAML 1.2's. The
  * yaml-1.1 schema is not used whole: it reads 1:20 as a base-60 number,
- * which yaml.v2 leaves a string, and a timestamp as a Date.
+ * which yaml.v2 leaves a string, and a timestamp as a Date. Writers pass
+ * them too, so a string such as "y" is quoted and reads back a string.
  */
-function yamlV2Tags(tags: Tags): Tags {
+export function yamlV2Tags(tags: Tags): Tags {
   return tags.flatMap((t): Tags => (typeof t === 'object' && t.tag === BOOL_TAG ? [yamlV2Bool(YAML_V2_TRUE, true), yamlV2Bool(YAML_V2_FALSE, false)] : [t]));
 }
 

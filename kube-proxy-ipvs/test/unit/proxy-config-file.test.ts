@@ -110,7 +110,6 @@ t.test("unquoted YAML 1.1 booleans are booleans, as yaml.v2 reads them", async (
   t.throws(() => parseConfig(head + 'hostnameOverride: yes\n'), /^failed to decode: json: cannot unmarshal bool into Go struct field KubeProxyConfiguration.hostnameOverride of type string$/, 'resolved before the field type is known, so a string field refuses it');
   t.throws(() => parseConfig('yes\n'), /^failed to decode: json: cannot unmarshal bool into Go value of type struct$/);
   t.equal(parseConfig(head + 'hostnameOverride: 1:20\n').config.hostnameOverride, '1:20', 'only the booleans are YAML 1.1: 1:20 is no base-60 number in yaml.v2');
-  t.equal(parseConfig(head + 'oomScoreAdj: 0o17\n').config.oomScoreAdj, 15, 'and 0o17 is octal, as Go\'s ParseInt reads it');
 });
 
 t.test('only the first YAML document is read, as yaml.v2 Unmarshal', async (t) => {
@@ -166,6 +165,20 @@ t.test('--write-config-to writes the merged configuration as v1alpha1 YAML that 
   t.equal(again.options.oomScoreAdj, -500);
   t.equal(again.options.conntrack.maxPerCore, 0);
   t.notOk(again.notices.some((n) => /lenient/.test(n.msg)), 'what we write decodes strictly');
+});
+
+t.test('--write-config-to quotes strings the reader would take for booleans, so they read back as strings', async (t) => {
+  for (const name of ['y', 'n', 'yes', 'no', 'on', 'off']) {
+    const out = join(scratchDir('kpcfg-'), 'out.yaml');
+    await run(['--write-config-to', out, `--hostname-override=${name}`, '-v', '0']);
+    t.match(readFileSync(out, 'utf8'), new RegExp(`^hostnameOverride: "${name}"$`, 'm'), `${name} is written quoted`);
+    t.equal(resolveOptions(['--config', out]).options.hostnameOverride, name, `${name} reads back`);
+  }
+  const out = join(scratchDir('kpcfg-'), 'out.yaml');
+  await run(['--write-config-to', out, '--hostname-override=node-a', '-v', '0']);
+  const text = readFileSync(out, 'utf8');
+  t.match(text, /^hostnameOverride: node-a$/m, 'other strings stay plain');
+  t.match(text, /^  strictARP: false$/m, 'booleans are still written as booleans');
 });
 
 t.test('--init-only: the privileged start, then return (exit 0) without reading objects or serving', async (t) => {
