@@ -27,13 +27,17 @@ const QUANTITY_SCALE: Record<string, number> = {
   Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
 };
 
-/** resource.Quantity's Value() is not 0: the amount rounded up to a whole number. Text the decoder let through but cannot be read counts as set. */
+/**
+ * resource.Quantity's Value() is not 0. Value() rounds away from zero, so
+ * any amount other than zero, negative ones included, is set. Text the
+ * decoder let through but cannot be read counts as set.
+ */
 function quantityIsSet(text: string): boolean {
   const m = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+)|([a-zA-Z]*))$/.exec(text);
   if (!m) return text !== '';
   const scale = m[2] !== undefined ? 10 ** Number(m[2]) : QUANTITY_SCALE[m[3] ?? ''];
   if (scale === undefined) return true;
-  return Math.ceil(Number(m[1]) * scale) !== 0;
+  return Number(m[1]) * scale !== 0;
 }
 
 export function loggingProblems(c: KubeProxyConfiguration): string[] {

@@ -118,7 +118,7 @@ export function resolveOptions(argv: readonly string[]): ResolvedOptions {
  */
 export function ipvsProxierProblem(scheduler: string): string | undefined {
   if ((IPVS_SCHEDULERS as readonly string[]).includes(scheduler)) return undefined;
-  return `can't use the IPVS proxier: no such file or directory (--ipvs-scheduler (ipvs.scheduler): the kernel has no IPVS scheduler "${scheduler}"; use one of ${IPVS_SCHEDULERS.join(', ')})`;
+  return `can't use the IPVS proxier: no such file or directory (--ipvs-scheduler (ipvs.scheduler): no IPVS scheduler named "${scheduler}"; use one of ${IPVS_SCHEDULERS.join(', ')})`;
 }
 
 /** copyLogsFromFlags: logging flags that were given win over the file; --vmodule entries are added after the file's. */

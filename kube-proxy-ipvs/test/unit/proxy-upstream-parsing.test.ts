@@ -75,6 +75,8 @@ t.test("logging: component-base's checks, with their fields and reasons", async 
   t.throws(() => parse('--log-text-split-stream'), /--log-text-split-stream \(logging.options.text.splitStream\): Forbidden: Feature LoggingAlphaOptions is disabled/);
   t.throws(() => parse('--log-json-info-buffer-size=1Ki'), /--log-json-info-buffer-size \(logging.options.json.infoBufferSize\): Forbidden: Feature LoggingAlphaOptions is disabled/);
   t.throws(() => parse('--log-text-info-buffer-size=1m'), /LoggingAlphaOptions is disabled/, 'a thousandth of a byte rounds up to 1');
+  t.throws(() => parse('--log-text-info-buffer-size=-1m'), /--log-text-info-buffer-size \(logging.options.text.infoBufferSize\): Forbidden: Feature LoggingAlphaOptions is disabled/, 'a negative amount rounds away from zero, to -1: set');
+  t.throws(() => resolveOptions(['--hostname-override=node-a', '--config', configFile('logging:\n  options:\n    json:\n      infoBufferSize: "-1"\n')]), /infoBufferSize\): Forbidden: Feature LoggingAlphaOptions is disabled/, 'from the file too');
   t.ok(parse('--log-text-info-buffer-size=0Ki', '--log-json-split-stream=false'), 'zero and false are not set');
   t.ok(parse('--feature-gates=LoggingAlphaOptions=true', '--log-text-split-stream', '--log-json-info-buffer-size=64Ki'), 'allowed with the gate');
   t.ok(parse('--feature-gates=AllAlpha=true', '--log-text-split-stream'), 'AllAlpha turns the alpha gate on');
