@@ -8,7 +8,7 @@
  */
 import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
 import { canonicalAddressSloppy, parseCidrSloppy } from '../kubernetes/sloppy-address.js';
-import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
+import { LOOPBACK, NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
 import type { ProxyOptions } from './options.js';
 
 const V1: Record<AddressFamily, string> = { inet: 'IPv4', inet6: 'IPv6' };
@@ -123,6 +123,7 @@ function familyOfAddress(address: string): AddressFamily | undefined {
   return ip === undefined ? undefined : familyOf(ip);
 }
 
-function isLoopback(address: string): boolean {
-  return address === '::1' || address.startsWith('127.');
+/** A loopback node IP (127.0.0.0/8 or ::1), as the start falls back to one: it names no node address. */
+export function isLoopback(address: string): boolean {
+  return address === LOOPBACK.inet6 || address.startsWith('127.');
 }

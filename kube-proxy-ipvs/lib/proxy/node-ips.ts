@@ -10,8 +10,7 @@
 import type { Logger } from 'pino';
 import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
 import { localDetector } from '../desired/local-detector.js';
-import { aggregate, badConfig, badIPConfig } from './bad-config.js';
-import { LOOPBACK } from '../desired/node-addresses.js';
+import { aggregate, badConfig, badIPConfig, isLoopback } from './bad-config.js';
 import type { HostFamilies } from '../kernel/host-families.js';
 import type { Node, NodeInfo } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
@@ -51,8 +50,4 @@ function logMissingLocalDetector(o: ProxyOptions, primary: AddressFamily, podCID
   } else if (o.detectLocalMode === 'NodeCIDR') {
     log.info({ ipFamily: IP_FAMILY[primary], podCIDRs }, 'Detect-local-mode set to NodeCIDR, but no PodCIDR defined at node for primary IP family');
   }
-}
-
-function isLoopback(address: string): boolean {
-  return address === LOOPBACK.inet6 || address.startsWith('127.');
 }
