@@ -59,7 +59,7 @@ nl::Status Channel::Transact(nl::Batch& batch) {
     nl::Outcome o;
     o.error = st.err;
     o.message = st.message;
-    o.where = "open";
+    o.where = st.where.c_str();  // read during OnDone only, while st lives
     o.sent = false;
     for (size_t i = 0; i < batch.size(); i++) batch.OnDone(i, o);
     return st;

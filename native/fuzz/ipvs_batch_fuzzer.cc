@@ -8,7 +8,9 @@
 //
 // Input: a header, then the script (fake_kernel.h).
 //   byte 0  bits 0-1: jobs: 0 execute, 1 dump, 2 execute then dump, 3 dump then execute
-//           bit 2: the first sendmsg fails (bit 3: with EINTR, which is retried; else ENOBUFS)
+//           bit 2: a sendmsg fails (bit 3: with EINTR, which is retried; else ENOBUFS):
+//           the first (the family lookup), or with bit 4 the second (the
+//           batch's first, once the lookup went through)
 //   byte 1  receive buffer the socket gets: 1 KiB << (b % 14)
 //   byte 2  send buffer: 1 KiB << (b % 13)
 //   byte 3  dump restarts allowed: b % 4
@@ -21,6 +23,8 @@
 //  - reply records: whole records, known kinds, request indexes of this
 //    job, string references inside the string table;
 //  - failures: in index order, each request at most once, a positive errno;
+//    a request a failed sendmsg carried is reported not sent (a failed
+//    netlink sendmsg delivers nothing), never as lost on the way;
 //  - a failed request has no reply records (Truncate on error, malformed
 //    reply and restart); without an ENOENT re-send, records come in
 //    request order (completion in index order);
@@ -160,6 +164,8 @@ void CheckOutput(ipvs::rec::ReplyWriter& out, const std::vector<ipvs::Failure>& 
     Require(f.index < requests, "failures: index inside the batch");
     Require(k == 0 || f.index > last, "failures: in index order, once each");
     Require(f.error > 0, "failures: a positive errno");
+    Require(f.where != "sendmsg" || f.message.rfind("not sent", 0) == 0,
+            "failures: what a failed sendmsg carried is not sent, not lost");
     failed.insert(static_cast<uint32_t>(f.index));
     last = f.index;
   }
@@ -317,7 +323,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kc.rcvbuf = 1024 << (data[1] % 14);
   kc.sndbuf = 1024 << (data[2] % 13);
   if (data[0] & 4) {
-    kc.fail_sendmsg_at = 1;
+    kc.fail_sendmsg_at = (data[0] & 16) ? 2 : 1;
     kc.sendmsg_errno = (data[0] & 8) ? EINTR : ENOBUFS;
   }
   fuzz::KernelReset(data + 5 + n, size - 5 - n, kc);

@@ -32,7 +32,7 @@ struct Outcome {
   // call) before this request was answered: `where` names the step and
   // `message` is ours, not the kernel's. `sent` says whether the request
   // went out (its fate unknown) or not (it was not applied).
-  const char* where = nullptr;
+  const char* where = nullptr;  // valid during OnDone only, as echo
   bool sent = true;
 };
 

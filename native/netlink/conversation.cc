@@ -109,7 +109,9 @@ Status Conversation::SendNext(bool* sent) {
     const size_t len = tx_.size() - at;
     if (len < NLMSG_HDRLEN) {
       tx_.resize(at);
-      return Status::Errno(EINVAL, "netlink", "request " + std::to_string(next_) + " is shorter than a header");
+      const size_t bad = next_;
+      TakeBack(first);
+      return Status::Errno(EINVAL, "netlink", "request " + std::to_string(bad) + " is shorter than a header");
     }
     tx_.resize(at + Align4(len), 0);
     const uint32_t cost = ReplyCost(kind, len);
@@ -149,12 +151,7 @@ Status Conversation::SendNext(bool* sent) {
   }
   if (next_ == first) return Status::Ok();
   if (transaction_ && !socket_.GrowSendBuffer(tx_.size())) {
-    // Nothing went out: take the requests back, so they end as not sent.
-    while (next_ > first) {
-      reserved_ -= std::min<size_t>(reserved_, in_flight_cost_.back());
-      in_flight_cost_.pop_back();
-      next_--;
-    }
+    TakeBack(first);
     return Status::Errno(EMSGSIZE, "sendmsg",
                          "a transaction of " + std::to_string(tx_.size()) +
                              " bytes does not fit the socket's send buffer (" + std::to_string(socket_.sndbuf()) +
@@ -171,7 +168,17 @@ Status Conversation::SendNext(bool* sent) {
   }
   Status st = socket_.Send(tx_, next_ - first);
   *sent = st.ok();
+  if (!st.ok()) TakeBack(first);
   return st;
+}
+
+void Conversation::TakeBack(size_t first) {
+  while (next_ > first) {
+    reserved_ -= std::min<size_t>(reserved_, in_flight_cost_.back());
+    in_flight_cost_.pop_back();
+    next_--;
+  }
+  if (open_dump_ != SIZE_MAX && open_dump_ >= first) open_dump_ = SIZE_MAX;
 }
 
 Status Conversation::ResendDump() {

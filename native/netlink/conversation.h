@@ -60,6 +60,10 @@ class Conversation : public MessageSink {
  private:
   // Encodes and sends the next requests that fit the budget.
   Status SendNext(bool* sent);
+  // Takes back the requests from `first` on, which were readied for a
+  // sendmsg that did not happen (or failed, and a failed netlink sendmsg
+  // delivers nothing): they end as not sent.
+  void TakeBack(size_t first);
   // Sends an interrupted dump again, under a fresh sequence number.
   Status ResendDump();
   // Ends every request not yet answered with the conversation's failure.

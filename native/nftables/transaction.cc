@@ -83,7 +83,8 @@ void Transaction::OnDone(size_t i, const nl::Outcome& o) {
     // About the whole transaction: BEGIN refused, or no answer at all.
     if (!whole_set_) {
       whole_ = o;
-      whole_.echo = nullptr;
+      whole_.echo = nullptr;  // both point into the conversation's memory
+      whole_.where = nullptr;
       whole_set_ = true;
     }
     return;

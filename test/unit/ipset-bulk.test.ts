@@ -145,7 +145,7 @@ t.test('a broken conversation: unanswered entries are unconfirmed, the rest skip
 t.test('closed before a window went out: its entries are skipped, not unconfirmed', async (t) => {
   // close() landing between the loader taking a window and the socket
   // sending it: the channel refuses the whole window as closed, and none
-  // of it went out (it once read as sent and unanswered).
+  // of it went out, so none of it is unconfirmed.
   const entries = ips(60);
   let windows = 0;
   const r = simulate({ cmd: 'add', type: 'hash:ip', entries: entries.join('\n'), budget: 4 * 1024, maxBytes: 256 }, (w) => {
