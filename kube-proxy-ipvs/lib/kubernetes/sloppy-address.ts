@@ -6,7 +6,7 @@
  * the result parsed strictly, as upstream does. Kept here, not in the
  * library, whose own parsing stays strict.
  */
-import { canonicalAddress, parseCidr, type Cidr } from 'ipvs-netlink/address';
+import { canonicalAddress, parseCidr, type AddressFamily, type Cidr } from 'ipvs-netlink/address';
 
 const LEADING_ZEROS = /(^|:)0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)((\/)0*(0|[1-9][0-9]*))?$/;
 const stripLeadingZeros = (value: string) => value.replace(LEADING_ZEROS, '$1$2.$3.$4.$5$7$8');
@@ -25,5 +25,14 @@ export function parseCidrSloppy(value: string, field: string): Cidr {
     const stripped = stripLeadingZeros(value);
     if (stripped === value) throw err;
     return parseCidr(stripped, field);
+  }
+}
+
+/** netutils.IPFamilyOfCIDRString: the family of a CIDR read as ParseCIDRSloppy reads it, undefined when it is none. */
+export function cidrFamilySloppy(value: string): AddressFamily | undefined {
+  try {
+    return parseCidrSloppy(value, 'CIDR').family;
+  } catch {
+    return undefined;
   }
 }

@@ -7,7 +7,7 @@
  * are, end it, as they always have upstream.
  */
 import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
-import { canonicalAddressSloppy, parseCidrSloppy } from '../kubernetes/sloppy-address.js';
+import { canonicalAddressSloppy, cidrFamilySloppy } from '../kubernetes/sloppy-address.js';
 import { LOOPBACK, NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
 import type { ProxyOptions } from './options.js';
 
@@ -32,7 +32,7 @@ export function aggregate(messages: readonly string[]): string | undefined {
 export function badConfig(o: ProxyOptions, s: IPFamilySetting): string[] {
   const nodePort = nodePortCIDRs(o.nodePortAddresses, s.addresses);
   const anyDualStack = [o.clusterCIDRs, nodePort, o.ipvs.excludeCIDRs, s.podCIDRs].some(isDualStack);
-  const primaryCount = nodePort.filter((c) => familyOfCidr(c) === s.primary).length;
+  const primaryCount = nodePort.filter((c) => cidrFamilySloppy(c) === s.primary).length;
   const [p, other] = [V1[s.primary], V1[OTHER[s.primary]]];
   if (nodePort.length === 0) {
     return ['nodePortAddresses is unset; NodePort connections will be accepted on all local IPs. Consider using `--nodeport-addresses primary`'];
@@ -91,12 +91,12 @@ function nodePortCIDRs(list: readonly string[], addresses: readonly string[]): s
 
 /** badCIDRs: a list that is not empty and holds nothing but CIDRs of `family`. */
 function allOf(cidrs: readonly string[], family: AddressFamily): boolean {
-  return cidrs.length > 0 && cidrs.every((c) => familyOfCidr(c) === family);
+  return cidrs.length > 0 && cidrs.every((c) => cidrFamilySloppy(c) === family);
 }
 
 /** IsDualStackCIDRStrings: both families present, and every entry a CIDR. */
 function isDualStack(cidrs: readonly string[]): boolean {
-  const families = cidrs.map(familyOfCidr);
+  const families = cidrs.map((c) => cidrFamilySloppy(c));
   return !families.includes(undefined) && families.includes('inet') && families.includes('inet6');
 }
 
@@ -106,15 +106,6 @@ function badBindAddress(hostPort: string, family: AddressFamily): boolean {
   const host = m?.[1] ?? '';
   const ip = canonicalAddressSloppy(host);
   return ip !== undefined && familyOf(ip) === family && ip !== '0.0.0.0' && ip !== '::';
-}
-
-/** netutils.IPFamilyOfCIDRString: read as ParseCIDRSloppy reads it, undefined when it is no CIDR. */
-function familyOfCidr(cidr: string): AddressFamily | undefined {
-  try {
-    return parseCidrSloppy(cidr, 'cidr').family;
-  } catch {
-    return undefined;
-  }
 }
 
 /** netutils.IPFamilyOfString, with ParseIPSloppy. */

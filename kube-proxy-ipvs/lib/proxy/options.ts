@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
-import { canonicalAddressSloppy, parseCidrSloppy } from '../kubernetes/sloppy-address.js';
+import { canonicalAddressSloppy, cidrFamilySloppy, parseCidrSloppy } from '../kubernetes/sloppy-address.js';
 import { defaultProxyConfig, type DetectLocalMode, type Node, type NodeInfo, type ProxyConfig, type RulesBackend } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
 import { NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
@@ -160,7 +160,7 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
   // Upstream checks clusterCIDR only where it is used: for the ClusterCIDR detector.
   if (o.detectLocalMode === 'ClusterCIDR' && o.clusterCIDRs.length > 0) problems.push(...dualStackCIDRProblems(o.clusterCIDRs, '--cluster-cidr (clusterCIDR)'));
   o.nodePortAddresses.forEach((c, i) => {
-    if (!Object.hasOwn(NODE_PORT_KEYWORDS, c) && !isGoCidr(c)) {
+    if (!Object.hasOwn(NODE_PORT_KEYWORDS, c) && cidrFamilySloppy(c) === undefined) {
       problems.push(`--nodeport-addresses (nodePortAddresses[${i}]): Invalid value: ${JSON.stringify(c)}: must be a CIDR or one of the keywords ${Object.keys(NODE_PORT_KEYWORDS).map((k) => `"${k}"`).join(', ')}`);
     }
   });
@@ -234,31 +234,17 @@ function withParsedAddresses(o: ProxyOptions): ProxyOptions {
 }
 
 function cidr(value: string, name: string, problems: string[]): void {
-  try {
-    parseCidrSloppy(value, name);
-  } catch {
-    problems.push(`${name}: "${value}" is not a CIDR such as 10.0.0.0/8`);
-  }
+  if (cidrFamilySloppy(value) === undefined) problems.push(`${name}: "${value}" is not a CIDR such as 10.0.0.0/8`);
 }
 
 const DUAL_STACK_PAIR = 'must be a either a single CIDR or dual-stack pair of CIDRs (e.g. [10.100.0.0/16, fde4:8dba:82e1::/48]';
 
-/** netutils.ParseCIDRSloppy: no white space around it, leading zeros allowed in IPv4 parts. */
-function isGoCidr(value: string): boolean {
-  try {
-    parseCidrSloppy(value, 'CIDR');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** validateDualStackCIDRStrings: one CIDR, or two of different families; each checked as written. */
 function dualStackCIDRProblems(cidrs: readonly string[], name: string): string[] {
   if (cidrs.length > 2) return [`${name}: Invalid value: ${JSON.stringify(cidrs.join(','))}: ${DUAL_STACK_PAIR}`];
-  const bad = cidrs.filter((c) => !isGoCidr(c));
+  const bad = cidrs.filter((c) => cidrFamilySloppy(c) === undefined);
   if (bad.length) return bad.map((c) => `${name}: Invalid value: ${JSON.stringify(c)}: must be a valid CIDR block (e.g. 10.100.0.0/16 or fde4:8dba:82e1::/48)`);
-  const families = new Set(cidrs.map((c) => parseCidrSloppy(c, 'CIDR').family));
+  const families = new Set(cidrs.map((c) => cidrFamilySloppy(c)));
   return cidrs.length === 2 && families.size === 1 ? [`${name}: Invalid value: ${JSON.stringify(cidrs.join(','))}: ${DUAL_STACK_PAIR}`] : [];
 }
 
