@@ -28,6 +28,8 @@
 //  - a failed request has no reply records (Truncate on error, malformed
 //    reply and restart); without an ENOENT re-send, records come in
 //    request order (completion in index order);
+//  - a non-ok job status means nothing of the job was answered: no
+//    records, no request that succeeded, none the kernel refused;
 //  - a dump job's service keys match its service records one to one;
 //  - on the wire (fake_kernel.cc checks the rest): every IPVS request sent
 //    is the encoding of one of the batch's records, and a plain request
@@ -194,10 +196,17 @@ void CheckOutput(ipvs::rec::ReplyWriter& out, const std::vector<ipvs::Failure>& 
         break;
     }
   }
-  // (Nothing is required of a non-ok status here: the conversation may
-  // break after the last answer, e.g. on a malformed datagram in the same
-  // recvmmsg batch, and then every request already has its own outcome.)
-  (void)st;
+  // A job fails as a whole only when nothing of it went out: once a
+  // request was sent (and perhaps applied), every request reports its own
+  // outcome and the job itself succeeds, however the conversation ended
+  // (a break after the last answer, or in the re-send after ENOENT).
+  if (!st.ok()) {
+    Require(b.empty(), "status: a job that failed as a whole has no reply records");
+    Require(failures.empty() || failures.size() == requests,
+            "status: a job that failed as a whole has no request that succeeded");
+    for (const ipvs::Failure& f : failures)
+      Require(!f.where.empty(), "status: a job that failed as a whole has no request the kernel answered");
+  }
 }
 
 nl::RequestKind WireKind(const fuzz::Sent& m) {

@@ -86,11 +86,14 @@ nl::Status RecordBatch::Run(addon::Channel& ch, std::atomic<uint16_t>& family_id
                   failures_.end());
   family_ = family_id.load();
   subset_ = &enoent;
-  st = ch.Transact(*this);
+  // The first round was answered, so the call stands whatever happens to
+  // the re-send: a request it could not carry reports its own outcome (not
+  // sent, or lost) beside the others' results.
+  ch.Transact(*this);
   subset_ = nullptr;
   std::sort(failures_.begin(), failures_.end(),
             [](const Failure& a, const Failure& b) { return a.index < b.index; });
-  return st;
+  return nl::Status::Ok();
 }
 
 }  // namespace ipvs
