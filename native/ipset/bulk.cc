@@ -92,7 +92,6 @@ std::vector<nl::Exchange> BulkLoad::NextWindow(size_t budget) {
     cursor_++;
   }
   window_end_ = cursor_;
-  messages_sent_ += window.size();
   return window;
 }
 
@@ -114,6 +113,7 @@ void BulkLoad::Absorb(const std::vector<nl::Exchange>& window, const nl::Status&
   for (size_t j = 0; j < window.size() && window_begin_ + j < window_end_; j++) {
     const nl::Exchange& x = window[j];
     const Planned& p = planned_[window_begin_ + j];
+    if (x.sent) messages_sent_++;
     if (x.error == 0) {
       Mark(p.begin, p.end, Fate::kApplied);
       continue;

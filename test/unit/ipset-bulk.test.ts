@@ -156,6 +156,7 @@ t.test('closed before a window went out: its entries are skipped, not unconfirme
   t.equal(r.windows.length, 2, 'nothing is tried after the close');
   t.match(r, { code: 'EBADF', index: -1, applied: done, failures: [], unconfirmed: [] });
   t.same(r.skipped, entries.map((_, i) => i).slice(done), 'everything after the first window is skipped');
+  t.equal(r.messages, r.windows[0].length, 'the window the close stopped sent no message');
 });
 
 t.test('a conversation broken after a close: what went out is unconfirmed, what did not is skipped', async (t) => {
@@ -168,4 +169,5 @@ t.test('a conversation broken after a close: what went out is unconfirmed, what 
   t.match(r, { code: 'ETIMEDOUT', applied: done.length, failures: [] });
   t.same(r.unconfirmed, lost.map((l) => l - 1));
   t.equal(r.skipped.length, 60 - done.length - lost.length);
+  t.equal(r.messages, 2, 'messages that went out: the answered one and the lost one');
 });
