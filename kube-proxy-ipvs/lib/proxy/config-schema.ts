@@ -3,8 +3,8 @@
  * its fields, in the Go struct's order, with the JSON type each takes. One
  * table drives decoding (YAML → the typed object, strict or lenient, as
  * apimachinery's decoder behaves for this type) and encoding (the object →
- * JSON in struct order for /configz, or YAML with sorted keys as
- * --write-config-to and kubeadm write it).
+ * YAML with sorted keys as --write-config-to and kubeadm write it; /configz
+ * serves the internal configuration instead, configz.ts).
  *
  * In memory, durations are milliseconds, pointer fields are null when
  * unset, and every field is present with Go's zero value when the file

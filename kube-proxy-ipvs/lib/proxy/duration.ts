@@ -37,7 +37,7 @@ export function parseDuration(text: string): number {
   return sign * total;
 }
 
-/** The inverse, for logs and /configz: 90000 → "1m30s". */
+/** The inverse, for logs and --write-config-to: 90000 → "1m30s". */
 export function formatDuration(ms: number): string {
   if (ms === 0) return '0s';
   const sign = ms < 0 ? '-' : '';

@@ -2,12 +2,15 @@
  * The metrics server (--metrics-bind-address, default 127.0.0.1:10249):
  * /metrics, plus /healthz, /metrics/slis, /proxyMode and /configz as
  * kube-proxy serves them there (cmd/kube-proxy serveMetrics): plain-text
- * answers with charset and nosniff, /configz the effective configuration
- * under its group name, as component-base's configz writes it. 0.0.0.0
- * takes both families, as Go's "tcp" listener does.
+ * answers with charset and nosniff, /configz the configuration kube-proxy
+ * registers (configz.ts) under its group name, marshalled as
+ * component-base's configz does (encoding/json, go-json.ts): a value it
+ * cannot marshal is a 500 with Go's error text. 0.0.0.0 takes both
+ * families, as Go's "tcp" listener does.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { GROUP as CONFIGZ_NAME } from './config-schema.js';
+import { type GoJson, marshal, UnsupportedValueError } from './go-json.js';
 import { boundAddress, closeServer, listen } from './http-util.js';
 import type { ProxyMetrics } from './metrics.js';
 import { SliMetrics } from './sli-metrics.js';
@@ -15,7 +18,7 @@ import { SliMetrics } from './sli-metrics.js';
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' };
 
 export interface MetricsServerOptions {
-  /** The effective KubeProxyConfiguration (v1alpha1, with kind and apiVersion); without it /configz is 404. */
+  /** The registered configuration, read at each request (configz.ts); without it /configz is 404. */
   configz?: () => unknown;
 }
 
@@ -65,9 +68,11 @@ export class MetricsServer {
     } else if (path === '/configz' && this.opts.configz) {
       let body: string;
       try {
-        body = JSON.stringify({ [CONFIGZ_NAME]: this.opts.configz() });
+        body = marshal({ [CONFIGZ_NAME]: this.opts.configz() as GoJson });
       } catch (err) {
-        res.writeHead(500, TEXT).end(`${(err as Error).message}\n`);
+        // write()'s wrapping of json.Marshal's MarshalerError, sent with http.Error.
+        const why = err instanceof UnsupportedValueError ? `error marshaling json: json: error calling MarshalJSON for type *configz.Config: ${err.message}` : (err as Error).message;
+        res.writeHead(500, TEXT).end(`${why}\n`);
         return;
       }
       res.writeHead(200, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff' }).end(body);

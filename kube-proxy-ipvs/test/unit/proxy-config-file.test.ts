@@ -2,7 +2,7 @@
  * KubeProxyConfiguration files: kubeadm's generated config.conf (every
  * field at its zero value) defaulted field by field as kube-proxy's
  * v1alpha1 scheme does; strict then lenient decoding; refused
- * apiVersion/kind and wrong types; --write-config-to and /configz output.
+ * apiVersion/kind and wrong types; --write-config-to output.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -127,9 +127,9 @@ function writeTemp(text: string): string {
   return file;
 }
 
-t.test('/configz: the effective v1alpha1 configuration in struct order', async (t) => {
+t.test('the effective configuration encoded as v1alpha1, in struct order', async (t) => {
   const { config } = resolveOptions(['--config', KUBEADM, '--hostname-override', 'Node-1']);
-  // What the metrics server's /configz serves under the group's name (proxy-servers.test.ts).
+  // What --write-config-to writes before sorting its keys (/configz serves the internal shape: proxy-configz.test.ts).
   const c = JSON.parse(JSON.stringify(encodeConfiguration(config))) as Record<string, unknown>;
   t.same(Object.keys(c).slice(0, 6), ['kind', 'apiVersion', 'clientConnection', 'logging', 'hostnameOverride', 'bindAddress'], 'featureGates is omitted when empty (omitempty)');
   t.match(c, {
