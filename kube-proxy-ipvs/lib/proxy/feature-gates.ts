@@ -1,10 +1,12 @@
 /**
  * --feature-gates / featureGates, checked as featuregate SetFromMap checks
- * them: names are taken in sorted order, a locked gate set away from its
- * locked value adds an error and the check goes on, and an unknown name
- * adds "unrecognized feature gate" and stops there. The errors collected
- * are reported together in utilerrors.NewAggregate's form, so a user sees
- * the same message upstream kube-proxy prints.
+ * them, against kube-proxy v1.37's registry (feature-gate-specs.ts): names
+ * are taken in sorted order, a locked gate set away from its locked value
+ * adds an error and the check goes on, and an unknown name adds
+ * "unrecognized feature gate" and stops there. The errors collected are
+ * reported together in utilerrors.NewAggregate's form, so a user sees the
+ * same message upstream kube-proxy prints. (Upstream ranges over a Go map,
+ * in no set order; sorted is that order made repeatable.)
  *
  * KubeProxyIPVS is upstream's gate for selecting the ipvs proxy mode
  * (deprecated in 1.37, on by default). With it off, the ipvs mode is not
@@ -12,10 +14,17 @@
  * once the gates themselves are valid.
  */
 import { aggregate } from './bad-config.js';
-import { FEATURE_GATE_NAMES, LOCKED_FEATURE_GATES } from './feature-gate-names.js';
+import { FEATURE_GATE_SPECS } from './feature-gate-specs.js';
 import { OptionsError } from './options.js';
 
-export const KNOWN_FEATURE_GATES: ReadonlySet<string> = new Set(FEATURE_GATE_NAMES);
+export const KNOWN_FEATURE_GATES: ReadonlySet<string> = new Set(Object.keys(FEATURE_GATE_SPECS));
+
+/** The value a locked gate must keep (its default), or undefined for a gate that is not locked. */
+export function lockedValue(name: string): boolean | undefined {
+  if (!Object.hasOwn(FEATURE_GATE_SPECS, name)) return undefined;
+  const spec = FEATURE_GATE_SPECS[name]!;
+  return spec.locked ? spec.default : undefined;
+}
 
 export function checkFeatureGates(gates: Record<string, boolean>): void {
   const errors: string[] = [];
@@ -26,7 +35,7 @@ export function checkFeatureGates(gates: Record<string, boolean>): void {
       errors.push(`unrecognized feature gate: ${name}`);
       break;
     }
-    const lockedTo = Object.hasOwn(LOCKED_FEATURE_GATES, name) ? LOCKED_FEATURE_GATES[name] : undefined;
+    const lockedTo = lockedValue(name);
     if (lockedTo !== undefined && value !== lockedTo) {
       errors.push(`cannot set feature gate ${name} to ${value}, feature is locked to ${lockedTo}`);
     }

@@ -7,20 +7,9 @@
  * take. Each problem names the flag and the field, then upstream's reason.
  */
 import type { KubeProxyConfiguration } from './config-schema.js';
+import { featureGateEnabled } from './feature-gate-state.js';
 
 const MAX_INT32 = 2 ** 31 - 1;
-
-/**
- * featuregate's Enabled: a gate set explicitly wins; otherwise AllAlpha or
- * AllBeta, when set, decides for a gate of that stage; otherwise its default.
- */
-function gateEnabled(gates: Record<string, boolean>, name: 'LoggingAlphaOptions' | 'LoggingBetaOptions'): boolean {
-  if (Object.hasOwn(gates, name)) return gates[name]!;
-  const all = name === 'LoggingAlphaOptions' ? 'AllAlpha' : 'AllBeta';
-  if (Object.hasOwn(gates, all)) return gates[all]!;
-  // logs/api/v1 kube_features.go: LoggingAlphaOptions is alpha (off), LoggingBetaOptions beta (on).
-  return name === 'LoggingBetaOptions';
-}
 
 const QUANTITY_SCALE: Record<string, number> = {
   '': 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
@@ -44,7 +33,7 @@ export function loggingProblems(c: KubeProxyConfiguration): string[] {
   const l = c.logging;
   const gates = c.featureGates ?? {};
   const out: string[] = [];
-  if (l.format === 'json' && !gateEnabled(gates, 'LoggingBetaOptions')) {
+  if (l.format === 'json' && !featureGateEnabled(gates, 'LoggingBetaOptions')) {
     out.push('--logging-format (logging.format): Forbidden: Log format json is disabled, see LoggingBetaOptions feature');
   }
   if (l.verbosity > MAX_INT32) out.push(`-v (logging.verbosity): Invalid value: ${l.verbosity}: Must be <= ${MAX_INT32}`);
@@ -57,7 +46,7 @@ export function loggingProblems(c: KubeProxyConfiguration): string[] {
     if (item.verbosity > MAX_INT32) out.push(`${at}: Invalid value: ${item.verbosity}: Must be <= ${MAX_INT32}`);
   });
   // validateFormatOptions: text's options, then json's, each whatever the format in use.
-  if (!gateEnabled(gates, 'LoggingAlphaOptions')) {
+  if (!featureGateEnabled(gates, 'LoggingAlphaOptions')) {
     for (const format of ['text', 'json'] as const) {
       const o = l.options[format];
       const disabled = 'Forbidden: Feature LoggingAlphaOptions is disabled';

@@ -45,7 +45,7 @@ t.test('flags alone: upstream defaults', async (t) => {
 
 /** Each upstream flag, a value, and what it must set. */
 const TABLE: Array<[string[], (o: ProxyOptions) => unknown, unknown]> = [
-  [['--feature-gates=KubeProxyIPVS=true,ContextualLogging=false', '--feature-gates', 'SidecarContainers=true'], (o) => o.featureGates, { KubeProxyIPVS: true, ContextualLogging: false, SidecarContainers: true }],
+  [['--feature-gates=KubeProxyIPVS=true,ContextualLogging=false', '--feature-gates', 'NFTablesNetlink=false'], (o) => o.featureGates, { KubeProxyIPVS: true, ContextualLogging: false, NFTablesNetlink: false }],
   [['--kubeconfig', '/k.conf'], (o) => [o.kubeconfig, o.clientConnection.kubeconfig], ['/k.conf', '/k.conf']],
   [['--master=https://a:6443'], (o) => o.master, 'https://a:6443'],
   [['--kube-api-content-type=application/json'], (o) => o.clientConnection.contentType, 'application/json'],
