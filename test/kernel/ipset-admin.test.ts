@@ -58,7 +58,7 @@ t.test('errors', async (t) => {
   await ipset.create('bm', 'bitmap:port', { range: '1000-2000' });
   await t.rejects(ipset.add('bm', '80'), { code: 'IPSET_ERR_BITMAP_RANGE', message: /outside the range/ });
   // Invalid arguments never reach the kernel: counters() shows no system call.
-  const refused = async (call: () => Promise<unknown>, expected: object) => {
+  const refused = async (call: () => Promise<unknown>, expected: typeof Error | { name: string; code?: string; message?: RegExp }) => {
     await ipset.test('a', '10.0.0.1'); // entries are parsed against a's type: the handle knows it
     const before = ipset.counters();
     await t.rejects(call(), expected);

@@ -175,7 +175,7 @@ t.test('bad entries throw before anything is sent', async (t) => {
   await ipset.create('s', 'hash:ip,port');
   await ipset.addMany('s', ['10.0.0.9,tcp:80']);
   /** The call rejects as `expected` and uses no system call at all. */
-  const refused = async (call: () => Promise<unknown>, expected: object) => {
+  const refused = async (call: () => Promise<unknown>, expected: { name: string; message: RegExp }) => {
     // Entries are parsed against the set's type: make sure the handle knows
     // it (a bad entry makes it forget, in case the set was re-created).
     await ipset.test('s', '10.0.0.9,tcp:80');

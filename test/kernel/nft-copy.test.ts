@@ -4,13 +4,13 @@
 // rule), each bound to its rule in the same transaction; and sets and maps
 // made with `typeof`, whose types the library reads and whose description
 // nft alone reads, kept as read.
-import t from 'tap';
+import t, { type Test } from 'tap';
 
 import { Nftables, type Ruleset, rulesetChanges } from '../../lib/nftables/index.js';
 import { freshNetns } from '../support/netns.js';
 
 /** Writes `ruleset` with nft, copies it with the library; what it read, and nft's listings of both. */
-async function copied(t: Tap.Test, ruleset: string): Promise<{ rs: Ruleset; original: string; copy: string }> {
+async function copied(t: Test, ruleset: string): Promise<{ rs: Ruleset; original: string; copy: string }> {
   const [src, dst] = await Promise.all([freshNetns(t, 'nft'), freshNetns(t, 'nft')]);
   await src.exec('nft', ['-f', '-'], ruleset);
   const [from, to] = await Promise.all([Nftables.open({ netns: src.path }), Nftables.open({ netns: dst.path })]);

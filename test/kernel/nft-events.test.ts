@@ -4,7 +4,7 @@
 // process), a library commit read back as the changes committed, replayed
 // changes giving the same ruleset, dropped announcements announced, close()
 // ending the iteration.
-import t from 'tap';
+import t, { type Test } from 'tap';
 
 import {
   type Change, type NftablesEvent, type NftablesEventStream, type Rule, type SetWithElements, Nftables, formatRule,
@@ -91,7 +91,7 @@ function theirLines(text: string): string[] {
 }
 
 /** `nft monitor` running in `ns`: its lines so far, and a wait for a line to come. */
-function nftMonitor(t: Tap.Test, ns: Netns): { lines: string[]; until(test: (line: string) => boolean): Promise<void> } {
+function nftMonitor(t: Test, ns: Netns): { lines: string[]; until(test: (line: string) => boolean): Promise<void> } {
   const child = spawn('ip', ['netns', 'exec', ns.name, 'nft', 'monitor'], { stdio: ['ignore', 'pipe', 'inherit'] });
   t.teardown(() => child.kill());
   const lines: string[] = [];

@@ -8,7 +8,7 @@
 // refuses them, and a refusal names the element as the caller wrote it.
 // Marks (host order elsewhere) go big end first in interval sets, alone
 // and in concatenations, both ways.
-import t from 'tap';
+import t, { type Test } from 'tap';
 
 import { type Element, type NftSet } from '../../lib/nftables/index.js';
 import { freshNetns, type Netns } from '../support/netns.js';
@@ -19,7 +19,7 @@ const SET: NftSet = { family: 'ip', table: 't', name: 'r', type: 'ipv4_addr', fl
 const NFT_ELEMENTS = '10.0.0.0/16, 10.1.0.0/16, 10.3.0.0/16, 192.168.1.1-192.168.1.5, 192.168.1.6, 192.168.1.8, 240.0.0.0/4';
 const ELEMENTS: Element[] = NFT_ELEMENTS.split(', ').map((key) => ({ key }));
 
-async function withNft(t: Tap.Test, ns: Netns): Promise<void> {
+async function withNft(t: Test, ns: Netns): Promise<void> {
   await ns.exec('nft', ['add', 'table', 'ip', 't']);
   await ns.exec('nft', ['add', 'set', 'ip', 't', 'r', '{ type ipv4_addr; flags interval; }']);
   await ns.exec('nft', ['add', 'element', 'ip', 't', 'r', `{ ${NFT_ELEMENTS} }`]);

@@ -136,7 +136,7 @@ t.test('bad input: a typed error naming the field, and nothing sent', async (t) 
   await ns.exec('nft', ['-f', '-'], OBJECTS);
   const nft = await openNftables(t, ns);
   const before = await nftJson(ns);
-  const refused = async (object: unknown, expected: object, op = 'addObject') => {
+  const refused = async (object: unknown, expected: { name: string; field: string }, op = 'addObject') => {
     const sent = nft.counters();
     // A good change first: the transaction is refused whole, before anything is sent.
     await t.rejects(nft.commit([{ op: 'addObject', object: { ...T, name: 'fine', type: 'counter' } }, { op, object } as Change]), expected);

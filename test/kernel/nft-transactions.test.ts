@@ -3,7 +3,7 @@
 // guard against a concurrent nft, bad input refused before anything is
 // sent, incremental changes by handle and key, and element lists too large
 // for one message.
-import t from 'tap';
+import t, { type Test } from 'tap';
 
 import { GenerationChangedError, Nftables, NftablesTransactionError, type Change } from '../../lib/nftables/index.js';
 import { freshNetns, type Netns } from '../support/netns.js';
@@ -11,7 +11,7 @@ import { KP_NFT } from '../support/nft-ruleset.js';
 
 const kp = { family: 'inet', table: 'kp' } as const;
 
-async function setup(t: Tap.Test): Promise<{ ns: Netns; nft: Nftables }> {
+async function setup(t: Test): Promise<{ ns: Netns; nft: Nftables }> {
   const ns = await freshNetns(t, 'nft');
   await ns.exec('nft', ['-f', '-'], KP_NFT);
   const nft = await Nftables.open({ netns: ns.path });
@@ -79,7 +79,7 @@ t.test('bad input: a typed error naming the field, and nothing sent', async (t) 
   const { nft } = await setup(t);
   // Element changes are checked against their set's types: the handle knows them once it has read the sets.
   await nft.listSets();
-  const refused = async (changes: unknown, expected: object) => {
+  const refused = async (changes: unknown, expected: { name: string; code?: string; field: string }) => {
     const before = nft.counters();
     await t.rejects(nft.commit(changes as Change[]), expected);
     t.same(nft.counters(), before, 'nothing sent');

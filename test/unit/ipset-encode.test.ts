@@ -13,7 +13,7 @@
 //  - HEADER requests (libipset's set-type lookup) are skipped: we look the
 //    type up with a LIST header dump instead (it also tells which options
 //    the set takes).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -194,7 +194,7 @@ for (const dir of ['ipset', 'ipset-6.1']) {
 // limit, our bulk encoder must cut the same messages, with the same line
 // numbers (the input's line numbers are the entries' indexes + 1 here,
 // since the restore input holds only the add lines).
-function checkRestore(t: Tap.Test, fx: Fixture, sent: Buffer[]) {
+function checkRestore(t: Test, fx: Fixture, sent: Buffer[]) {
   const adds = sent.filter((m) => cmdOf(m) === IPSET_CMD.ADD);
   const lines = (fx.stdin ?? '').split('\n').filter((l) => l.startsWith('add '));
   const setName = lines[0].split(' ')[1];
@@ -202,8 +202,4 @@ function checkRestore(t: Tap.Test, fx: Fixture, sent: Buffer[]) {
   const ours = native.ipsetEncode({ cmd: 'addMany', name: setName, type: 'hash:ip', entries: entries.join('\n'), maxBytes: 4076 });
   t.equal(ours.length, adds.length, `${adds.length} ADT messages`);
   for (let i = 0; i < adds.length; i++) t.equal(normalize(ours[i]), normalize(adds[i]), `ADT message ${i}`);
-}
-
-declare namespace Tap {
-  type Test = Parameters<Parameters<typeof t.test>[1] & ((t: unknown) => unknown)>[0] & typeof t;
 }

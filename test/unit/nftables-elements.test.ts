@@ -65,7 +65,7 @@ t.test('elements bigger than the first guess at their size: the buffer grows at 
 });
 
 t.test('a large list: split by the addon into messages of at most 64 KiB, numbered as nft numbers them, read back whole', async (t) => {
-  const set = { ...T, name: 's', type: ['ipv4_addr', 'inet_proto', 'inet_service'] } as const;
+  const set: NftSet = { ...T, name: 's', type: ['ipv4_addr', 'inet_proto', 'inet_service'] };
   const elements: Element[] = Array.from({ length: 20_000 }, (_, i) => ({ key: [`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`, 'tcp', 80 + (i % 3)] }));
   const changes: Change[] = [{ op: 'addSet', set }, { op: 'addElements', set, elements }];
   const messages = addon.nftEncode(changesToRaw(changes, () => undefined), {}).slice(2, -1);
@@ -83,9 +83,9 @@ t.test('a large list: split by the addon into messages of at most 64 KiB, number
 t.test('bad input names the element and its field, before anything is encoded', async (t) => {
   const concat = shapeOf({ type: ['ipv4_addr', 'inet_proto', 'inet_service'] });
   const good = { key: ['10.0.0.1', 'tcp', 80] };
-  const refusedAmong = (shape: ReturnType<typeof shapeOf>, ok: Element, bad: unknown, want: Record<string, unknown>) =>
+  const refusedAmong = (shape: ReturnType<typeof shapeOf>, ok: Element, bad: unknown, want: { name?: string; code: string; field: string }) =>
     t.throws(() => elementsToRaw(shape, [ok, ok, bad] as Element[], 'changes[1].elements', true), want);
-  const refused = (shape: ReturnType<typeof shapeOf>, bad: unknown, want: Record<string, unknown>) => refusedAmong(shape, good, bad, want);
+  const refused = (shape: ReturnType<typeof shapeOf>, bad: unknown, want: { name?: string; code: string; field: string }) => refusedAmong(shape, good, bad, want);
   refused(concat, { key: ['10.0.0.1', 'tcp', 70000] }, { name: 'RangeError', code: 'ERR_OUT_OF_RANGE', field: 'changes[1].elements[2].key[2]' });
   refused(concat, { key: ['10.0.0.01', 'tcp', 80] }, { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', field: 'changes[1].elements[2].key[0]' });
   refused(concat, { key: [167772161, 'tcp', 80] }, { code: 'ERR_INVALID_ARG_TYPE', field: 'changes[1].elements[2].key[0]' });
@@ -106,8 +106,9 @@ t.test('bad input names the element and its field, before anything is encoded', 
   refusedAmong(omap, { key: '10.0.0.1', value: 'hits' }, { key: '10.0.0.2' }, { code: 'ERR_INVALID_ARG_TYPE', field: 'changes[1].elements[2].value' });
   refusedAmong(shapeOf({ type: 'ipv4_addr', flags: ['interval'] }), { key: '10.0.0.0/8' }, { key: '10.0.0.1/8' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'changes[1].elements[2].key' });
   // Through a transaction: the change's index too, and no message made.
-  const set = { ...T, name: 's', type: ['ipv4_addr', 'inet_proto', 'inet_service'] } as const;
+  const set: NftSet = { ...T, name: 's', type: ['ipv4_addr', 'inet_proto', 'inet_service'] };
   t.throws(() => changesToRaw([{ op: 'addSet', set }, { op: 'addElements', set, elements: [good, { key: ['10.0.0.1', 'tcp', -1] }] as Element[] }], () => undefined), {
+    code: 'ERR_OUT_OF_RANGE',
     field: 'changes[1].elements[1].key[2]',
   });
   // A set's typeof records, kept as read: bytes of one userdata record.

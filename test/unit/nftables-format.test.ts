@@ -67,7 +67,7 @@ t.test('limit, quota and named objects, as nft prints them; the forms it has no 
 });
 
 t.test('limit, quota and named objects: bad input names the field', async (t) => {
-  const refused = (e: unknown, want: Record<string, unknown>) => t.throws(() => expressionToRaw(e, 'rule.expressions[1]'), want, JSON.stringify(e, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+  const refused = (e: unknown, want: { code: string; field: string }) => t.throws(() => expressionToRaw(e, 'rule.expressions[1]'), want, JSON.stringify(e, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
   refused({ type: 'limit', rate: 0, unit: 1 }, { code: 'ERR_OUT_OF_RANGE', field: 'rule.expressions[1].rate' });
   refused({ type: 'limit', rate: 1 }, { code: 'ERR_INVALID_ARG_TYPE', field: 'rule.expressions[1].unit' });
   refused({ type: 'limit', rate: 1, unit: 1, limitType: 'frames' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[1].limitType' });
@@ -104,7 +104,7 @@ t.test('numgen, hash and set statements as nft wrote them, printed as the comman
 });
 
 t.test('numgen, hash and set statements: bad input names the field', async (t) => {
-  const refused = (e: unknown, want: Record<string, unknown>) => t.throws(() => expressionToRaw(e, 'rule.expressions[0]'), want, JSON.stringify(e));
+  const refused = (e: unknown, want: { code: string; field: string }) => t.throws(() => expressionToRaw(e, 'rule.expressions[0]'), want, JSON.stringify(e));
   refused({ type: 'numgen', dreg: 1, modulus: 0, mode: 'random' }, { code: 'ERR_OUT_OF_RANGE', field: 'rule.expressions[0].modulus' });
   refused({ type: 'numgen', dreg: 1, modulus: 2, mode: 'roundrobin' }, { code: 'ERR_INVALID_ARG_VALUE', field: 'rule.expressions[0].mode' });
   // The kernel refuses an offset that takes the largest number past 32 bits (EOVERFLOW).

@@ -1,7 +1,7 @@
 // The checking module's rule, pinned: which error a bad value gets (Node's
 // ERR_INVALID_ARG_TYPE / ERR_INVALID_ARG_VALUE / ERR_OUT_OF_RANGE), the
 // parts each error keeps, and a message that names the field.
-import t from 'tap';
+import t, { type Test } from 'tap';
 
 import { parseAddress, writeAddress } from '../../lib/util/address.js';
 import {
@@ -24,7 +24,7 @@ import {
 } from '../../lib/util/check.js';
 
 /** What `run` threw, or a failure when it did not throw. */
-function thrown(t: Tap.Test, run: () => unknown): unknown {
+function thrown(t: Test, run: () => unknown): unknown {
   try {
     run();
   } catch (err) {
@@ -36,7 +36,7 @@ function thrown(t: Tap.Test, run: () => unknown): unknown {
 
 type Expect = { kind: typeof TypeError | typeof RangeError; code: string; field: string; value?: unknown };
 
-function refuses(t: Tap.Test, what: string, run: () => unknown, e: Expect): void {
+function refuses(t: Test, what: string, run: () => unknown, e: Expect): void {
   const err = thrown(t, run) as ArgumentTypeError | ArgumentRangeError;
   t.type(err, e.kind, `${what}: a ${e.kind.name}`);
   t.type(err, e.kind === RangeError ? ArgumentRangeError : ArgumentTypeError, `${what}: the checking module's class`);

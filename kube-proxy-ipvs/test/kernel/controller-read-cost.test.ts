@@ -4,9 +4,8 @@
  * nothing; one endpoint added costs the same few messages with 20 and with
  * 2,000 services programmed.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 
-const tap = t;
 import type { Controller } from '../../lib/kernel/controller.js';
 import { defaultProxyConfig, type NodeInfo } from '../../lib/kubernetes/model.js';
 import type { SocketCounters } from 'ipvs-netlink';
@@ -59,7 +58,7 @@ t.test('read cost and size independence', async (t) => {
   add(1, 20);
   t.match(await c.sync(), { kind: 'full', failed: 0 });
 
-  const resyncAt = async (t: typeof tap, services: number) => {
+  const resyncAt = async (t: Test, services: number) => {
     const written = writes(c);
     let result: Awaited<ReturnType<Controller['resync']>> | undefined;
     const spent = await cost(c, async () => (result = await c.resync()));
@@ -73,7 +72,7 @@ t.test('read cost and size independence', async (t) => {
 
   await t.test('a resync with nothing changed, 20 services', (t) => resyncAt(t, 20));
 
-  const endpointAdded = async (t: typeof tap, i: number): Promise<Cost> => {
+  const endpointAdded = async (t: Test, i: number): Promise<Cost> => {
     let result: Awaited<ReturnType<Controller['sync']>> | undefined;
     const spent = await cost(c, async () => {
       c.upsertEndpointSlice(eps(i, 2));

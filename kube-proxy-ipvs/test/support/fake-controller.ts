@@ -4,7 +4,7 @@
  * from the real store of known objects, as the Controller's do.
  */
 import type { SocketCounters } from 'ipvs-netlink';
-import type { ControllerCounters, ControllerFactory, ControllerOptions, ControllerPort, SyncKind, SyncResult } from '../../lib/kernel/controller-port.js';
+import type { ControllerCounters, ControllerFactory, ControllerOptions, ControllerPort, NetlinkTraffic, OperationCounts, SyncKind, SyncResult } from '../../lib/kernel/controller-port.js';
 import { KnownObjects } from '../../lib/desired/known-objects.js';
 import type { ServiceChange } from '../../lib/desired/service-change.js';
 import type { LocalEndpoints } from '../../lib/desired/local-endpoints.js';
@@ -17,7 +17,7 @@ export class FakeController implements ControllerPort {
   node?: NodeInfo;
   failStart?: Error;
   failSyncs = 0;
-  ops = { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 } };
+  ops: OperationCounts = { ipvs: { ok: 0, failed: 0 }, ipset: { ok: 0, failed: 0 }, address: { ok: 0, failed: 0 }, iptables: { ok: 0, failed: 0 }, nftables: { ok: 0, failed: 0 } };
   /** Like the real controller's socket counters: every sync sends 2 IPVS messages and 1 ipset message, one sendmsg each. */
   netlink = { ipvs: traffic(0, 0), ipset: traffic(0, 0), rtnl: traffic(0, 0) };
   /** IPVS messages each sync and resync sends (a big cluster's cold start or resync: tens of thousands). */
@@ -74,7 +74,8 @@ export class FakeController implements ControllerPort {
     }
     this.ops.ipvs.ok += 2;
     this.ops.ipset.ok += 1;
-    const cost = { ipvs: traffic(this.ipvsMessages, 1), ipset: traffic(1, 1), rtnl: traffic(0, 0) };
+    // The nftables socket's share is zero, as the real controller's is with the iptables backend.
+    const cost: NetlinkTraffic = { ipvs: traffic(this.ipvsMessages, 1), ipset: traffic(1, 1), rtnl: traffic(0, 0), nftables: traffic(0, 0) };
     for (const k of ['ipvs', 'ipset', 'rtnl'] as const) this.netlink[k] = add(this.netlink[k], cost[k]);
     const syncKind: SyncKind = kind === 'sync' ? (this.syncs.full === 0 ? 'full' : 'incremental') : (kind as 'resync' | 'drain');
     this.syncs[syncKind]++;
@@ -124,7 +125,7 @@ export function idleCounters(overrides: Partial<ControllerCounters> = {}): Contr
     realServers: 0,
     ipsetEntries: 0,
     boundAddresses: 0,
-    operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero },
+    operations: { ipvs: zero, ipset: zero, address: zero, iptables: zero, nftables: zero },
     ipsetFailures: [],
     netlink: {},
     syncs: { full: 0, incremental: 0, resync: 0, drain: 0, lastDurationSeconds: 0, totalDurationSeconds: 0 },

@@ -142,13 +142,14 @@ t.test('a set that fills up fails alone: the other sets, IPVS and addresses are 
   const ops = plan(state.desired, new Mirror());
   const { calls, applier } = fakes();
   // KUBE-CLUSTER-IP takes one entry and is then full (the continuing client reports the rest as skipped).
-  const clients = (applier as unknown as { clients: Clients }).clients;
-  const realAddMany = clients.ipset.addMany;
-  clients.ipset.addMany = (async (name: string, entries: string[], o: object) => {
-    if (name !== 'KUBE-CLUSTER-IP') return realAddMany.call(clients.ipset, name, entries, o as never);
+  const ipset = (applier as unknown as { clients: Clients }).clients.ipset;
+  if (!ipset) throw new Error('the fake clients have no ipset handle');
+  const realAddMany = ipset.addMany;
+  ipset.addMany = (async (name: string, entries: string[], o: object) => {
+    if (name !== 'KUBE-CLUSTER-IP') return realAddMany.call(ipset, name, entries, o as never);
     calls.push(`ipset.addMany(${name},${entries.length})`);
     throw bulkError(name, 1, 1, { skipped: entries.slice(1).map((_, i) => i + 1) }, entries);
-  }) as typeof clients.ipset.addMany;
+  }) as typeof ipset.addMany;
   const report = await applier.apply(ops);
   t.same(report.failed.map((f) => f.op), [{ kind: 'ipset', op: 'add', set: 'KUBE-CLUSTER-IP', entries: ['10.96.0.2,tcp:80'] }], 'one failure: the entry that did not fit');
   t.equal((report.failed[0].error as NetlinkError).code, 'IPSET_ERR_HASH_FULL');

@@ -51,7 +51,7 @@ t.test('every UDP service with all its serving endpoints (real servers or not), 
 
 t.test('stale: to a service address and port, answered by something not serving it', async (t) => {
   const targets = allUdpTargets(objects().desired).get('inet')!;
-  const entries = [
+  const entries: ConntrackEntry[] = [
     udp('10.96.0.10', 53, '10.244.1.5'), // a serving endpoint: kept
     udp('10.96.0.10', 53, '10.244.3.5'), // a terminating one, no real server but still serving: kept
     udp('10.96.0.10', 53, '10.244.9.9'), // a removed endpoint: stale

@@ -7,7 +7,7 @@
  * fails start-up with an explanation.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { ApiServerSource } from '../../lib/proxy/sources/apiserver-source.js';
 import type { Informer } from '../../lib/proxy/sources/informer.js';
@@ -53,7 +53,7 @@ interface Harness {
   until(what: string, fn: () => boolean, ms?: number): Promise<void>;
 }
 
-async function harness(t: Tap.Test, seed: (api: FakeApiServer) => void = () => {}, log = logger): Promise<Harness> {
+async function harness(t: Test, seed: (api: FakeApiServer) => void = () => {}, log = logger): Promise<Harness> {
   const api = new FakeApiServer();
   await api.start();
   seed(api);

@@ -9,7 +9,7 @@ import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { eventLabel, type RejectedObject, type SourceEvent } from '../../lib/proxy/sources/source.js';
 import { scratchDir } from '../support/scratch.js';
@@ -17,7 +17,7 @@ import { scratchDir } from '../support/scratch.js';
 const logger = pino({ level: 'silent' });
 const svc = (name: string, port = 80) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}, namespace: ns}\nspec: {clusterIP: 10.96.0.${name.length}, ports: [{port: ${port}}]}\n`;
 
-async function start(t: Tap.Test, dir: string, pollMs = 50) {
+async function start(t: Test, dir: string, pollMs = 50) {
   const events: string[] = [];
   const objects = new Map<string, SourceEvent['object']>();
   const rejected: RejectedObject[] = [];

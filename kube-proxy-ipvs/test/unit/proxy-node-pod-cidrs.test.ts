@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { defaultOptions, type ProxyOptions } from '../../lib/proxy/options.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
@@ -26,7 +26,7 @@ function capture() {
 }
 
 /** process.exit replaced for the test: the codes it was called with. */
-function stubExit(t: Tap.Test): number[] {
+function stubExit(t: Test): number[] {
   const codes: number[] = [];
   const real = process.exit;
   process.exit = ((code?: number) => void codes.push(code ?? 0)) as typeof process.exit;
