@@ -12,7 +12,9 @@
 #      first. Never skipped: if they cannot run, this fails.
 #  K2. then the shared steps (below) the host lane has not started.
 #  and the host lane:
-#  H1. unit tests of both packages (no privileges)
+#  H1. every test file's types under the strict settings (one result: tap's
+#      loader runs TypeScript without type-checking it), then the unit tests
+#      of both packages (no privileges)
 #  H2. ipset, nftables and conntrack kernel tests on this host's kernel (the
 #      proxy's nftables table too: kube-proxy-ipvs/test/host/)
 #      (ipset and nf_tables are built in, conntrack netlink too where the
@@ -265,6 +267,9 @@ kernel_lane() {
 step_done
 kernel_lane 2>&1 | sed -u 's/^/[kernel] /' &
 kernel_lane_pid=$!
+
+step "type check of the tests"
+run_one typecheck npx --no-install tsc -p tsconfig.tests.json
 
 step "unit tests"
 run_tap unit npx --no-install tap --reporter=tap test/unit kube-proxy-ipvs/test/unit
