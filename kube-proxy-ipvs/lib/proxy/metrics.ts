@@ -9,6 +9,7 @@
  */
 import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
 import { ConntrackReconcilerMetrics } from './conntrack-metrics.js';
+import { featureGateStates } from './feature-gate-state.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
 import { registerRestClientMetrics } from './rest-client-metrics.js';
 import type { SocketCounters } from 'ipvs-netlink';
@@ -33,10 +34,12 @@ const PROGRAMMING_BUCKETS = [
 
 /**
  * component-base writes each metric's stability level before its HELP
- * text; all of kube-proxy's, and kubernetes_build_info, are ALPHA. Our
- * extensions have no stability level, so no prefix.
+ * text; all of kube-proxy's, and kubernetes_build_info, are ALPHA;
+ * kubernetes_feature_enabled is BETA. Our extensions have no stability
+ * level, so no prefix.
  */
 const alpha = (help: string) => `[ALPHA] ${help}`;
+const beta = (help: string) => `[BETA] ${help}`;
 
 /**
  * The pending-Services gauge: each family's ServiceChangeTracker in
@@ -110,6 +113,7 @@ export class ProxyMetrics {
   /** The families served, for the ip_family label of what is not per family here (one sync programs both). */
   private families: readonly AddressFamily[] = [];
   private buildInfoGauge?: Gauge<(typeof BUILD_INFO_LABELS)[number]>;
+  private featureGauge?: Gauge<'name' | 'stage'>;
 
   constructor(counters: () => ControllerCounters | undefined, opts: { defaultMetrics?: boolean } = {}) {
     const r = [this.registry];
@@ -293,6 +297,24 @@ export class ProxyMetrics {
     });
     this.buildInfoGauge.reset();
     this.buildInfoGauge.set(buildInfo(gitVersion), 1);
+  }
+
+  /**
+   * kubernetes_feature_enabled{name,stage}: component-base's gauge, which
+   * kube-proxy fills (featuregate's AddMetrics) once its feature gates are
+   * set, before it starts: one series per known gate, 1 if enabled, 0 if
+   * not, stage ALPHA, BETA, DEPRECATED or "" (GA). `gates` is the merged
+   * --feature-gates / featureGates, already checked.
+   */
+  setFeatureGates(gates: Readonly<Record<string, boolean>>): void {
+    this.featureGauge ??= new Gauge({
+      name: 'kubernetes_feature_enabled',
+      help: beta('This metric records the data about the stage and enablement of a k8s feature.'),
+      labelNames: ['name', 'stage'],
+      registers: [this.registry],
+    });
+    this.featureGauge.reset();
+    for (const f of featureGateStates(gates)) this.featureGauge.set({ name: f.name, stage: f.stage }, f.enabled ? 1 : 0);
   }
 
   /** A sync or resync ended, whatever its outcome: kube-proxy observes the duration in a defer, failed syncs too. */

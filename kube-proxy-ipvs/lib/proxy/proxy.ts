@@ -105,6 +105,8 @@ export class Proxy {
     this.clock = deps.clock ?? systemClock;
     this.log = deps.logger;
     this.metrics = new ProxyMetrics(() => this.controller?.counters(), { defaultMetrics: deps.defaultMetrics });
+    // kube-proxy's AddMetrics, once the gates are set and before it runs.
+    this.metrics.setFeatureGates(options.featureGates ?? {});
     // server.go: healthTimeout = 2 × syncPeriod.
     this.health = new ProxyHealth(2 * options.ipvs.syncPeriodMs, this.clock);
     this.healthServer = new HealthServer(this.health, this.metrics);
