@@ -34,9 +34,9 @@ const PROGRAMMING_BUCKETS = [
 
 /**
  * component-base writes each metric's stability level before its HELP
- * text; all of kube-proxy's, and kubernetes_build_info, are ALPHA;
- * kubernetes_feature_enabled is BETA. Our extensions have no stability
- * level, so no prefix.
+ * text; all of kube-proxy's are ALPHA; kubernetes_build_info (BETA since
+ * 1.36) and kubernetes_feature_enabled are BETA. Our extensions have no
+ * stability level, so no prefix.
  */
 const alpha = (help: string) => `[ALPHA] ${help}`;
 const beta = (help: string) => `[BETA] ${help}`;
@@ -291,7 +291,7 @@ export class ProxyMetrics {
   setBuildInfo(gitVersion: string): void {
     this.buildInfoGauge ??= new Gauge({
       name: 'kubernetes_build_info',
-      help: alpha("A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running."),
+      help: beta("A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running."),
       labelNames: BUILD_INFO_LABELS,
       registers: [this.registry],
     });

@@ -49,7 +49,7 @@ t.test("HELP: component-base's stability prefix on kube-proxy's metrics, none on
   ]) {
     t.equal(help.get(name), `[ALPHA] ${text}`, name);
   }
-  t.match(help.get('kubernetes_build_info'), /^\[ALPHA\] A metric with a constant '1' value labeled by major, minor, git version/);
+  t.match(help.get('kubernetes_build_info'), /^\[BETA\] A metric with a constant '1' value labeled by major, minor, git version/, 'BETA since 1.36');
   t.equal(help.get('kubeproxy_ipvs_virtual_servers'), 'IPVS virtual servers programmed', 'an extension: no stability level');
 });
 
