@@ -136,9 +136,10 @@ async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: L
 
 /**
  * --init-only: the steps that need full privileges (the conntrack sysctls;
- * open IPVS, which loads it; its sysctls and timeouts), then exit 0, as
- * upstream's IPVS mode does before its proxier would start. The OOM score is
- * not set: upstream sets it only when it runs.
+ * open IPVS, which loads it; the scheduler check, which loads its module;
+ * IPVS's sysctls and timeouts), then exit 0, as upstream's IPVS mode does
+ * before its proxier would start. The OOM score is not set: upstream sets
+ * it only when it runs.
  */
 function initOnly(options: ProxyOptions, factory: ControllerFactory, host: HostSetup, log: Logger): Promise<void> {
   return oneShot(options, factory, log, async (controller) => {

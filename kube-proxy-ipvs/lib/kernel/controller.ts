@@ -4,12 +4,13 @@
  * programmed), and the one netlink handle per family of one network
  * namespace, through which it also sets that namespace's kernel settings.
  *
- * - start() writes kube-proxy's sysctls and the IPVS timeouts, and adopts
- *   the kernel as it is (nothing is flushed, so a restart interrupts no
- *   traffic); the first sync() then plans in full against what was read,
- *   which also serves again real servers a previous run left at weight 0.
- *   Feed every object before that first sync: a full plan with nothing
- *   known would remove every service.
+ * - start() asks the kernel whether it takes the scheduler, as upstream's
+ *   CanUseIPVSProxier (ipvs-proxier-check.ts), writes kube-proxy's sysctls
+ *   and the IPVS timeouts, and adopts the kernel as it is (nothing is
+ *   flushed, so a restart interrupts no traffic); the first sync() then
+ *   plans in full against what was read, which also serves again real
+ *   servers a previous run left at weight 0. Feed every object before that
+ *   first sync: a full plan with nothing known would remove every service.
  * - upsert*() and delete*() record object changes; sync() plans only the
  *   keys they touched (plus those of failed operations) against the
  *   mirror. The only kernel reads are for graceful termination: a TCP real
@@ -39,6 +40,7 @@ import { emptyOperationCounts, rulesRefused, type ApplyReport } from './applier.
 import { removeOtherBackend } from './backend-switch.js';
 import { removeOwned } from './cleanup.js';
 import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraffic, SyncKind, SyncResult } from './controller-port.js';
+import { checkIpvsProxier } from './ipvs-proxier-check.js';
 import { connectionsOf, currentOf } from './kernel-reader.js';
 import { NamespaceSession } from './namespace-session.js';
 import { openRulesHandles } from './netlink-clients.js';
@@ -80,6 +82,8 @@ export class Controller implements ControllerPort {
   start(): Promise<void> {
     return this.serially(async () => {
       const { clients } = await this.session.open();
+      // Upstream's CanUseIPVSProxier, before its NewProxier writes anything: the kernel takes the scheduler or the start fails.
+      await checkIpvsProxier(clients.ipvs, this.config.scheduler, this.logger);
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
       await this.session.writeSysctls();
       await this.session.setIpvsTimeouts(clients);

@@ -9,7 +9,7 @@
  */
 import { Ipset, Ipvs, Nftables, Rtnl } from 'ipvs-netlink';
 
-export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'setTimeouts' | 'counters' | 'close'>;
+export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'setTimeouts' | 'listServices' | 'addService' | 'deleteService' | 'counters' | 'close'>;
 export type IpsetClient = Pick<Ipset, 'create' | 'addMany' | 'delMany' | 'destroy' | 'list' | 'listNames' | 'counters' | 'close'>;
 export type RtnlClient = Pick<Rtnl, 'ensureDummyLink' | 'getLink' | 'listAddresses' | 'splitAddresses' | 'addAddresses' | 'deleteAddresses' | 'deleteLink' | 'counters' | 'close'>;
 export type NftablesClient = Pick<Nftables, 'commit' | 'ruleset' | 'listTables' | 'listChains' | 'counters' | 'close'>;

@@ -5,11 +5,12 @@
  * A virtual server added or changed with a scheduler whose module the
  * kernel has not got and cannot load is refused with ENOENT (ip_vs_ctl.c:
  * "Scheduler module ip_vs_%s not found"; the proxy sets no persistence
- * engine, the other cause of it). Nothing is probed: the first Service that
- * asks for such a scheduler finds it missing, and it stays missing for the
- * life of the process (a module that could not be loaded does not appear
- * by itself; a restart tries again). The global scheduler is never marked:
- * without it nothing can be programmed, and its failures stay what they are.
+ * engine, the other cause of it). An annotation's scheduler is not probed:
+ * the first Service that asks for such a scheduler finds it missing, and it
+ * stays missing for the life of the process (a module that could not be
+ * loaded does not appear by itself; a restart tries again). The global
+ * scheduler is never marked: the start made sure the kernel has it
+ * (ipvs-proxier-check.ts), and its failures stay what they are.
  */
 import type { Logger } from 'pino';
 import { describeReport, type SchedulingReason, type SchedulingReport } from '../desired/scheduling.js';

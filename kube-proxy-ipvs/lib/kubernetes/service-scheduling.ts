@@ -19,7 +19,11 @@
  * stage.
  */
 
-/** kube-proxy's validation accepts these for --ipvs-scheduler, and the newer kernel schedulers. */
+/**
+ * Linux's IPVS schedulers (net/netfilter/ipvs): what the annotations take.
+ * --ipvs-scheduler is not checked against it: the kernel is asked at start
+ * (kernel/ipvs-proxier-check.ts), as kube-proxy asks it since 1.27.
+ */
 export const IPVS_SCHEDULERS = ['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'mh', 'fo', 'ovf', 'twos'] as const;
 
 export const SCHEDULER_ANNOTATION = 'ipvs.kube-proxy-ipvs.io/scheduler';

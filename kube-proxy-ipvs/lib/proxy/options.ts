@@ -167,7 +167,7 @@ export function validateOptions(o: ProxyOptions): ProxyOptions {
   problems.push(...hiddenMetricsVersionProblems(o.kubeProxyConfiguration?.showHiddenMetricsForVersion ?? ''));
   check(Number.isInteger(o.masqueradeBit) && o.masqueradeBit >= 0 && o.masqueradeBit <= 31, `masqueradeBit must be an integer from 0 to 31, got ${o.masqueradeBit}`);
   const v = o.ipvs;
-  // ipvs.scheduler is not checked here: upstream finds an unknown one only when the IPVS proxier starts (ipvsProxierProblem).
+  // ipvs.scheduler is not checked here: upstream finds an unknown one only when the IPVS proxier starts, by asking the kernel (kernel/ipvs-proxier-check.ts).
   check(v.syncPeriodMs > 0, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than 0`);
   check(v.minSyncPeriodMs >= 0, `--ipvs-min-sync-period (ipvs.minSyncPeriod) must be 0 or more`);
   check(v.minSyncPeriodMs <= v.syncPeriodMs, `--ipvs-sync-period (ipvs.syncPeriod) must be greater than or equal to --ipvs-min-sync-period (ipvs.minSyncPeriod)`);

@@ -11,7 +11,6 @@
  * warning (upstream drops them silently).
  */
 import { hostname } from 'node:os';
-import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import { defaultConfiguration } from './config-defaults.js';
 import { loadConfigFile } from './config-file.js';
 import { zeroConfiguration, type KubeProxyConfiguration } from './config-schema.js';
@@ -97,28 +96,12 @@ export function resolveOptions(argv: readonly string[]): ResolvedOptions {
   }
   checkFeatureGates(config.featureGates ?? {});
   notices.push(...unusedFieldNotices(config));
+  // The scheduler is not checked here: upstream asks the kernel when it makes the IPVS proxier (kernel/ipvs-proxier-check.ts).
   const options = validateOptions({ ...optionsOf(config, control), kubeProxyConfiguration: config });
-  // Upstream checks the scheduler only when it makes the IPVS proxier, after --write-config-to and --cleanup have returned.
-  if (control.writeConfigTo === undefined && !control.cleanup) {
-    const problem = ipvsProxierProblem(options.ipvs.scheduler);
-    if (problem !== undefined) throw new Error(problem);
-  }
   if (control.manifests !== undefined && (control.master !== undefined || config.clientConnection.kubeconfig !== '')) {
     notices.push({ level: 'info', msg: '--manifests given: Services come from it, not from the API server (a kube-proxy-ipvs extension)' });
   }
   return { options, control, config, notices };
-}
-
-/**
- * canUseIPVSProxier's verdict on the scheduler: upstream adds a dummy
- * virtual server with it, and the kernel refuses a scheduler it has no
- * module for with ENOENT, so the run fails (exit 1) with "can't use the
- * IPVS proxier: no such file or directory". The kernel's schedulers are a
- * known list; the name is added to say what to change.
- */
-export function ipvsProxierProblem(scheduler: string): string | undefined {
-  if ((IPVS_SCHEDULERS as readonly string[]).includes(scheduler)) return undefined;
-  return `can't use the IPVS proxier: no such file or directory (--ipvs-scheduler (ipvs.scheduler): no IPVS scheduler named "${scheduler}"; use one of ${IPVS_SCHEDULERS.join(', ')})`;
 }
 
 /** copyLogsFromFlags: logging flags that were given win over the file; --vmodule entries are added after the file's. */

@@ -6,26 +6,14 @@
  *  - with no IPVS in the kernel (ip_vs unloaded, as on a node that never
  *    loaded it): "IPVS is not available ... modprobe ip_vs", exit 1.
  */
-import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { BINARY, cleanEnv, NODE_YAML, proxyNode, serviceYaml, writeManifest } from '../support/proxy-env.js';
+import { NODE_YAML, proxyNode, runBinary, serviceYaml, writeManifest } from '../support/proxy-env.js';
 
 const run = promisify(execFile);
 const modprobe = (args: string[]) => run('modprobe', process.env.IPVS_NETLINK_KERNEL === 'sandbox' ? ['-d', '/run/sandbox-modroot', ...args] : args);
-
-/** Runs the binary to completion (it must not keep running): exit code and stderr. */
-async function runBinary(prefix: string[], args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$@"', 'sh', ...prefix, ...BINARY, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv() });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const [code] = (await once(child, 'exit')) as [number | null];
-  clearTimeout(timer);
-  return { code, stderr };
-}
 
 t.test('without CAP_NET_ADMIN: the preflight says what is needed, exit 1, nothing programmed', async (t) => {
   const env = await proxyNode(t);

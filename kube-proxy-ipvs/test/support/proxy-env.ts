@@ -275,6 +275,17 @@ export async function runCleanup(env: Pick<ProxyNode, 'node'>, args: string[]): 
   return { code, stderr };
 }
 
+/** Runs the binary to completion (it must not keep running; killed after 60 s), `prefix` before it (setpriv...): exit code and stderr. */
+export async function runBinary(prefix: string[], args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn('sh', ['-c', 'unset NODE_OPTIONS; exec "$@"', 'sh', ...prefix, ...BINARY, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv() });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, stderr };
+}
+
 /** YAML for the node object named node-a with this InternalIP. */
 export function nodeYaml(address: string): string {
   return `apiVersion: v1

@@ -1,0 +1,92 @@
+/**
+ * The start-up scheduler check, as upstream's CanUseIPVSProxier: the calls
+ * it makes (list; add and delete the dummy 198.51.100.0:20000/TCP unless a
+ * virtual server already uses the scheduler) and the messages it fails
+ * with ("can't use the IPVS proxier: <errno text>" and our hint). The
+ * kernel's side is test/kernel/proxy-scheduler-check.test.ts.
+ */
+import t from 'tap';
+import pino from 'pino';
+import { NetlinkError } from 'ipvs-netlink';
+import { checkIpvsProxier, IpvsProxierError } from '../../lib/kernel/ipvs-proxier-check.js';
+
+const DUMMY = { protocol: 'tcp', address: '198.51.100.0', port: 20000 };
+const silent = pino({ level: 'silent' });
+
+function refusal(operation: string, errno: number, code: string, text: string): NetlinkError {
+  return new NetlinkError({ errno, code, operation, text, hint: 'the library hint' });
+}
+
+/** A fake client recording its calls; `fail` refuses one operation. */
+function fake(services: Array<{ scheduler: string }>, fail: Partial<Record<'listServices' | 'addService' | 'deleteService', Error>> = {}) {
+  const calls: Array<[string, unknown?]> = [];
+  const call = async (op: 'listServices' | 'addService' | 'deleteService', arg?: unknown) => {
+    calls.push(arg === undefined ? [op] : [op, arg]);
+    if (fail[op]) throw fail[op];
+  };
+  const client = {
+    listServices: async () => (await call('listServices'), services),
+    addService: (spec: unknown) => call('addService', spec),
+    deleteService: (key: unknown) => call('deleteService', key),
+  };
+  return { client: client as never, calls };
+}
+
+t.test('adds the dummy virtual server with the scheduler, then deletes it', async (t) => {
+  const { client, calls } = fake([{ scheduler: 'wlc' }]);
+  await checkIpvsProxier(client, 'sh', silent);
+  t.same(calls, [['listServices'], ['addService', { ...DUMMY, scheduler: 'sh' }], ['deleteService', DUMMY]]);
+});
+
+t.test('an empty scheduler is rr, as upstream defaults it', async (t) => {
+  const { client, calls } = fake([]);
+  await checkIpvsProxier(client, '', silent);
+  t.same(calls[1], ['addService', { ...DUMMY, scheduler: 'rr' }]);
+});
+
+t.test('a virtual server already using the scheduler (a restart) passes without the dummy', async (t) => {
+  const { client, calls } = fake([{ scheduler: 'wlc' }, { scheduler: 'mh' }]);
+  await checkIpvsProxier(client, 'mh', silent);
+  t.same(calls, [['listServices']]);
+});
+
+t.test("a scheduler the kernel has no module for: upstream's message, the field and module named; nothing to delete", async (t) => {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (l: string) => void lines.push(l) });
+  const { client, calls } = fake([], { addService: refusal('addService', 2, 'ENOENT', 'No such file or directory') });
+  const err = await checkIpvsProxier(client, 'twos', logger).catch((e: unknown) => e);
+  t.type(err, IpvsProxierError);
+  t.equal((err as IpvsProxierError).code, 'ENOENT');
+  t.equal(
+    (err as Error).message,
+    `can't use the IPVS proxier: no such file or directory (--ipvs-scheduler (ipvs.scheduler) "twos": the kernel has no IPVS scheduler of that name: ` +
+      'module ip_vs_twos is not loaded and could not be loaded; load it on the node (modprobe ip_vs_twos) or choose another scheduler)',
+  );
+  t.same(calls, [['listServices'], ['addService', { ...DUMMY, scheduler: 'twos' }]], 'the add was refused: no delete');
+  t.match(JSON.parse(lines[0]) as object, { level: 50, msg: 'Could not create dummy VS', scheduler: 'twos' }, 'logged as upstream logs it');
+});
+
+t.test("a name no Linux scheduler has: the same refusal, and the kernel's usual names", async (t) => {
+  const { client } = fake([], { addService: refusal('addService', 2, 'ENOENT', 'No such file or directory') });
+  await t.rejects(checkIpvsProxier(client, 'fastest', silent), {
+    message: /^can't use the IPVS proxier: no such file or directory \(--ipvs-scheduler \(ipvs\.scheduler\) "fastest": the kernel has no IPVS scheduler of that name \(no module ip_vs_fastest\); Linux's IPVS schedulers are rr, wrr, .*twos\)$/,
+  });
+});
+
+t.test('a leftover dummy with another scheduler fails as upstream ("file exists"), saying how to remove it', async (t) => {
+  const { client } = fake([{ scheduler: 'rr' }], { addService: refusal('addService', 17, 'EEXIST', 'File exists') });
+  await t.rejects(checkIpvsProxier(client, 'sh', silent), {
+    message: /^can't use the IPVS proxier: file exists \(a virtual server 198\.51\.100\.0:20000\/TCP exists .*ipvsadm -D -t 198\.51\.100\.0:20000\)/,
+  });
+});
+
+t.test("listing fails: upstream's runner's words", async (t) => {
+  const { client, calls } = fake([], { listServices: refusal('listServices', 1, 'EPERM', 'Operation not permitted') });
+  await t.rejects(checkIpvsProxier(client, 'rr', silent), { message: /^can't use the IPVS proxier: could not get IPVS services: operation not permitted \(the process lacks CAP_NET_ADMIN/ });
+  t.same(calls, [['listServices']]);
+});
+
+t.test('the delete fails: the start fails with its errno', async (t) => {
+  const { client } = fake([], { deleteService: refusal('deleteService', 3, 'ESRCH', 'No such process') });
+  await t.rejects(checkIpvsProxier(client, 'rr', silent), { message: /^can't use the IPVS proxier: no such process/ });
+});
