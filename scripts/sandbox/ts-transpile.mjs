@@ -34,7 +34,7 @@ function* tsFiles(dir) {
     if (e.name === 'node_modules' || e.name.startsWith('.') || e.name === 'dist' || e.name === 'build') continue;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) yield* tsFiles(p);
-    else if (/\.[cm]?ts$/.test(e.name) && !e.name.endsWith('.d.ts')) yield p;
+    else if (/\.[cm]?ts$/.test(e.name) && !/\.d\.[cm]?ts$/.test(e.name)) yield p; // declarations have nothing to run
   }
 }
 
