@@ -11,6 +11,7 @@ import { Controller } from '../kernel/controller.js';
 import type { ControllerFactory, ControllerPort } from '../kernel/controller-port.js';
 import { encodeConfiguration, sortedKeys } from '../proxy/config-schema.js';
 import { watchConfigFile } from '../proxy/config-watch.js';
+import { Configz } from '../proxy/configz.js';
 import { yamlV2Tags } from '../proxy/config-file.js';
 import { usage } from '../proxy/flags.js';
 import { parseCommandLine, resolveOptions, type ResolvedOptions } from '../proxy/resolve-options.js';
@@ -69,8 +70,9 @@ async function makeSource(o: ProxyOptions, log: Logger): Promise<Source> {
 
 async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
   const effective = options.kubeProxyConfiguration;
-  const configz = effective ? () => encodeConfiguration(effective) : undefined;
-  const proxy = new Proxy(options, { source: await makeSource(options, log), controllerFactory: factory, logger: log, configz });
+  // kube-proxy's registered internal configuration, with the node IPs the start settles on (configz.ts).
+  const cz = effective ? new Configz(effective) : undefined;
+  const proxy = new Proxy(options, { source: await makeSource(options, log), controllerFactory: cz?.observing(factory) ?? factory, logger: log, configz: cz?.value });
   proxy.metrics.setBuildInfo(KUBERNETES_VERSION);
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {

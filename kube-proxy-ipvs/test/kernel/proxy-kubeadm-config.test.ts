@@ -92,7 +92,9 @@ t.test("from kubeadm's kube-proxy (IPVS mode) to this one with its config.conf u
   t.equal(await status(`${HEALTHZ}/healthz`), 200, '/healthz on 0.0.0.0:10256');
   t.equal(await status(`${HEALTHZ}/livez`), 200, '/livez');
   const configz = (await (await fetch(`${METRICS}/configz`)).json()) as Record<string, Record<string, unknown>>;
-  t.match(configz['kubeproxy.config.k8s.io'], { kind: 'KubeProxyConfiguration', apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', mode: 'ipvs', ipvs: { syncPeriod: '30s', scheduler: '' }, healthzBindAddress: '0.0.0.0:10256', oomScoreAdj: -999 }, '/configz: the effective configuration, defaulted');
+  // kube-proxy registers its internal configuration: Go field names, no kind/apiVersion (proxy-configz.test.ts).
+  t.match(configz['kubeproxy.config.k8s.io'], { Mode: 'ipvs', IPVS: { Scheduler: '' }, SyncPeriod: '30s', HealthzBindAddress: '0.0.0.0:10256', Linux: { OOMScoreAdj: -999 } }, '/configz: the effective configuration, defaulted');
+  t.notOk('kind' in configz['kubeproxy.config.k8s.io']!, 'an internal object has no TypeMeta to show');
   t.match(first.log(), /^I\d{4} [\d:.]+ +\d+ [^\]]+\] "/m, 'logs in klog\'s text format by default');
   t.notMatch(first.log(), /lenient/, 'kubeadm\'s file decodes strictly');
 
