@@ -50,7 +50,7 @@ export async function checkIpvsProxier(ipvs: ProbeClient, scheduler: string, log
     services = await ipvs.listServices();
   } catch (err) {
     logger.error({ err: (err as Error).message }, "Can't read the ipvs");
-    throw refusal(err, name, 'could not get IPVS services: ');
+    throw refusal(err, name, 'list', 'could not get IPVS services: ');
   }
   if (services.some((s) => s.scheduler === name)) {
     logger.debug({ count: services.length, scheduler: name }, 'VS exist, Skipping checks');
@@ -60,44 +60,67 @@ export async function checkIpvsProxier(ipvs: ProbeClient, scheduler: string, log
   try {
     await ipvs.addService(dummy);
   } catch (err) {
-    logger.error({ err: (err as Error).message, scheduler: name }, 'Could not create dummy VS');
-    throw refusal(err, name);
+    const answer = refusedBeforeSending(err) ? kernelAnswerTo(err) : err;
+    logger.error({ err: (answer as Error).message, scheduler: name }, 'Could not create dummy VS');
+    throw refusal(answer, name, 'add');
   }
   try {
     await ipvs.deleteService(DUMMY_VIRTUAL_SERVER);
   } catch (err) {
     logger.error({ err: (err as Error).message }, 'Could not delete dummy VS');
-    throw refusal(err, name);
+    throw refusal(err, name, 'delete');
   }
   logger.debug({ scheduler: name }, 'the kernel took a dummy virtual server with the scheduler; it was deleted');
 }
 
+/** The library's own refusal of an argument (a TypeError or RangeError naming the field), made before anything is sent. */
+function refusedBeforeSending(err: unknown): err is { code: string; message: string } {
+  const e = err as { code?: unknown; field?: unknown };
+  return typeof e.field === 'string' && typeof e.code === 'string' && e.code.startsWith('ERR_');
+}
+
+/**
+ * The kernel's answer to a scheduler name the library will not send.
+ * Upstream sends any name: one longer than the kernel's 15 bytes fails
+ * its attribute policy (EINVAL); any other it cannot find a module for
+ * (ENOENT).
+ */
+function kernelAnswerTo(err: { code: string; message: string }): { code: string; text: string; message: string } {
+  return err.code === 'ERR_OUT_OF_RANGE'
+    ? { code: 'EINVAL', text: 'Invalid argument', message: err.message }
+    : { code: 'ENOENT', text: 'No such file or directory', message: err.message };
+}
+
+type Step = 'list' | 'add' | 'delete';
+
 /** "can't use the IPVS proxier: <Go's text for the errno>", and what it means here. */
-function refusal(err: unknown, scheduler: string, prefix = ''): IpvsProxierError {
+function refusal(err: unknown, scheduler: string, step: Step, prefix = ''): IpvsProxierError {
   const e = err as { code?: unknown; text?: unknown; message?: string };
   const code = typeof e.code === 'string' ? e.code : undefined;
   // Go's syscall.Errno text is strerror's with a lower-case first letter ("no such file or directory").
   const text = typeof e.text === 'string' && e.text !== '' ? e.text[0].toLowerCase() + e.text.slice(1) : undefined;
   const what = `can't use the IPVS proxier: ${prefix}${text ?? e.message ?? String(err)}`;
-  const hint = code === undefined ? undefined : hintFor(code, scheduler, e.message);
+  // Without an errno's text the message is already the whole story.
+  const hint = code === undefined ? undefined : hintFor(code, scheduler, step, text === undefined ? undefined : e.message);
   return new IpvsProxierError(hint ? `${what} (${hint})` : what, code);
 }
 
-function hintFor(code: string, scheduler: string, detail: string | undefined): string | undefined {
+function hintFor(code: string, scheduler: string, step: Step, detail: string | undefined): string | undefined {
+  if (code === 'EPERM' || code === 'EACCES') return 'the process lacks CAP_NET_ADMIN in the target network namespace (run as root or privileged)';
+  // Only the add names the scheduler: a failed list or delete says nothing about it.
+  if (step !== 'add') return detail;
   const vs = `${DUMMY_VIRTUAL_SERVER.address}:${DUMMY_VIRTUAL_SERVER.port}`;
+  const field = `--ipvs-scheduler (ipvs.scheduler) "${scheduler}"`;
+  const known = `Linux's IPVS schedulers are ${IPVS_SCHEDULERS.join(', ')}`;
   switch (code) {
-    case 'ENOENT': {
-      const field = `--ipvs-scheduler (ipvs.scheduler) "${scheduler}": the kernel has no IPVS scheduler of that name`;
-      if ((IPVS_SCHEDULERS as readonly string[]).includes(scheduler)) {
-        return `${field}: module ip_vs_${scheduler} is not loaded and could not be loaded; load it on the node (modprobe ip_vs_${scheduler}) or choose another scheduler`;
-      }
-      return `${field} (no module ip_vs_${scheduler}); Linux's IPVS schedulers are ${IPVS_SCHEDULERS.join(', ')}`;
-    }
+    case 'EINVAL':
+      return `${field}: a scheduler's name is at most 15 bytes; ${known}`;
+    case 'ENOENT':
+      return (IPVS_SCHEDULERS as readonly string[]).includes(scheduler)
+        ? `${field}: the kernel has no IPVS scheduler of that name: module ip_vs_${scheduler} is not loaded and could not be loaded; load it on the node (modprobe ip_vs_${scheduler}) or choose another scheduler`
+        : `${field}: the kernel has no IPVS scheduler of that name (no module ip_vs_${scheduler}); ${known}`;
     case 'EEXIST':
       return `a virtual server ${vs}/TCP exists with another scheduler than "${scheduler}": the start-up check adds and deletes one there (TEST-NET-2, which no Service should use); delete it (ipvsadm -D -t ${vs}) and start again`;
-    case 'EPERM':
-    case 'EACCES':
-      return 'the process lacks CAP_NET_ADMIN in the target network namespace (run as root or privileged)';
     default:
       return detail;
   }

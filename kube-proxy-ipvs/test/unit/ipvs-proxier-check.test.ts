@@ -90,3 +90,32 @@ t.test('the delete fails: the start fails with its errno', async (t) => {
   const { client } = fake([], { deleteService: refusal('deleteService', 3, 'ESRCH', 'No such process') });
   await t.rejects(checkIpvsProxier(client, 'rr', silent), { message: /^can't use the IPVS proxier: no such process/ });
 });
+
+t.test("a name the library will not send fails as the kernel would answer upstream's unchecked one, once, naming the flag", async (t) => {
+  const { Ipvs } = await import('ipvs-netlink');
+  // The library's checks run before anything is sent, so a handle that was never opened is enough.
+  const library = Object.create(Ipvs.prototype) as { addService(spec: unknown): Promise<void> };
+  const refusedBy = async (scheduler: string) => {
+    try {
+      await library.addService({ ...DUMMY, scheduler });
+    } catch (err) {
+      return err as Error;
+    }
+    throw new Error('the library took it');
+  };
+  const cases: Array<[string, RegExp]> = [
+    ['averyveryverylongname', /^can't use the IPVS proxier: invalid argument \(--ipvs-scheduler \(ipvs\.scheduler\) "averyveryverylongname": a scheduler's name is at most 15 bytes; Linux's IPVS schedulers are rr, /],
+    ['rr wrr', /^can't use the IPVS proxier: no such file or directory \(--ipvs-scheduler \(ipvs\.scheduler\) "rr wrr": the kernel has no IPVS scheduler of that name \(no module ip_vs_rr wrr\); /],
+  ];
+  for (const [scheduler, expected] of cases) {
+    const refusedError = await refusedBy(scheduler);
+    const { client } = fake([], { addService: refusedError });
+    const err = await checkIpvsProxier(client, scheduler, silent).then(
+      () => undefined,
+      (e: unknown) => e as IpvsProxierError,
+    );
+    t.ok(err instanceof IpvsProxierError, scheduler);
+    t.match(err?.message, expected, scheduler);
+    t.notMatch(err?.message, /service\.scheduler/, `${scheduler}: the library's field name is not the user's`);
+  }
+});
