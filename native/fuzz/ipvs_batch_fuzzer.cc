@@ -152,9 +152,11 @@ void Trace(const char* job, const ipvs::rec::ReplyWriter& out, const std::vector
   std::fprintf(stderr, "\n");
 }
 
-// The invariants every job's output keeps (see the top of this file).
+// The invariants every job's output keeps (see the top of this file). A
+// job's requests are results first..requests-1, its records those from
+// byte `from` of `out` (the destination dumps follow the service dump's).
 void CheckOutput(ipvs::rec::ReplyWriter& out, const std::vector<ipvs::Failure>& failures,
-                 size_t requests, const nl::Status& st, bool resent) {
+                 size_t requests, const nl::Status& st, bool resent, size_t first = 0, size_t from = 0) {
   namespace rep = ipvs::rec::rep;
   const std::vector<uint8_t>& b = out.bytes();
   Require(b.size() % ipvs::rec::kReplySize == 0, "records: whole records only");
@@ -201,8 +203,8 @@ void CheckOutput(ipvs::rec::ReplyWriter& out, const std::vector<ipvs::Failure>& 
   // outcome and the job itself succeeds, however the conversation ended
   // (a break after the last answer, or in the re-send after ENOENT).
   if (!st.ok()) {
-    Require(b.empty(), "status: a job that failed as a whole has no reply records");
-    Require(failures.empty() || failures.size() == requests,
+    Require(b.size() == from, "status: a job that failed as a whole has no reply records");
+    Require(failures.empty() || failures.size() == requests - first,
             "status: a job that failed as a whole has no request that succeeded");
     for (const ipvs::Failure& f : failures)
       Require(!f.where.empty(), "status: a job that failed as a whole has no request the kernel answered");
@@ -315,10 +317,11 @@ void Dump(addon::Channel& ch, const FamilyId& id) {
     expected.push_back(ipvs::Encode(r, 0));
   }
   const size_t from_dests = fuzz::KernelSent().size();
+  const size_t services_bytes = out.bytes().size();
   ipvs::DestinationDumps dests(out, services.keys, nullptr, &broken);
   st = dests.Run(ch, *id);
   Trace("destinations", out, dests.failures(), st);
-  CheckOutput(out, dests.failures(), 1 + services.keys.size(), st, Resent(from_dests));
+  CheckOutput(out, dests.failures(), 1 + services.keys.size(), st, Resent(from_dests), 1, services_bytes);
   CheckWire(from, expected);
 }
 
