@@ -317,6 +317,14 @@ export class ProxyMetrics {
     for (const f of featureGateStates(gates)) this.featureGauge.set({ name: f.name, stage: f.stage }, f.enabled ? 1 : 0);
   }
 
+  /** After a sync: the Services with a Local traffic policy and no local endpoint, per policy, in each family served. */
+  setNoLocalEndpoints(byFamily: Readonly<Record<'IPv4' | 'IPv6', { internal: number; external: number }>>): void {
+    for (const family of this.families.map((f) => IP_FAMILY[f])) {
+      this.noLocalEndpoints.set({ traffic_policy: 'internal', ip_family: family }, byFamily[family].internal);
+      this.noLocalEndpoints.set({ traffic_policy: 'external', ip_family: family }, byFamily[family].external);
+    }
+  }
+
   /** A sync or resync ended, whatever its outcome: kube-proxy observes the duration in a defer, failed syncs too. */
   syncRan(kind: 'sync' | 'resync', durationMs: number): void {
     const seconds = durationMs / 1000;

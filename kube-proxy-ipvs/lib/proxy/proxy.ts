@@ -19,7 +19,7 @@ import { serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
-import { BULK_MESSAGES, collectGarbage, messagesOf, trimNativeHeap } from './heap.js';
+import { BULK_MESSAGES, collectAfterBulk, messagesOf, trimNativeHeap } from './heap.js';
 import { HealthServer } from './health-server.js';
 import { IP_FAMILY, ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
@@ -388,11 +388,7 @@ export class Proxy {
     this.metrics.synced(end);
     for (const p of this.programming.programmed(r.startedAt, end)) this.metrics.networkProgrammingDuration.observe({ ip_family: p.family }, p.seconds);
     const local = this.controller!.localEndpoints();
-    for (const family of this.families.map((f) => IP_FAMILY[f])) {
-      const counts = local.withoutLocalEndpointsByFamily[family];
-      this.metrics.noLocalEndpoints.set({ traffic_policy: 'internal', ip_family: family }, counts.internal);
-      this.metrics.noLocalEndpoints.set({ traffic_policy: 'external', ip_family: family }, counts.external);
-    }
+    this.metrics.setNoLocalEndpoints(local.withoutLocalEndpointsByFamily);
     this.serviceHealth.update(local.healthChecks).catch((err: unknown) => this.log.error({ err }, 'health check node ports'));
     const counters = this.controller?.counters();
     const fields = { kind: r.kind, durationMs: ms, virtualServers: counters?.virtualServers, realServers: counters?.realServers, ipsetEntries: counters?.ipsetEntries };
@@ -402,20 +398,9 @@ export class Proxy {
       this.log.info(fields, 'first sync done');
     } else this.log.debug(fields, 'synced');
     // A run that moved this many messages left garbage worth collecting now.
-    if (messagesOf(result?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
+    if (messagesOf(result?.netlink) >= BULK_MESSAGES) collectAfterBulk(r.kind, this.log, this.deps.collectGarbage);
     // Otherwise each periodic resync gives the C heap's free pages back (see heap.ts): a few microseconds.
     else if (r.kind === 'resync') (this.deps.trimNativeHeap ?? trimNativeHeap)();
   }
 
-  /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit. */
-  private collectAfterBulk(kind: RunOutcome['kind']): void {
-    const heapBefore = process.memoryUsage().heapUsed;
-    const t0 = performance.now();
-    (this.deps.collectGarbage ?? collectGarbage)();
-    const mib = (b: number) => Math.round(b / 2 ** 17) / 8;
-    this.log.debug(
-      { kind, gcMs: Math.round((performance.now() - t0) * 10) / 10, heapUsedMiBBefore: mib(heapBefore), heapUsedMiBAfter: mib(process.memoryUsage().heapUsed) },
-      'garbage collected after bulk work',
-    );
-  }
 }
