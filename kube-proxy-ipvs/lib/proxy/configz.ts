@@ -23,6 +23,7 @@
 import { familyOf } from 'ipvs-netlink/address';
 import type { ControllerFactory } from '../kernel/controller-port.js';
 import { isLoopback } from './bad-config.js';
+import { formatDuration } from './duration.js';
 import type { KubeProxyConfiguration } from './config-schema.js';
 import { Float32, type GoJson } from './go-json.js';
 
@@ -51,32 +52,7 @@ export class Configz {
   readonly value = (): GoJson => internalConfiguration(this.config, this.nodeIPs);
 }
 
-/** metav1.Duration's JSON: Go's Duration.String() of the milliseconds held. */
-export function goDuration(ms: number): string {
-  let ns = Math.round(ms * 1e6);
-  if (ns === 0) return '0s';
-  const sign = ns < 0 ? '-' : '';
-  ns = Math.abs(ns);
-  // fmtFrac: the fraction without trailing zeros, and no point when there is none.
-  const frac = (v: number, digits: number): [string, number] => {
-    const scale = 10 ** digits;
-    const f = String(v % scale)
-      .padStart(digits, '0')
-      .replace(/0+$/, '');
-    return [f === '' ? '' : `.${f}`, Math.floor(v / scale)];
-  };
-  if (ns < 1e9) {
-    const [unit, digits] = ns < 1e3 ? ['ns', 0] : ns < 1e6 ? ['µs', 3] : ['ms', 6];
-    const [f, whole] = frac(ns, digits);
-    return `${sign}${whole}${f}${unit}`;
-  }
-  const [f, secs] = frac(ns, 9);
-  const h = Math.floor(secs / 3600);
-  const m = Math.floor(secs / 60) % 60;
-  return `${sign}${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${secs % 60}${f}s`;
-}
-
-const duration = (ms: number | null): GoJson => (ms === null ? null : goDuration(ms));
+const duration = (ms: number | null): GoJson => (ms === null ? null : formatDuration(ms));
 const strings = (list: readonly string[] | null): GoJson => (list === null ? null : [...list]);
 
 /** The internal KubeProxyConfiguration, fields in types.go's order; `nodeIPs`: the start's node addresses, once known. */
@@ -91,8 +67,8 @@ export function internalConfiguration(c: KubeProxyConfiguration, nodeIPs?: reado
         TCPEstablishedTimeout: duration(ct.tcpEstablishedTimeout),
         TCPCloseWaitTimeout: duration(ct.tcpCloseWaitTimeout),
         TCPBeLiberal: ct.tcpBeLiberal,
-        UDPTimeout: goDuration(ct.udpTimeout),
-        UDPStreamTimeout: goDuration(ct.udpStreamTimeout),
+        UDPTimeout: formatDuration(ct.udpTimeout),
+        UDPStreamTimeout: formatDuration(ct.udpStreamTimeout),
       },
       MasqueradeAll: c.mode === 'nftables' ? c.nftables.masqueradeAll : c.iptables.masqueradeAll,
       OOMScoreAdj: c.oomScoreAdj,
@@ -121,9 +97,9 @@ export function internalConfiguration(c: KubeProxyConfiguration, nodeIPs?: reado
       Scheduler: c.ipvs.scheduler,
       ExcludeCIDRs: strings(c.ipvs.excludeCIDRs),
       StrictARP: c.ipvs.strictARP,
-      TCPTimeout: goDuration(c.ipvs.tcpTimeout),
-      TCPFinTimeout: goDuration(c.ipvs.tcpFinTimeout),
-      UDPTimeout: goDuration(c.ipvs.udpTimeout),
+      TCPTimeout: formatDuration(c.ipvs.tcpTimeout),
+      TCPFinTimeout: formatDuration(c.ipvs.tcpFinTimeout),
+      UDPTimeout: formatDuration(c.ipvs.udpTimeout),
     },
     Winkernel: {
       NetworkName: c.winkernel.networkName,
@@ -140,9 +116,9 @@ export function internalConfiguration(c: KubeProxyConfiguration, nodeIPs?: reado
       InterfaceNamePrefix: c.detectLocal.interfaceNamePrefix,
     },
     NodePortAddresses: servedNodePortAddresses(c.nodePortAddresses, nodeIPs),
-    SyncPeriod: goDuration(running.syncPeriod),
-    MinSyncPeriod: goDuration(running.minSyncPeriod),
-    ConfigSyncPeriod: goDuration(c.configSyncPeriod),
+    SyncPeriod: formatDuration(running.syncPeriod),
+    MinSyncPeriod: formatDuration(running.minSyncPeriod),
+    ConfigSyncPeriod: formatDuration(c.configSyncPeriod),
   };
 }
 
@@ -155,7 +131,7 @@ function logging(l: KubeProxyConfiguration['logging']): Obj {
   const stream = (s: { splitStream: boolean; infoBufferSize: string }): Obj => ({ ...(s.splitStream ? { splitStream: true } : {}), infoBufferSize: s.infoBufferSize });
   return {
     ...(l.format !== '' ? { format: l.format } : {}),
-    flushFrequency: goDuration(l.flushFrequency),
+    flushFrequency: formatDuration(l.flushFrequency),
     verbosity: l.verbosity,
     ...(l.vmodule?.length ? { vmodule: l.vmodule.map((v) => ({ filePattern: v.filePattern, verbosity: v.verbosity })) } : {}),
     options: { text: stream(l.options.text), json: stream(l.options.json) },

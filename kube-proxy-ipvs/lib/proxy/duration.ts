@@ -37,16 +37,31 @@ export function parseDuration(text: string): number {
   return sign * total;
 }
 
-/** The inverse, for logs and --write-config-to: 90000 → "1m30s". */
+/**
+ * The inverse, as Go's Duration.String() writes it (metav1.Duration's JSON
+ * and YAML: --write-config-to, /configz, logs): 90000 → "1m30s",
+ * 0.5 → "500µs".
+ */
 export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  const sign = ms < 0 ? '-' : '';
-  let rest = Math.abs(ms);
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const m = Math.floor(rest / 60_000);
-  rest -= m * 60_000;
-  const s = rest / 1000;
-  if (h === 0 && m === 0 && s < 1) return `${sign}${rest}ms`;
-  return `${sign}${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
+  let ns = Math.round(ms * 1e6);
+  if (ns === 0) return '0s';
+  const sign = ns < 0 ? '-' : '';
+  ns = Math.abs(ns);
+  // fmtFrac: the fraction without trailing zeros, and no point when there is none.
+  const frac = (v: number, digits: number): [string, number] => {
+    const scale = 10 ** digits;
+    const f = String(v % scale)
+      .padStart(digits, '0')
+      .replace(/0+$/, '');
+    return [f === '' ? '' : `.${f}`, Math.floor(v / scale)];
+  };
+  if (ns < 1e9) {
+    const [unit, digits] = ns < 1e3 ? ['ns', 0] : ns < 1e6 ? ['µs', 3] : ['ms', 6];
+    const [f, whole] = frac(ns, digits);
+    return `${sign}${whole}${f}${unit}`;
+  }
+  const [f, secs] = frac(ns, 9);
+  const h = Math.floor(secs / 3600);
+  const m = Math.floor(secs / 60) % 60;
+  return `${sign}${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${secs % 60}${f}s`;
 }

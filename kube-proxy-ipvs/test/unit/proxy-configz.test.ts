@@ -13,7 +13,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import type { ControllerOptions, ControllerPort } from '../../lib/kernel/controller-port.js';
-import { Configz, goDuration } from '../../lib/proxy/configz.js';
+import { Configz } from '../../lib/proxy/configz.js';
+import { formatDuration } from '../../lib/proxy/duration.js';
 import { Float32, marshal } from '../../lib/proxy/go-json.js';
 import { ProxyMetrics } from '../../lib/proxy/metrics.js';
 import { MetricsServer } from '../../lib/proxy/metrics-server.js';
@@ -172,7 +173,7 @@ t.test("Go's encoding: float32 digits, string escapes, durations", async (t) => 
   t.equal(marshal('a\u2028b\u2029<>&"\\\n\u0001\ud800'), '"a\\u2028b\\u2029\\u003c\\u003e\\u0026\\"\\\\\\n\\u0001\ufffd"');
   t.equal(marshal({ b: -0, a: [1, null, true] }), '{"b":0,"a":[1,null,true]}', 'objects in the order built');
   t.same(
-    [0, 0.0005, 0.0015, 1.5, 999, 1000, 90_000, 3_600_000, 86_400_000, 1500.5, -1500].map(goDuration),
+    [0, 0.0005, 0.0015, 1.5, 999, 1000, 90_000, 3_600_000, 86_400_000, 1500.5, -1500].map(formatDuration),
     ['0s', '500ns', '1.5µs', '1.5ms', '999ms', '1s', '1m30s', '1h0m0s', '24h0m0s', '1.5005s', '-1.5s'],
     "time.Duration.String's forms",
   );
