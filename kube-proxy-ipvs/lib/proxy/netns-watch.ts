@@ -43,4 +43,15 @@ export class NetnsWatch {
     if (now !== this.identity) return { ok: false, reason: `${this.path} now names a different network namespace (deleted and created again)` };
     return { ok: true };
   }
+
+  /** Checks every second until the namespace is gone (then calls `gone` once) or `stopped()`; the timer does not hold the process. */
+  every(gone: (reason: string) => void, stopped: () => boolean): NodeJS.Timeout {
+    const timer = setInterval(() => {
+      const state = this.check();
+      if (state.ok || stopped()) return;
+      clearInterval(timer);
+      gone(state.reason);
+    }, 1000);
+    return timer.unref();
+  }
 }

@@ -234,19 +234,15 @@ export class Proxy {
    * a supervisor restarts the proxy. See netns-watch.ts for why.
    */
   private watchNetns(watch: NetnsWatch): void {
-    this.netnsTimer = setInterval(() => {
-      const state = watch.check();
-      if (state.ok || this.stopping) return;
-      clearInterval(this.netnsTimer);
-      this.health.setFatal(state.reason);
+    this.netnsTimer = watch.every((reason) => {
+      this.health.setFatal(reason);
       this.log.error(
-        { netns: watch.path, reason: state.reason },
+        { netns: watch.path, reason },
         'the target network namespace is gone: syncing stopped, /healthz and /livez answer 503; restart kube-proxy-ipvs once the namespace exists again',
       );
       void this.runner?.stop();
       void this.deps.source.stop().catch(() => undefined);
-    }, 1000);
-    this.netnsTimer.unref();
+    }, () => this.stopping);
   }
 
   /**
