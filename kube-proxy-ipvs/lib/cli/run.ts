@@ -65,7 +65,7 @@ async function makeSource(o: ProxyOptions, log: Logger): Promise<Source> {
   // Loaded only when needed, and without client-node's generated API client (client-node-loader.ts).
   const { loadApiServerModules } = await import('../proxy/sources/client-node-loader.js');
   const [{ ApiServerSource }, { loadKubeConfig }] = await loadApiServerModules();
-  return new ApiServerSource({ kubeconfig: loadKubeConfig(o), nodeName: o.hostnameOverride, logger: log.child({ component: 'apiserver' }) });
+  return new ApiServerSource({ kubeconfig: loadKubeConfig(o), nodeName: o.hostnameOverride, resyncPeriodMs: o.configSyncPeriodMs, logger: log.child({ component: 'apiserver' }) });
 }
 
 async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {

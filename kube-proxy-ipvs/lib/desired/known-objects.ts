@@ -20,6 +20,22 @@ import type { ServiceChange, ServiceReading } from './service-change.js';
 import { servicePortInfos } from './service-ports.js';
 import { requestedScheduler, sameReport, serviceScheduling, type SchedulingReport } from './scheduling.js';
 
+export interface KnownCounts {
+  services: number;
+  /** address type (IPv4, IPv6, FQDN) → EndpointSlices naming a Service */
+  slices: Readonly<Record<string, number>>;
+}
+
+const NO_SLICES: Readonly<Record<string, number>> = {};
+
+/** What one object adds to KnownObjects.counts(): a Service one, an EndpointSlice naming a Service one of its address type, anything else nothing. */
+export function countsOf(kind: string, object: Service | EndpointSlice | object): KnownCounts {
+  if (kind === 'Service') return { services: 1, slices: NO_SLICES };
+  const slice = object as EndpointSlice;
+  if (kind === 'EndpointSlice' && sliceOwner(slice) !== undefined) return { services: 0, slices: { [slice.addressType]: 1 } };
+  return { services: 0, slices: NO_SLICES };
+}
+
 export class KnownObjects {
   private readonly facts = new FactsBuilder();
   private readonly services = new Map<string, Service>();
@@ -103,6 +119,13 @@ export class KnownObjects {
     const out = this.pendingReports;
     this.pendingReports = [];
     return out;
+  }
+
+  /** How many Services, and EndpointSlices of each address type, are known. */
+  counts(): KnownCounts {
+    const slices: Record<string, number> = {};
+    for (const list of this.slices.values()) for (const s of list) slices[s.addressType] = (slices[s.addressType] ?? 0) + 1;
+    return { services: this.services.size, slices };
   }
 
   /** The Services with a Local traffic policy and their ready endpoints on this node. */

@@ -10,6 +10,7 @@ import type { StaleConntrackReport } from './stale-conntrack.js';
 import type { Logger } from 'pino';
 import type { ServiceChange } from '../desired/service-change.js';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
+import type { KnownCounts } from '../desired/known-objects.js';
 import type { SchedulingReason } from '../desired/scheduling.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
 import type { IpsetOp, Operation } from '../plan/kernel-state.js';
@@ -66,6 +67,8 @@ export interface ControllerPort {
   /** Removes everything an IPVS proxy programs, read from the kernel (--cleanup). */
   cleanup(): Promise<void>;
   counters(): ControllerCounters;
+  /** How many Services and EndpointSlices (by address type) the objects given so far make. */
+  objectCounts(): KnownCounts;
   /** The Services with a Local traffic policy and their ready endpoints on this node, as the objects given so far say. */
   localEndpoints(): LocalEndpoints;
   /** Closes the handles; the kernel state stays (a restart adopts it). */

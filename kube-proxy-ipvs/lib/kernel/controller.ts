@@ -26,7 +26,7 @@
 import { performance } from 'node:perf_hooks';
 import type { AddressServiceKey } from 'ipvs-netlink';
 import { pino, type Logger } from 'pino';
-import { KnownObjects } from '../desired/known-objects.js';
+import { KnownObjects, type KnownCounts } from '../desired/known-objects.js';
 import type { ServiceChange } from '../desired/service-change.js';
 import type { LocalEndpoints } from '../desired/local-endpoints.js';
 import { usableLocalAddresses } from '../desired/node-addresses.js';
@@ -250,6 +250,10 @@ export class Controller implements ControllerPort {
         this.fullSyncPending = true;
       }
     });
+  }
+
+  objectCounts(): KnownCounts {
+    return this.objects.counts();
   }
 
   counters(): ControllerCounters {

@@ -15,6 +15,8 @@ export interface ObjectMeta {
   namespace?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** The API server's version of the object; the sources tell an update from a repeat by it. */
+  resourceVersion?: string;
 }
 
 export interface ServicePort {

@@ -14,6 +14,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './pr
 import { registerRestClientMetrics } from './rest-client-metrics.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
+import type { KnownCounts } from '../desired/known-objects.js';
 import { sameRead, type ServiceChange, type ServiceReading } from '../desired/service-change.js';
 import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';
 
@@ -367,6 +368,20 @@ export class ProxyMetrics {
     this.endpointChangesTotal.inc();
     this.endpointChangesPending.inc();
     this.queued([family], at);
+  }
+
+  /**
+   * Objects an informer handed over again unchanged (a relist's, or all of
+   * them at a resync): kube-proxy's trackers count each in their totals
+   * (every family's ServiceChangeTracker each Service; the
+   * EndpointsChangeTracker of a slice's address type the slice) and find
+   * nothing pending.
+   */
+  objectsReplayed(counts: KnownCounts): void {
+    if (counts.services > 0) this.serviceChangesTotal.inc(counts.services * this.families.length);
+    let slices = 0;
+    for (const f of this.families) slices += counts.slices[IP_FAMILY[f]] ?? 0;
+    if (slices > 0) this.endpointChangesTotal.inc(slices);
   }
 
   /** A sync or resync is starting: it takes the pending changes, as kube-proxy's checkoutChanges() at the start of syncProxyRules. */

@@ -19,6 +19,7 @@ import { serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
+import { countsOf } from '../desired/known-objects.js';
 import { BULK_MESSAGES, collectAfterBulk, messagesOf, trimNativeHeap } from './heap.js';
 import { HealthServer } from './health-server.js';
 import { IP_FAMILY, ProxyMetrics } from './metrics.js';
@@ -152,6 +153,11 @@ export class Proxy {
       synced: () => {},
       // The source has logged it (object, field); here it is counted.
       rejected: (r) => this.metrics.invalidObjectsTotal.inc({ kind: r.kind, action: r.action }),
+      // Handed over again unchanged: kube-proxy's trackers count such objects, and nothing more happens.
+      replayed: (e) => this.metrics.objectsReplayed(countsOf(e.kind, e.object)),
+      resync: () => {
+        if (this.controller) this.metrics.objectsReplayed(this.controller.objectCounts());
+      },
     });
     this.flush();
     await this.waitForNode();
@@ -319,9 +325,10 @@ export class Proxy {
    * An EndpointSlice change in the metrics, as the EndpointsChangeTracker
    * of its family takes it: FQDN slices, those of a family not served and
    * those naming no Service are no tracker's. Every event that reaches here
-   * is a change to sync (the sources drop an object delivered again
-   * unchanged); its trigger time goes to the programming latency. Returns
-   * the family whose tracker takes it.
+   * is a change to sync: kube-proxy (since 1.31) compares the slice whole,
+   * metadata included, and an object handed over again unchanged comes as
+   * a replay instead. Its trigger time goes to the programming latency.
+   * Returns the family whose tracker takes it.
    */
   private endpointSliceChanged(slice: EndpointSlice, deleted: boolean, now: number): AddressFamily[] {
     const family = slice.addressType;

@@ -5,7 +5,7 @@
  */
 import type { SocketCounters } from 'ipvs-netlink';
 import type { ControllerCounters, ControllerFactory, ControllerOptions, ControllerPort, NetlinkTraffic, OperationCounts, SyncKind, SyncResult } from '../../lib/kernel/controller-port.js';
-import { KnownObjects } from '../../lib/desired/known-objects.js';
+import { KnownObjects, type KnownCounts } from '../../lib/desired/known-objects.js';
 import type { ServiceChange } from '../../lib/desired/service-change.js';
 import type { LocalEndpoints } from '../../lib/desired/local-endpoints.js';
 import { defaultProxyConfig, namespaceOf, type EndpointSlice, type NodeInfo, type Service } from '../../lib/kubernetes/model.js';
@@ -93,6 +93,9 @@ export class FakeController implements ControllerPort {
   }
   async cleanup(): Promise<void> {
     this.calls.push('cleanup');
+  }
+  objectCounts(): KnownCounts {
+    return this.objects.counts();
   }
   counters(): ControllerCounters {
     let realServers = 0;

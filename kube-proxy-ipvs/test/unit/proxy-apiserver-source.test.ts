@@ -3,8 +3,10 @@
  * list/watch protocol, through its informers (our lists and watches with
  * client-node's KubeConfig):
  * object changes arrive as the right events, a dropped watch resumes
- * without loss, a 410 Gone relists and converges, an unreachable server
- * fails start-up with an explanation.
+ * without loss, a 410 Gone relists and converges (the unchanged objects
+ * handed over again as replays, as client-go's informers do), every resync
+ * period the handlers hear of a resync, an unreachable server fails
+ * start-up with an explanation.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
@@ -50,10 +52,14 @@ interface Harness {
   view: Map<string, unknown>;
   /** The objects delete events carried, in order. */
   deleted: SourceEvent['object'][];
+  /** "Service default/keep", one per object handed over again unchanged. */
+  replayed: string[];
+  /** How many resyncs the handlers heard of. */
+  resyncs: () => number;
   until(what: string, fn: () => boolean, ms?: number): Promise<void>;
 }
 
-async function harness(t: Test, seed: (api: FakeApiServer) => void = () => {}, log = logger): Promise<Harness> {
+async function harness(t: Test, seed: (api: FakeApiServer) => void = () => {}, log = logger, resyncPeriodMs?: number): Promise<Harness> {
   const api = new FakeApiServer();
   await api.start();
   seed(api);
@@ -63,8 +69,11 @@ async function harness(t: Test, seed: (api: FakeApiServer) => void = () => {}, l
     logger: log,
     backoff: { initialMs: 50, maxMs: 200 },
     initialListTimeoutMs: 3000,
+    ...(resyncPeriodMs !== undefined ? { resyncPeriodMs } : {}),
   });
   const events: string[] = [];
+  const replayed: string[] = [];
+  let resyncs = 0;
   const rejected: RejectedObject[] = [];
   const view = new Map<string, unknown>();
   const deleted: SourceEvent['object'][] = [];
@@ -81,7 +90,13 @@ async function harness(t: Test, seed: (api: FakeApiServer) => void = () => {}, l
     await source.stop();
     await api.close();
   });
-  await source.start({ event: onEvent, synced: () => (synced = true), rejected: (r) => rejected.push(r) });
+  await source.start({
+    event: onEvent,
+    synced: () => (synced = true),
+    rejected: (r) => rejected.push(r),
+    replayed: (e) => replayed.push(`${e.type} ${e.kind} ${e.object.metadata.namespace ?? ''}/${e.object.metadata.name}`),
+    resync: () => resyncs++,
+  });
   t.ok(synced, 'synced after the first lists');
   const until = async (what: string, fn: () => boolean, ms = 5000) => {
     const end = Date.now() + ms;
@@ -90,7 +105,7 @@ async function harness(t: Test, seed: (api: FakeApiServer) => void = () => {}, l
       await sleep(10);
     }
   };
-  return { api, source, events, rejected, view, deleted, until };
+  return { api, source, events, rejected, view, deleted, replayed, resyncs: () => resyncs, until };
 }
 
 t.test('initial lists, then creates, updates and deletes arrive as events', async (t) => {
@@ -206,10 +221,21 @@ for (const mode of ['event', 'http'] as const) {
     await h.until('relist converged', () => h.view.has('Service default/new') && !h.view.has('Service default/gone'));
     t.ok(h.api.count('list services') >= 2, 'relisted');
     t.ok(h.view.has('Service default/keep'), 'unchanged objects kept');
+    t.same(h.replayed, ['update Service default/keep'], 'and handed over again as replays, not as events');
     h.api.apply('services', svc('after', '10.96.0.4'));
     await h.until('watch after relist', () => h.view.has('Service default/after'));
   });
 }
+
+t.test('every resync period (ConfigSyncPeriod) the handlers hear of a resync, and not after stop()', async (t) => {
+  const h = await harness(t, (api) => api.apply('services', svc('web', '10.96.0.10')), logger, 40);
+  await h.until('three resyncs', () => h.resyncs() >= 3);
+  t.same(h.replayed, [], 'a resync is no replay of its own objects');
+  await h.source.stop();
+  const after = h.resyncs();
+  await sleep(150);
+  t.equal(h.resyncs(), after, 'stopped');
+});
 
 t.test('the informers cache identities, not objects; deletions, watched or found by a relist, name the slice\'s Service', async (t) => {
   const h = await harness(t, (api) => {

@@ -3,8 +3,10 @@
  * in-memory source to a fake controller: programming latency only for
  * trigger times after the start and never from a deletion (which drops
  * its Service's pending ones), EndpointSlice changes only for the slices a
- * family's tracker takes, and a no-op Service update counted but neither
- * pending nor queuing a sync.
+ * family's tracker takes, a no-op Service update counted but neither
+ * pending nor queuing a sync, and objects an informer hands over again
+ * unchanged (a relist's, a resync's) counted by the trackers that take
+ * them and nothing more.
  */
 import t from 'tap';
 import type { AddressFamily } from 'ipvs-netlink/address';
@@ -33,6 +35,14 @@ class MemorySource implements Source {
 
   emit(...events: SourceEvent[]): void {
     for (const e of events) this.handlers!.event(e);
+  }
+
+  replay(...events: SourceEvent[]): void {
+    for (const e of events) this.handlers!.replayed!(e);
+  }
+
+  resync(): void {
+    this.handlers!.resync!();
   }
 }
 
@@ -117,4 +127,43 @@ t.test('Service changes: each family counts the event; a no-op update is neither
   await until('the event', () => controller.calls.filter((c) => c === 'upsertService web').length === 5);
   t.equal(await value('kubeproxy_sync_proxy_rules_service_changes_pending'), 0, 'its ports back to what the last sync took: nothing pending, as upstream');
   t.equal(syncs(), syncsBefore, 'no sync took the changes meanwhile (the failed one backs off): the gauge counted them');
+});
+
+t.test('an update that changes only the metadata is a change: kube-proxy compares the slice whole', async (t) => {
+  // Since kubernetes#124626 (1.31) the EndpointSliceCache keeps the slice itself and compares it with reflect.DeepEqual.
+  const { source, controller, value } = await running(t, [ev('Service', 'add', web()), ev('EndpointSlice', 'add', webSlice('web-1', '10.244.2.5'))]);
+  const syncs = controller.syncs.incremental;
+  const before = webSlice('web-1', '10.244.2.5');
+  source.emit(ev('EndpointSlice', 'update', { ...before, metadata: { ...before.metadata, resourceVersion: '7' } }));
+  await until('the sync', () => controller.syncs.incremental === syncs + 1);
+  t.equal(await value('kubeproxy_sync_proxy_rules_endpoint_changes_total'), 2);
+});
+
+t.test('objects handed over again unchanged: counted by the trackers that take them, nothing pending, no sync', async (t) => {
+  const v6 = slice('web', [endpoint('fd00:244::5', { node: 'node-b' })], ports, { name: 'web-v6', addressType: 'IPv6' });
+  const fqdn = slice('web', [endpoint('web.example.com', { node: 'node-b' })], ports, { name: 'web-fqdn', addressType: 'FQDN' });
+  const unowned = { ...webSlice('stray', '10.244.2.9'), metadata: { name: 'stray', namespace: 'default' } };
+  const v4 = webSlice('web-1', '10.244.2.5');
+  const objects = [ev('Service', 'add', web()), ev('EndpointSlice', 'add', v4), ev('EndpointSlice', 'add', v6), ev('EndpointSlice', 'add', fqdn), ev('EndpointSlice', 'add', unowned)];
+  const { source, controller, value } = await running(t, objects, ['inet', 'inet6']);
+  const services = 'kubeproxy_sync_proxy_rules_service_changes_total';
+  const endpoints = 'kubeproxy_sync_proxy_rules_endpoint_changes_total';
+  t.equal(await value(services), 2);
+  t.equal(await value(endpoints), 2, 'the IPv4 and the IPv6 slice');
+  const queued = await value('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}');
+  const calls = controller.calls.length;
+
+  source.resync();
+  t.equal(await value(services), 4, 'a resync: each family\'s tracker counts the Service');
+  t.equal(await value(endpoints), 4, 'and the slice of its address type, not the FQDN one nor the one naming no Service');
+
+  source.replay(ev('Service', 'update', web()), ev('EndpointSlice', 'update', v6), ev('EndpointSlice', 'update', fqdn), ev('EndpointSlice', 'update', unowned));
+  t.equal(await value(services), 6, 'a relist\'s unchanged Service');
+  t.equal(await value(endpoints), 5, 'and its unchanged slices, as a resync counts them');
+
+  await new Promise((r) => setTimeout(r, 50));
+  t.equal(await value('kubeproxy_sync_proxy_rules_service_changes_pending'), 0);
+  t.equal(await value('kubeproxy_sync_proxy_rules_endpoint_changes_pending'), 0);
+  t.equal(await value('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds{ip_family="IPv4"}'), queued, 'no sync queued');
+  t.same(controller.calls.slice(calls), [], 'and the controller asked nothing');
 });

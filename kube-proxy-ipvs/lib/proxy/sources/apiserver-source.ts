@@ -32,6 +32,8 @@ export interface ApiServerSourceOptions {
   logger: Logger;
   /** How long the first list may take before start-up gives up. */
   initialListTimeoutMs?: number;
+  /** The informers' resync period (ConfigSyncPeriod): each time, handlers.resync(); none when absent. */
+  resyncPeriodMs?: number;
   backoff?: { initialMs: number; maxMs: number };
 }
 
@@ -58,6 +60,7 @@ export class ApiServerSource implements Source {
   private handlers?: SourceHandlers;
   private readonly backoff: { initialMs: number; maxMs: number };
   private readonly gate: ObjectGate;
+  private resyncTimer?: NodeJS.Timeout;
 
   constructor(private readonly options: ApiServerSourceOptions) {
     this.description = `API server ${options.kubeconfig.getCurrentCluster()?.server ?? '?'}`;
@@ -73,10 +76,17 @@ export class ApiServerSource implements Source {
     this.add('Node', '/api/v1/nodes', undefined, nodeSelector);
     await this.firstList();
     handlers.synced();
+    // As the shared informers kube-proxy builds with ConfigSyncPeriod: every period, each object again.
+    const period = this.options.resyncPeriodMs;
+    if (period !== undefined && period > 0 && !this.stopped) {
+      this.resyncTimer = setInterval(() => this.handlers?.resync?.(), period);
+      this.resyncTimer.unref?.();
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.resyncTimer);
     for (const w of this.watched) {
       clearTimeout(w.restartTimer);
       w.informer.stop();
@@ -98,7 +108,14 @@ export class ApiServerSource implements Source {
         return result;
       },
       watch: apiWatcher(kc),
-      handlers: { add: emit('add'), update: emit('update'), delete: emit('delete'), error: (err) => this.failed(w, err) },
+      handlers: {
+        add: emit('add'),
+        update: emit('update'),
+        delete: emit('delete'),
+        // Unchanged, so past the gate: it was judged when it first came.
+        replayed: (object) => this.handlers?.replayed?.({ kind, type: 'update', object } as SourceEvent),
+        error: (err) => this.failed(w, err),
+      },
     });
     this.watched.push(w);
   }

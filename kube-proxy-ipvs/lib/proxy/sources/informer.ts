@@ -29,6 +29,12 @@ export interface InformerHandlers {
   update(object: KubernetesObject): void;
   /** From a watch: the object as the server last had it; found missing by a relist: its identity alone. */
   delete(object: KubernetesObject): void;
+  /**
+   * The object again at the resourceVersion already handed over (a
+   * relist's unchanged objects): client-go hands it to the handlers as an
+   * update all the same, which kube-proxy's change trackers count.
+   */
+  replayed?(object: KubernetesObject): void;
   error(err: unknown): void;
 }
 
@@ -150,7 +156,10 @@ export class Informer {
     const m = object.metadata ?? {};
     const key = keyOf(m);
     const before = this.seen.get(key);
-    if (before !== undefined && before.resourceVersion !== undefined && before.resourceVersion === m.resourceVersion) return;
+    if (before !== undefined && before.resourceVersion !== undefined && before.resourceVersion === m.resourceVersion) {
+      this.options.handlers.replayed?.(object);
+      return;
+    }
     this.seen.set(key, { namespace: m.namespace, name: m.name ?? '', resourceVersion: m.resourceVersion });
     if (before === undefined) this.options.handlers.add(object);
     else this.options.handlers.update(object);

@@ -20,6 +20,15 @@ export interface SourceHandlers {
   synced(): void;
   /** An object failed validation and was not delivered (the source has logged it already). */
   rejected?(r: RejectedObject): void;
+  /**
+   * Objects handed over again unchanged, as client-go's informers hand
+   * kube-proxy's handlers what they hold: after a relist, each object the
+   * list had at the resourceVersion already delivered (`replayed`); every
+   * resync period (ConfigSyncPeriod), every object (`resync`). Nothing
+   * changed; kube-proxy's change trackers count them all the same.
+   */
+  replayed?(e: SourceEvent): void;
+  resync?(): void;
 }
 
 /**
