@@ -6,7 +6,8 @@
  */
 import type { K8sProtocol, Service } from '../kubernetes/model.js';
 import { serviceKeyOf } from '../kubernetes/model.js';
-import { canonicalAddress, familyOf, parseCidr, type AddressFamily, type Cidr } from 'ipvs-netlink/address';
+import { familyOf, type AddressFamily, type Cidr } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy, parseCidrSloppy } from '../kubernetes/sloppy-address.js';
 
 /** kube-proxy's default ClientIP affinity timeout (v1.DefaultClientIPServiceAffinitySeconds). */
 const DEFAULT_AFFINITY_SECONDS = 10800;
@@ -56,8 +57,9 @@ export function servicePortInfos(svc: Service, family: AddressFamily): ServicePo
     (svc.status?.loadBalancer?.ingress ?? []).filter((i) => i.ip && i.ipMode !== 'Proxy').map((i) => i.ip as string),
     family,
   );
+  // As MapCIDRsByIPFamily: trimmed, read sloppily, blank ones skipped.
   let loadBalancerSourceRanges = (svc.spec.loadBalancerSourceRanges ?? [])
-    .map((c, i) => parseCidr(c, `spec.loadBalancerSourceRanges[${i}]`))
+    .flatMap((c, i) => (c.trim() === '' ? [] : [parseCidrSloppy(c.trim(), `spec.loadBalancerSourceRanges[${i}]`)]))
     .filter((c) => c.family === family);
   // A range of prefix 0 lets every source in: as kube-proxy since 1.34, the family has no firewall at all (an ipset refuses a /0).
   if (loadBalancerSourceRanges.some((c) => c.prefix === 0)) loadBalancerSourceRanges = [];
@@ -135,7 +137,7 @@ function isExternallyAccessible(info: ServicePortInfo): boolean {
 function ofFamily(addresses: string[], family: AddressFamily): string[] {
   const out: string[] = [];
   for (const a of addresses) {
-    const text = canonicalAddress(a.trim());
+    const text = canonicalAddressSloppy(a.trim());
     if (text !== undefined && familyOf(text) === family && !out.includes(text)) out.push(text);
   }
   return out;

@@ -6,11 +6,12 @@
  * whether it is being deleted (healthz says no then).
  */
 import type { Node, NodeInfo } from './model.js';
-import { canonicalAddress, familyOf } from 'ipvs-netlink/address';
+import { familyOf } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy } from './sloppy-address.js';
 
 export function nodeInfoOf(name: string, node: Node | undefined, bindIP: string | undefined): NodeInfo {
   const status = node?.status?.addresses ?? [];
-  const byType = (type: string) => status.filter((a) => a.type === type).map((a) => canonicalAddress(a.address)).filter((a): a is string => a !== undefined);
+  const byType = (type: string) => status.filter((a) => a.type === type).map((a) => canonicalAddressSloppy(a.address)).filter((a): a is string => a !== undefined);
   let addresses = [...new Set([...byType('InternalIP'), ...byType('ExternalIP')])];
   if (bindIP) {
     // The bind address is this family's primary; the other family's addresses stay (dual-stack).

@@ -10,7 +10,7 @@
  * names, port lists and hints through an Interner.
  */
 import type { Endpoint, EndpointSlice, K8sProtocol, Service } from './model.js';
-import { canonicalAddress } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy } from './sloppy-address.js';
 import { schedulingAnnotationsOf } from './service-scheduling.js';
 
 /** Endpoint conditions as bits, with the API's defaults applied (a missing ready means ready...). */
@@ -120,7 +120,8 @@ export class FactsBuilder {
     for (let i = 0; i < all.length; i++) {
       const ep = all[i];
       const first = ep.addresses?.[0];
-      const address = first === undefined ? undefined : canonicalAddress(first);
+      // As endpointslicecache.go: utilnet.ParseIPSloppy(endpoint.Addresses[0]).
+      const address = first === undefined ? undefined : canonicalAddressSloppy(first);
       if (address === undefined) continue;
       // As kube-proxy reads them (endpointslicecache.go): a nil ready or serving means true, a nil terminating false.
       const ready = ep.conditions?.ready ?? true;

@@ -4,7 +4,7 @@
  * uses are checked; everything else passes through untouched.
  */
 import type { EndpointSlice, Node, Service } from './model.js';
-import { canonicalAddress, parseCidr } from 'ipvs-netlink/address';
+import { canonicalAddressSloppy, parseCidrSloppy } from './sloppy-address.js';
 
 export class FieldError extends Error {
   constructor(
@@ -54,14 +54,24 @@ function boolean(v: unknown, field: string): void {
   if (v !== undefined && typeof v !== 'boolean') throw new FieldError(field, `must be true or false, got ${describe(v)}`);
 }
 
+// Addresses and CIDRs are read as kube-proxy reads them (sloppy-address.ts): an IPv4 part with
+// leading zeros is decimal, as the API server still stores such values for objects made before
+// its stricter checks.
 function ip(v: unknown, field: string): void {
-  if (typeof v !== 'string' || canonicalAddress(v.trim()) === undefined) throw new FieldError(field, `must be an IP address, got ${describe(v)}`);
+  if (typeof v !== 'string' || canonicalAddressSloppy(v.trim()) === undefined) throw new FieldError(field, `must be an IP address, got ${describe(v)}`);
+}
+
+/** An entry of a list kube-proxy skips blank entries of without a word (MapIPsByIPFamily): one the API server let through on an old cluster. */
+function ipOrBlank(v: unknown, field: string): void {
+  if (typeof v === 'string' && v.trim() === '') return;
+  ip(v, field);
 }
 
 function cidr(v: unknown, field: string): void {
   try {
     if (typeof v !== 'string') throw new Error();
-    parseCidr(v, field);
+    // MapCIDRsByIPFamily trims, and skips what is then empty.
+    if (v.trim() !== '') parseCidrSloppy(v.trim(), field);
   } catch {
     throw new FieldError(field, `must be a CIDR (address/prefix), got ${describe(v)}`);
   }
@@ -91,7 +101,7 @@ export function validateService(o: Obj): Service {
     integer(port.port, `spec.ports[${i}].port`, 1, 65535, false);
     integer(port.nodePort, `spec.ports[${i}].nodePort`, 1, 65535);
   });
-  array(spec.externalIPs, 'spec.externalIPs').forEach((v, i) => ip(v, `spec.externalIPs[${i}]`));
+  array(spec.externalIPs, 'spec.externalIPs').forEach((v, i) => ipOrBlank(v, `spec.externalIPs[${i}]`));
   array(spec.loadBalancerSourceRanges, 'spec.loadBalancerSourceRanges').forEach((v, i) => cidr(v, `spec.loadBalancerSourceRanges[${i}]`));
   oneOf(spec.externalTrafficPolicy, 'spec.externalTrafficPolicy', ['Cluster', 'Local']);
   oneOf(spec.internalTrafficPolicy, 'spec.internalTrafficPolicy', ['Cluster', 'Local']);
@@ -105,7 +115,7 @@ export function validateService(o: Obj): Service {
   const lb = object(status?.loadBalancer, 'status.loadBalancer', true);
   array(lb?.ingress, 'status.loadBalancer.ingress').forEach((v, i) => {
     const ingress = object(v, `status.loadBalancer.ingress[${i}]`)!;
-    if (ingress.ip !== undefined) ip(ingress.ip, `status.loadBalancer.ingress[${i}].ip`);
+    if (ingress.ip !== undefined) ipOrBlank(ingress.ip, `status.loadBalancer.ingress[${i}].ip`);
     oneOf(ingress.ipMode, `status.loadBalancer.ingress[${i}].ipMode`, ['VIP', 'Proxy']);
   });
   return o as unknown as Service;

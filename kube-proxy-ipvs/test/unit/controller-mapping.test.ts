@@ -212,6 +212,37 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'addresses as kube-proxy reads them: IPv4 parts with leading zeros are decimal (ParseIPSloppy), blank externalIPs are skipped',
+    services: [
+      service('web', {
+        type: 'LoadBalancer',
+        clusterIP: '10.96.0.050',
+        clusterIPs: ['10.96.0.050'],
+        externalIPs: ['', '203.0.113.010'],
+        loadBalancerSourceRanges: [' 010.0.0.0/8 ', ''],
+        ports: [{ name: 'http', port: 80 }],
+      }, { loadBalancer: { ingress: [{ ip: '' }, { ip: '198.51.100.007' }] } }),
+    ],
+    slices: [slice('web', [endpoint('10.244.002.6', { node: 'node-b' })], [{ name: 'http', port: 8080 }])],
+    want: {
+      virtualServers: [
+        vs('TCP', '10.96.0.50', 80, [['10.244.2.6', 8080]]),
+        vs('TCP', '198.51.100.7', 80, [['10.244.2.6', 8080]]),
+        vs('TCP', '203.0.113.10', 80, [['10.244.2.6', 8080]]),
+      ],
+      ipsets: {
+        'KUBE-CLUSTER-IP': { type: 'hash:ip,port', entries: ['10.96.0.50,tcp:80'] },
+        'KUBE-EXTERNAL-IP': { type: 'hash:ip,port', entries: ['203.0.113.10,tcp:80'] },
+        'KUBE-LOAD-BALANCER': { type: 'hash:ip,port', entries: ['198.51.100.7,tcp:80'] },
+        'KUBE-LOAD-BALANCER-FW': { type: 'hash:ip,port', entries: ['198.51.100.7,tcp:80'] },
+        'KUBE-LOAD-BALANCER-SOURCE-CIDR': { type: 'hash:ip,port,net', entries: ['198.51.100.7,tcp:80,10.0.0.0/8'] },
+        'KUBE-IPVS-IPS': { type: 'hash:ip', entries: ['10.96.0.50', '198.51.100.7', '203.0.113.10'] },
+      },
+      boundAddresses: ['10.96.0.50', '198.51.100.7', '203.0.113.10'],
+      setCount: 17,
+    },
+  },
+  {
     name: 'externalIPs with ETP=Local: KUBE-EXTERNAL-IP-LOCAL, local endpoints only there; the ClusterIP keeps all',
     services: [service('web', { clusterIP: '10.96.0.50', externalIPs: ['203.0.113.10'], externalTrafficPolicy: 'Local', ports: [{ name: 'http', port: 80 }] })],
     slices: [webSlice],

@@ -1,6 +1,8 @@
 /**
  * Configuration values read as kube-proxy reads them: addresses and CIDRs
- * with leading zeros (netutils.ParseIPSloppy/ParseCIDRSloppy), no trimming
+ * with leading zeros (netutils.ParseIPSloppy/ParseCIDRSloppy), in objects
+ * too (the API server keeps such values of objects made before its
+ * stricter checks; blank externalIPs as well), no trimming
  * where Go does not trim, component-base's logging checks, the scheduler
  * checked only when the IPVS proxier starts, and --write-config-to's
  * per-mode sync periods as upstream's v1alpha1 conversion writes them.
@@ -17,6 +19,8 @@ import { parseDuration } from '../../lib/proxy/duration.js';
 import { nodeInfoFor, parseHostPort } from '../../lib/proxy/options.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { scratchDir } from '../support/scratch.js';
+import { validateEndpointSlice, validateService } from '../../lib/kubernetes/validate.js';
+import { nodeInfoOf } from '../../lib/kubernetes/node.js';
 
 const parse = (...argv: string[]) => resolveOptions(['--hostname-override=node-a', ...argv]).options;
 const HEAD = 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n';
@@ -118,4 +122,18 @@ t.test('a bare bind address with leading zeros gets its port, as proxyutil.Appen
   t.equal(appendPortIfNeeded('010.1.2.3', 10256), '010.1.2.3:10256', 'the port added, the text kept for validation to read');
   t.equal(appendPortIfNeeded('fd00::1', 10249), '[fd00::1]:10249');
   t.equal(appendPortIfNeeded('not-an-ip', 10249), 'not-an-ip', 'left for validation');
+});
+
+t.test('objects: legacy address forms pass as the API server stored them; what no reading takes is still refused', async (t) => {
+  const svc = (spec: Record<string, unknown>, status?: Record<string, unknown>) => ({ metadata: { name: 'web', namespace: 'default' }, spec: { clusterIP: '10.96.0.10', ports: [{ port: 80 }], ...spec }, ...(status ? { status } : {}) });
+  t.doesNotThrow(() => validateService(svc({ clusterIP: '10.96.0.050', clusterIPs: ['10.96.0.050'] })), 'a ClusterIP with leading zeros');
+  t.doesNotThrow(() => validateService(svc({ externalIPs: ['', ' ', '203.0.113.010'] })), 'blank externalIPs, and one with leading zeros');
+  t.doesNotThrow(() => validateService(svc({ loadBalancerSourceRanges: [' 010.0.0.0/8 ', ''] })), 'source ranges trimmed, blank ones skipped (MapCIDRsByIPFamily)');
+  t.doesNotThrow(() => validateService(svc({}, { loadBalancer: { ingress: [{ ip: '' }, { ip: '198.51.100.007' }] } })), 'load-balancer ingress IPs');
+  const slice = (address: string) => ({ metadata: { name: 'web-1', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', endpoints: [{ addresses: [address] }] });
+  t.doesNotThrow(() => validateEndpointSlice(slice('10.244.001.5')), 'an endpoint address with leading zeros');
+  t.throws(() => validateService(svc({ externalIPs: ['203.0.113.300'] })), /^spec\.externalIPs\[0\] must be an IP address/, 'an address no reading takes');
+  t.throws(() => validateService(svc({ loadBalancerSourceRanges: ['10.0.0.0/33'] })), /^spec\.loadBalancerSourceRanges\[0\] must be a CIDR/);
+  t.throws(() => validateEndpointSlice(slice('')), /^endpoints\[0\]\.addresses\[0\] must be an IP address/, 'a blank endpoint address');
+  t.same(nodeInfoOf('node-a', { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '192.168.001.010' }] } }, undefined).addresses, ['192.168.1.10'], "the Node's addresses as GetNodeHostIPs reads them");
 });
