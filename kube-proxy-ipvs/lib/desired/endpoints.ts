@@ -67,7 +67,10 @@ export function endpointsForPort(
   for (const e of all) {
     const last = out[out.length - 1];
     if (last === undefined || compareDestinations(last, e) !== 0) out.push(e);
-    else if (!last.ready && e.ready) out[out.length - 1] = e;
+    // As addEndpoints (endpointslicecache.go): a copy that is not terminating wins over one that is (an IP
+    // reused by a new pod before the old one is gone). Among copies alike in that, upstream's choice
+    // depends on Go's map order; a ready copy is taken here.
+    else if (last.terminating !== e.terminating ? last.terminating : !last.ready && e.ready) out[out.length - 1] = e;
   }
   return out;
 }

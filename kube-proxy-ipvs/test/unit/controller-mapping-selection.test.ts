@@ -30,6 +30,16 @@ const cases: Case[] = [
     ],
     want: clusterIPWith([['10.244.3.7', 8080]]),
   },
+  ...(['web-a', 'web-z'] as const).map((terminatingSlice) => ({
+    name: `an address in two slices (a pod IP reused before the old pod is gone): the copy that is not terminating wins, in ${terminatingSlice === 'web-a' ? 'the later' : 'the earlier'} slice too`,
+    services: [clusterIPWeb],
+    slices: [
+      slice('web', [endpoint('10.244.3.7', { ready: false, serving: true, terminating: true })], http, { name: terminatingSlice }),
+      slice('web', [endpoint('10.244.3.7', { ready: false })], http, { name: 'web-m' }),
+    ],
+    // The new pod's copy is not ready yet, and a not-terminating endpoint is no fallback: nothing to send to.
+    want: clusterIPWith([]),
+  })),
   {
     name: 'a terminating endpoint that leaves serving unset counts as serving (kube-proxy reads a nil serving as true)',
     services: [clusterIPWeb],
