@@ -75,7 +75,12 @@ function addServicePort(out: Building, info: ServicePortInfo, slices: readonly S
   addClusterIP(out, entry, info, categorized, ctx, serving);
   for (const ip of info.externalIPs) addExternalIP(out, entry, info, categorized, ip, ctx, serving);
   for (const vip of info.loadBalancerVIPs) addLoadBalancerVIP(out, entry, info, categorized, vip, ctx, serving);
-  if (info.nodePort !== 0) addNodePort(out, entry, info, categorized, ctx, serving);
+  if (info.nodePort !== 0) {
+    // Without node addresses kube-proxy skips the NodePort with a `continue` that skips the health-check entry too.
+    const nodeIPs = ctx.nodePortIPs.get(info.family) ?? [];
+    if (nodeIPs.length === 0) return;
+    addNodePort(out, entry, info, categorized, nodeIPs, ctx, serving);
+  }
   if (info.healthCheckNodePort !== 0) entry(SET.healthCheckNodePort, portEntry(info.healthCheckNodePort));
 }
 
@@ -145,11 +150,9 @@ function outermost(ranges: readonly Cidr[]): Cidr[] {
 /**
  * NodePorts: one virtual server per node address (never bound). TCP/UDP
  * ports go to bitmap:port sets; SCTP needs hash:ip,port, one entry per
- * node address. Without node addresses kube-proxy skips the NodePort.
+ * node address.
  */
-function addNodePort(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, ctx: NodeContext, serving: Serving): void {
-  const nodeIPs = ctx.nodePortIPs.get(info.family) ?? [];
-  if (nodeIPs.length === 0) return;
+function addNodePort(out: Building, entry: AddEntry, info: ServicePortInfo, c: Categorized, nodeIPs: readonly string[], ctx: NodeContext, serving: Serving): void {
   const [plain, local] = nodePortSets(info);
   const entries = info.protocol === 'SCTP' ? nodeIPs.map((ip) => ipPortEntry(ip, 'SCTP', info.nodePort)) : [portEntry(info.nodePort)];
   for (const e of entries) {

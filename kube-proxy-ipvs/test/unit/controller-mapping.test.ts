@@ -294,6 +294,35 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'a NodePort with no node address to serve it: skipped, and with it the port\'s health-check entry (as the loop\'s continue skips it)',
+    services: [
+      service('web', {
+        type: 'LoadBalancer',
+        clusterIP: '10.96.0.60',
+        externalTrafficPolicy: 'Local',
+        healthCheckNodePort: 32000,
+        ports: [{ name: 'http', port: 80, nodePort: 30060 }],
+      }, { loadBalancer: { ingress: [{ ip: '192.0.2.60' }] } }),
+    ],
+    slices: [webSlice],
+    config: { nodePortAddresses: ['172.16.0.0/12'] },
+    want: {
+      virtualServers: [
+        vs('TCP', '10.96.0.60', 80, [['10.244.1.5', 8080], ['10.244.2.6', 8080]]),
+        vs('TCP', '192.0.2.60', 80, [['10.244.1.5', 8080]]),
+      ],
+      ipsets: {
+        'KUBE-CLUSTER-IP': { type: 'hash:ip,port', entries: ['10.96.0.60,tcp:80'] },
+        'KUBE-IPVS-IPS': { type: 'hash:ip', entries: ['10.96.0.60', '192.0.2.60'] },
+        'KUBE-LOAD-BALANCER': { type: 'hash:ip,port', entries: ['192.0.2.60,tcp:80'] },
+        'KUBE-LOAD-BALANCER-LOCAL': { type: 'hash:ip,port', entries: ['192.0.2.60,tcp:80'] },
+        'KUBE-LOOP-BACK': { type: 'hash:ip,port,ip', entries: ['10.244.1.5,tcp:8080,10.244.1.5'] },
+      },
+      boundAddresses: ['10.96.0.60', '192.0.2.60'],
+      setCount: 17,
+    },
+  },
+  {
     name: 'ETP=Local without a local endpoint falls back to cluster endpoints (#97081)',
     services: [service('web', { type: 'NodePort', clusterIP: '10.96.0.20', externalTrafficPolicy: 'Local', ports: [{ name: 'http', port: 80, nodePort: 30080 }] })],
     slices: [remoteOnly],
