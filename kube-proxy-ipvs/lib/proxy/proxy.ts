@@ -38,6 +38,7 @@ import { type Source, type SourceEvent, eventLabel } from './sources/source.js';
 import { type RunOutcome, SyncRunner } from './sync-runner.js';
 import { checkedPass, refusedSome, staleConntrackOf } from './sync-outcome.js';
 import { ProgrammingLatency } from './programming-latency.js';
+import { Wait } from './wait.js';
 
 /** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
 const NODE_WAIT_MS = 30_000;
@@ -94,8 +95,8 @@ export class Proxy {
   private families: AddressFamily[] = [];
   /** The healthz and metrics servers, retried while they cannot listen. */
   private readonly serverStarts: ServerStart[] = [];
-  /** Resolves start()'s wait for the Node object. */
-  private nodeArrived?: () => void;
+  /** start()'s wait for the Node object, ended early by its arrival or a stop. */
+  private readonly nodeWait: Wait;
   /** --netns: the target namespace, checked every second (netns-watch.ts). */
   private netnsTimer?: NodeJS.Timeout;
 
@@ -104,6 +105,7 @@ export class Proxy {
     private readonly deps: ProxyDeps,
   ) {
     this.clock = deps.clock ?? systemClock;
+    this.nodeWait = new Wait(this.clock);
     this.log = deps.logger;
     this.metrics = new ProxyMetrics(() => this.controller?.counters(), { defaultMetrics: deps.defaultMetrics });
     // kube-proxy's AddMetrics, once the gates are set and before it runs.
@@ -184,6 +186,10 @@ export class Proxy {
       await controller.close().catch(() => undefined);
       throw explainStartError(err);
     }
+    if (this.stopping) {
+      await controller.close().catch(() => undefined);
+      return addresses;
+    }
     this.controller = controller;
     this.flush();
     const initial = this.buffered;
@@ -225,6 +231,8 @@ export class Proxy {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    // A start waiting for the Node gives up at once, and one adopting the kernel goes no further.
+    this.nodeWait.end();
     clearInterval(this.netnsTimer);
     for (const s of this.serverStarts) s.cancel();
     await this.deps.source.stop().catch((err: unknown) => this.log.warn({ err }, 'stopping the source failed'));
@@ -257,16 +265,8 @@ export class Proxy {
    */
   private async waitForNode(): Promise<void> {
     if (this.nodeHasIPs()) return;
-    const waitMs = this.deps.nodeWaitMs ?? NODE_WAIT_MS;
-    await new Promise<void>((resolve) => {
-      const timer = this.clock.setTimeout(() => resolve(), waitMs);
-      this.nodeArrived = () => {
-        this.clock.clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.nodeArrived = undefined;
-    if (this.nodeHasIPs()) return;
+    await this.nodeWait.for(this.deps.nodeWaitMs ?? NODE_WAIT_MS);
+    if (this.nodeHasIPs() || this.stopping) return;
     const node = this.options.hostnameOverride;
     if (this.node === undefined) this.log.error({ node }, 'Timed out waiting for node to exist');
     else this.log.error({ node }, 'Timed out waiting for node to be assigned IPs');
@@ -346,7 +346,7 @@ export class Proxy {
     this.health.setNodeEligible(type !== 'delete' && nodeEligible(node));
     // As kube-proxy: the pod CIDRs are those of the start; in NodeCIDR mode a change of them restarts the process.
     if (this.options.detectLocalMode === 'NodeCIDR' && this.nodeInfo && type !== 'delete') exitIfPodCIDRsChanged(this.nodeInfo.podCIDRs ?? [], node, this.log);
-    if (this.nodeHasIPs()) this.nodeArrived?.();
+    if (this.nodeHasIPs()) this.nodeWait.end();
     if (!this.controller || type === 'delete') return;
     const info = { ...nodeInfoFor(this.options, node), families: this.families };
     if (info.addresses.length === 0 || (this.nodeInfo && sameNodeInfo(info, this.nodeInfo))) return;

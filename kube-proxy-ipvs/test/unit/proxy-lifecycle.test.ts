@@ -1,9 +1,9 @@
 /**
  * The proxy's life cycle with a fake controller: the order of its start,
- * start-up failures that explain themselves, the CAP_NET_ADMIN preflight, a
+ * a stop in the middle of it, start-up failures that explain themselves, the CAP_NET_ADMIN preflight, a
  * Node object's changes, and the garbage collection after bulk work.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +16,7 @@ import { checkPrivileges } from '../../lib/proxy/preflight.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
 import { fakeFactory } from '../support/fake-controller.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { fakeHost } from '../support/fake-host.js';
 import { logger, manifestsDir, options, started, until } from '../support/started-proxy.js';
 
@@ -40,6 +41,41 @@ status: {addresses: [${addresses.map((a) => `{type: InternalIP, address: ${a}}`)
   writeFileSync(join(dir, 'demo-node.yaml'), nodeYaml(['192.168.56.10', '192.168.56.11'], 'zone-b') + '# touched\n');
   await sleep(300);
   t.same(controller.calls.filter((c) => c.startsWith('setNode')), [], 'another node\'s object, or no real change, is not a node change');
+});
+
+t.test('a stop in the middle of the start ends it: the wait for the Node gives up, an adopted kernel is left unsynced', async (t) => {
+  const settled = (p: Promise<unknown>) => Promise.race([p.then(() => 'settled'), sleep(3000).then(() => 'still waiting')]);
+
+  // No Node object, and a clock whose 30 s never pass: only the stop can end the wait.
+  const dir = manifestsDir();
+  rmSync(join(dir, 'demo-node.yaml'));
+  const lines: Array<{ msg: string }> = [];
+  const log = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const waiting = new Proxy(options(dir), { source: new ManifestsSource({ path: dir, logger }), controllerFactory: fakeFactory(), logger: log, defaultMetrics: false, host: fakeHost(), clock: new FakeClock() });
+  t.teardown(() => waiting.stop());
+  const start = waiting.start();
+  await until('the wait for the Node', () => lines.some((l) => l.msg === 'reading objects'));
+  await sleep(50);
+  await waiting.stop();
+  t.equal(await settled(start), 'settled', 'the start returns once stopped');
+  t.notOk(lines.some((l) => /Timed out waiting for node/.test(l.msg)), 'and does not say it timed out');
+
+  // The controller adopts the kernel while the stop comes: it is closed, and nothing syncs.
+  let adopted!: () => void;
+  const factory = fakeFactory((c) => {
+    c.start = () => new Promise<void>((resolve) => (adopted = resolve));
+  });
+  const full = manifestsDir();
+  const adopting = new Proxy(options(full), { source: new ManifestsSource({ path: full, logger }), controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost() });
+  t.teardown(() => adopting.stop());
+  const second = adopting.start();
+  await until('the controller starting', () => factory.last !== undefined && adopted !== undefined);
+  const stopped = adopting.stop();
+  adopted();
+  await stopped;
+  t.equal(await settled(second), 'settled');
+  await sleep(100);
+  t.same(factory.last!.calls, ['close'], 'closed, and never asked to sync');
 });
 
 t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
