@@ -41,6 +41,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 
 import { StaleConntrackCleaner } from '../kube-proxy-ipvs/dist/lib/kernel/stale-conntrack.js';
+import { endpointKey } from '../kube-proxy-ipvs/dist/lib/plan/kernel-state.js';
 import { freshNetns } from './netns-util.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -92,7 +93,7 @@ const entriesFile = path.join(work, 'entries');
 writeFileSync(entriesFile, lines.join('\n') + '\n');
 const servicesFile = path.join(work, 'services');
 writeFileSync(servicesFile, Array.from({ length: S }, (_, i) => [service(i), ...serving(i)].join(' ')).join('\n') + '\n');
-const targetOf = (i) => ({ address: service(i), port: 53, endpoints: new Set(serving(i)) });
+const targetOf = (i) => ({ address: service(i), port: 53, endpoints: new Set(serving(i).map((ep) => endpointKey(ep, 53))) });
 const allTargets = new Map([['inet', Array.from({ length: S }, (_, i) => targetOf(i))]]);
 const changedTargets = new Map([['inet', Array.from({ length: S }, (_, i) => i).filter(changed).map(targetOf)]]);
 

@@ -13,7 +13,7 @@ import type { Service } from '../kubernetes/model.js';
 import type { NodeContext } from './node-addresses.js';
 import { cidrContains, type AddressFamily, type Cidr } from 'ipvs-netlink/address';
 import { servicePortInfos, type ServicePortInfo } from './service-ports.js';
-import { virtualServerKey, type DesiredDestination, type DesiredVirtualServer, type VirtualServerSpec } from '../plan/kernel-state.js';
+import { endpointKey, virtualServerKey, type DesiredDestination, type DesiredVirtualServer, type VirtualServerSpec } from '../plan/kernel-state.js';
 import { categorizeEndpoints, selectEndpoints, type Categorized } from './topology.js';
 import { serviceScheduling, type Scheduling } from './scheduling.js';
 
@@ -69,7 +69,7 @@ function addServicePort(out: Building, info: ServicePortInfo, slices: readonly S
   const entry = entryAdder(out, info.family);
 
   // Stale UDP conntrack entries are judged against every serving endpoint, as kube-proxy's cleanup does.
-  const serving = info.protocol === 'UDP' ? endpoints.filter((e) => e.serving).map((e) => e.address) : undefined;
+  const serving = info.protocol === 'UDP' ? endpoints.filter((e) => e.serving).map((e) => endpointKey(e.address, e.port)) : undefined;
 
   addLoopBackEntries(entry, info, endpoints);
   addClusterIP(out, entry, info, categorized, ctx, serving);
@@ -85,7 +85,7 @@ function addServicePort(out: Building, info: ServicePortInfo, slices: readonly S
 }
 
 type AddEntry = (set: SetName, entry: string) => void;
-/** A UDP port's serving endpoint addresses (DesiredVirtualServer.serving); undefined for other protocols. */
+/** A UDP port's serving endpoints (DesiredVirtualServer.serving); undefined for other protocols. */
 type Serving = readonly string[] | undefined;
 
 function entryAdder(out: Building, family: AddressFamily): AddEntry {

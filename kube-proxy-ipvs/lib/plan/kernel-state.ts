@@ -38,11 +38,21 @@ export interface DesiredVirtualServer {
    */
   destinations: readonly DesiredDestination[];
   /**
-   * UDP only: the address of every serving endpoint of the service port,
+   * UDP only: every serving endpoint of the service port (endpointKey(): address and port),
    * whatever the traffic policies and topology chose as destinations. The
    * conntrack entries that reach one of them are kept (stale-conntrack.ts).
    */
   serving?: readonly string[];
+}
+
+/**
+ * A serving endpoint as the stale-conntrack cleanup knows it: address and
+ * port. An entry whose reply comes from a serving endpoint's address but
+ * another port (the Service's targetPort changed, the pod stayed) is
+ * stale, as kube-proxy judges it since 1.34 (kubernetes#130542).
+ */
+export function endpointKey(address: string, port: number | undefined): string {
+  return `${address}/${port ?? ''}`;
 }
 
 /** A wanted real server: every one is wanted with weight 1. Never changed once made (it is shared). */

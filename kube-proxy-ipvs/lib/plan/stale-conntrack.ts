@@ -2,8 +2,8 @@
  * Which UDP conntrack entries a sync left pointing at the wrong place, as
  * kube-proxy's conntrack cleanup (pkg/proxy/conntrack/cleanup.go) decides:
  * an entry whose original destination is a UDP service's address and port
- * and whose reply source (where IPVS sent it) is not one of that service's
- * serving endpoints. UDP has no end of connection, so without this a client
+ * and whose reply source (where IPVS sent it, address and port) is not one
+ * of that service's serving endpoints. UDP has no end of connection, so without this a client
  * that keeps sending from the same port keeps reaching a removed endpoint,
  * or, if it sent while the service had none, the service address itself,
  * until the entry times out.
@@ -27,14 +27,16 @@
  */
 import type { ConntrackEntry, ConntrackFamily, ConntrackKey } from 'ipvs-netlink';
 import { familyOf } from 'ipvs-netlink/address';
-import { virtualServerKey, type DesiredState, type Operation } from './kernel-state.js';
+import { endpointKey, virtualServerKey, type DesiredState, type Operation } from './kernel-state.js';
 
 /** A UDP service address whose conntrack entries are checked, with its serving endpoints. */
 export interface UdpTarget {
   address: string;
   port: number;
+  /** endpointKey() of each serving endpoint */
   endpoints: ReadonlySet<string>;
 }
+
 
 /**
  * Every UDP virtual server, by family, each with its serving endpoints,
@@ -90,7 +92,7 @@ function targetsOf(desired: DesiredState, keys: Iterable<string>): Map<Conntrack
   for (const key of keys) {
     const vs = desired.virtualServers.get(key);
     if (!vs || vs.service.protocol !== 'udp') continue;
-    addTarget(out, { address: vs.service.address, port: vs.service.port, endpoints: new Set(vs.serving ?? vs.destinations.map((d) => d.address)) });
+    addTarget(out, { address: vs.service.address, port: vs.service.port, endpoints: new Set(vs.serving ?? vs.destinations.map((d) => endpointKey(d.address, d.port))) });
   }
   return out;
 }
@@ -110,7 +112,7 @@ export function staleEntries(entries: readonly ConntrackEntry[], targets: readon
   for (const e of entries) {
     if (e.protonum !== 17 || e.orig.dstPort === undefined) continue;
     const endpoints = byAddressPort.get(`${e.orig.dst}/${e.orig.dstPort}`);
-    if (!endpoints || endpoints.has(e.reply.src)) continue;
+    if (!endpoints || endpoints.has(endpointKey(e.reply.src, e.reply.srcPort))) continue;
     // By the original tuple, zone and id: an entry made anew meanwhile is left alone.
     out.push({ family: e.family, protocol: 'udp', orig: e.orig, zone: e.zone, ...(e.id === undefined ? {} : { id: e.id }) });
   }

@@ -9,7 +9,8 @@
  * endpoints leaves no entry here: IPVS drops it before conntrack confirms
  * one.) Each sync's report, given to the proxy's metrics, moves the
  * deleted-entries counter by what the table shows gone. A deleted UDP
- * Service's entries go in the sync that deletes it.
+ * Service's entries go in the sync that deletes it, and a pod's entries
+ * to a port it no longer serves at go when the port changes.
  */
 import t from 'tap';
 import { defaultProxyConfig } from '../../lib/kubernetes/model.js';
@@ -26,6 +27,12 @@ const DELETED = 'kubeproxy_conntrack_reconciler_deleted_entries_total{ip_family=
 const dns = service('dns', { type: 'ClusterIP', clusterIP: VIP, ports: [{ name: 'dns', protocol: 'UDP', port: 80, targetPort: 8080 }] });
 const endpointsOf = (pods: Array<keyof typeof PODS>) =>
   slice('dns', pods.map((p) => endpoint(PODS[p], { node: 'node-b', ready: true })), [{ name: 'dns', protocol: 'UDP', port: 8080 }]);
+
+/** The reply source port of each UDP entry to the service, as `conntrack -L` lists them. */
+async function replyPorts(ns: Netns): Promise<string[]> {
+  const out = await ns.exec('conntrack', ['-L', '-p', 'udp', '--orig-dst', VIP]).catch((err: { stdout?: string }) => err.stdout ?? '');
+  return out.split('\n').filter((l) => l.includes(`dst=${VIP}`)).map((l) => l.match(/sport=(\d+)/g)![1].slice(6)).sort();
+}
 
 /** The reply source of each UDP entry to the service, as `conntrack -L` lists them. */
 async function replySources(ns: Netns): Promise<string[]> {
@@ -82,4 +89,23 @@ t.test('stale UDP conntrack entries go in the sync that makes them stale', async
   const deleted = await c.sync();
   t.match(deleted, { kind: 'incremental', failed: 0, staleConntrack: { listed: 1, deleted: 1, failed: 0 } }, 'the Service deleted: its entry listed and deleted');
   t.same(await replySources(nodeNs), [], 'no entry to the deleted Service\'s address is left, as kube-proxy cleans a deleted UDP Service');
+});
+
+t.test('the port changes and the pod stays: its entries to the old port go, as kube-proxy judges them since 1.34', async (t) => {
+  const { node: nodeNs, client, pods } = await nodeWithPods(t);
+  await startUdpServer(t, pods.be1, 'be1');
+  await startUdpServer(t, pods.be1, 'be1 at 8081', 8081);
+  const c = await startController(t, nodeNs, { config: defaultProxyConfig(), node });
+  await nodeNs.exec('sysctl', ['-qw', 'net.ipv4.vs.expire_nodest_conn=0']);
+  c.upsertService(dns);
+  c.upsertEndpointSlice(endpointsOf(['be1']));
+  t.match(await c.sync(), { failed: 0 });
+  t.equal(await udpRequest(client, VIP, 80), 'be1', 'be1 answers at 8080');
+  t.same(await replyPorts(nodeNs), ['8080'], 'an entry answered from 8080');
+
+  c.upsertEndpointSlice(slice('dns', [endpoint(PODS.be1, { node: 'node-b', ready: true })], [{ name: 'dns', protocol: 'UDP', port: 8081 }]));
+  const moved = await c.sync();
+  t.match(moved, { kind: 'incremental', failed: 0, staleConntrack: { listed: 1, deleted: 1, failed: 0 } }, 'the pod still serves, at another port: its entry is stale');
+  t.same(await replyPorts(nodeNs), [], 'conntrack -L shows it gone');
+  t.equal(await udpRequest(client, VIP, 80), 'be1 at 8081', 'and the service answers from the new port');
 });

@@ -82,15 +82,15 @@ export async function requests(client: Netns, url: string, n: number): Promise<s
 
 
 const UDP_SERVER = `
-const name = process.argv[1];
+const [name, port] = process.argv.slice(1);
 const s = require('dgram').createSocket('udp4');
 s.on('message', (m, from) => s.send(name, from.port, from.address));
-s.bind(8080, '0.0.0.0', () => console.log('listening'));
+s.bind(Number(port), '0.0.0.0', () => console.log('listening'));
 `;
 
-/** A UDP server on :8080 in `ns` that answers every datagram with `name`. */
-export async function startUdpServer(t: TapLike, ns: Netns, name: string): Promise<void> {
-  const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, '-e', UDP_SERVER, name], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** A UDP server on :8080 (or `port`) in `ns` that answers every datagram with `name`. */
+export async function startUdpServer(t: TapLike, ns: Netns, name: string, port = 8080): Promise<void> {
+  const child = spawn('ip', ['netns', 'exec', ns.name, process.execPath, '-e', UDP_SERVER, name, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   killAtTeardown(t, child);
   const lines = createInterface({ input: child.stdout! });
   const [first] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])])) as [string | undefined];

@@ -2,7 +2,7 @@
  * Which UDP conntrack entries are stale (plan/stale-conntrack.ts), decided
  * as kube-proxy's conntrack cleanup decides: original destination a UDP
  * service's address and port (ClusterIP, external IP, a NodePort on a node
- * address), reply source not one of its serving endpoints (a serving one
+ * address), reply source (address and port, as since 1.34) not one of its serving endpoints (a serving one
  * that is no real server included), so every entry of a service without
  * endpoints; TCP services and other traffic left alone; only the services
  * a sync changed looked at after an incremental sync.
@@ -42,10 +42,10 @@ t.test('every UDP service with all its serving endpoints (real servers or not), 
   t.same([...targets.keys()], ['inet']);
   const list = targets.get('inet')!.map((x) => `${x.address}:${x.port} -> ${[...x.endpoints].sort().join(',')}`).sort();
   t.same(list, [
-    '10.96.0.10:53 -> 10.244.1.5,10.244.2.5,10.244.3.5',
+    '10.96.0.10:53 -> 10.244.1.5/5353,10.244.2.5/5353,10.244.3.5/5353',
     '10.96.0.11:9000 -> ',
-    '192.168.1.10:30053 -> 10.244.1.5,10.244.2.5,10.244.3.5',
-    '203.0.113.7:53 -> 10.244.1.5,10.244.2.5,10.244.3.5',
+    '192.168.1.10:30053 -> 10.244.1.5/5353,10.244.2.5/5353,10.244.3.5/5353',
+    '203.0.113.7:53 -> 10.244.1.5/5353,10.244.2.5/5353,10.244.3.5/5353',
   ]);
 });
 
@@ -55,6 +55,7 @@ t.test('stale: to a service address and port, answered by something not serving 
     udp('10.96.0.10', 53, '10.244.1.5'), // a serving endpoint: kept
     udp('10.96.0.10', 53, '10.244.3.5'), // a terminating one, no real server but still serving: kept
     udp('10.96.0.10', 53, '10.244.9.9'), // a removed endpoint: stale
+    { ...udp('10.96.0.10', 53, '10.244.2.5', { id: 9 }), reply: { src: '10.244.2.5', dst: '10.0.0.1', srcPort: 5300, dstPort: 40000 } }, // a serving pod, at the port it had before: stale
     udp('10.96.0.10', 53, '10.96.0.10'), // sent while the service had no endpoint: stale
     udp('192.168.1.10', 30053, '10.244.9.9', { id: 8 }), // the NodePort: stale
     udp('203.0.113.7', 53, '10.244.9.9', { id: undefined }), // an external IP: stale, no id to pin
@@ -63,7 +64,7 @@ t.test('stale: to a service address and port, answered by something not serving 
     { ...udp('10.96.0.10', 53, '10.244.9.9'), protocol: 'tcp', protonum: 6 }, // TCP: left alone
   ];
   const stale = staleEntries(entries, targets);
-  t.same(stale.map((k) => `${k.orig!.dst}:${k.orig!.dstPort} id=${k.id}`), ['10.96.0.10:53 id=7', '10.96.0.10:53 id=7', '192.168.1.10:30053 id=8', '203.0.113.7:53 id=undefined', '10.96.0.11:9000 id=7']);
+  t.same(stale.map((k) => `${k.orig!.dst}:${k.orig!.dstPort} id=${k.id}`), ['10.96.0.10:53 id=7', '10.96.0.10:53 id=9', '10.96.0.10:53 id=7', '192.168.1.10:30053 id=8', '203.0.113.7:53 id=undefined', '10.96.0.11:9000 id=7']);
   t.same(stale[0], { family: 'inet', protocol: 'udp', orig: entries[2].orig, zone: 0, id: 7 }, 'named by original tuple, zone and id');
 });
 
@@ -75,7 +76,7 @@ t.test('after an incremental sync, only the UDP services it changed', async (t) 
   const ops = plan(s.desired, mirror);
   const targets = changedUdpTargets(s.desired, ops).get('inet')!;
   t.same(targets.map((x) => `${x.address}:${x.port}`).sort(), ['10.96.0.10:53', '192.168.1.10:30053', '203.0.113.7:53']);
-  t.same([...targets[0].endpoints], ['10.244.1.5'], 'the endpoints that now serve');
+  t.same([...targets[0].endpoints], ['10.244.1.5/5353'], 'the endpoints that now serve');
   // The last endpoint goes: its flows reach nothing now.
   s.upsertEndpointSlice(slice('dns', [], [{ name: 'dns', protocol: 'UDP', port: 5353 }, { name: 'dns-tcp', protocol: 'TCP', port: 5353 }]));
   mirror.record(ops);
@@ -90,7 +91,7 @@ t.test('after an incremental sync, only the UDP services it changed', async (t) 
   const none = plan(before.desired, m, { scope: touched });
   t.same(none.filter((o) => o.kind === 'ipvs'), [], 'no IPVS operation');
   const looked = changedUdpTargets(before.desired, none, touched.virtualServers).get('inet')!;
-  t.same(looked.map((x) => `${x.address}:${x.port} -> ${[...x.endpoints].sort().join(',')}`).sort(), ['10.96.0.10:53 -> 10.244.1.5,10.244.2.5', '192.168.1.10:30053 -> 10.244.1.5,10.244.2.5', '203.0.113.7:53 -> 10.244.1.5,10.244.2.5'], "looked at, the terminating endpoint's entries no longer kept");
+  t.same(looked.map((x) => `${x.address}:${x.port} -> ${[...x.endpoints].sort().join(',')}`).sort(), ['10.96.0.10:53 -> 10.244.1.5/5353,10.244.2.5/5353', '192.168.1.10:30053 -> 10.244.1.5/5353,10.244.2.5/5353', '203.0.113.7:53 -> 10.244.1.5/5353,10.244.2.5/5353'], "looked at, the terminating endpoint's entries no longer kept");
 });
 
 t.test('a deleted UDP Service: every entry to its addresses is stale; a TCP one and a replaced one are not looked at as deleted', async (t) => {
