@@ -74,6 +74,7 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
   const cz = effective ? new Configz(effective) : undefined;
   const proxy = new Proxy(options, { source: await makeSource(options, log), controllerFactory: cz?.observing(factory) ?? factory, logger: log, configz: cz?.value });
   proxy.metrics.setBuildInfo(KUBERNETES_VERSION);
+  log.info({ version: KUBERNETES_VERSION }, 'Version info');
   let stopping: Promise<void> | undefined;
   const stop = (signal: string) => {
     if (stopping) {

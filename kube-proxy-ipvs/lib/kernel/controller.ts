@@ -84,6 +84,8 @@ export class Controller implements ControllerPort {
       const { clients } = await this.session.open();
       // Upstream's CanUseIPVSProxier, before its NewProxier writes anything: the kernel takes the scheduler or the start fails.
       await checkIpvsProxier(clients.ipvs, this.config.scheduler, this.logger);
+      // createProxier's line, which guides and operators grep to tell the mode in use.
+      this.logger.info('Using ipvs Proxier');
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
       await this.session.writeSysctls();
       await this.session.setIpvsTimeouts(clients);

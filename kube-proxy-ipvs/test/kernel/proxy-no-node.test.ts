@@ -20,7 +20,7 @@ function logged(log: string, msg: string, pairs: Record<string, unknown>): boole
   return log.split('\n').some((line) => {
     if (!line.startsWith('{')) return false;
     const e = JSON.parse(line) as Record<string, unknown>;
-    return e.msg === msg && Object.entries(pairs).every(([k, v]) => e[k] === v);
+    return e.msg === msg && Object.entries(pairs).every(([k, v]) => (v instanceof RegExp ? typeof e[k] === 'string' && v.test(e[k]) : e[k] === v));
   });
 }
 const run = promisify(execFile);
@@ -69,6 +69,7 @@ t.test('no Node object: loopback assumed, both families programmed and served, u
   t.match(log, /"msg":"Timed out waiting for node to exist"/, 'it waited for the Node');
   t.match(log, /"msg":"Can't determine this node's IP, assuming loopback; if this is incorrect, please set the --bind-address flag"/, "upstream's loopback line");
   t.ok(logged(log, 'kube-proxy running in dual-stack mode', { 'primary ipFamily': 'IPv4' }), 'dual-stack from the host');
+  t.ok(logged(log, 'Version info', { version: /^v1\.\d+\.\d+/ }) && logged(log, 'Using ipvs Proxier', {}), "upstream's lines that tell the version and the mode");
 
   const table = await env.ipvsSave();
   t.ok(table.includes('-A -t 10.96.0.10:80 -s rr'), `the IPv4 ClusterIP is programmed:\n${table.join('\n')}`);
