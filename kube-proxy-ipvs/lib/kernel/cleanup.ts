@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { ipsetName, SET_DEFINITIONS } from '../desired/ipsets.js';
 import { DUMMY_DEVICE } from '../plan/kernel-state.js';
 import type { IptablesRunner } from './iptables-runner.js';
-import type { Clients, IpsetClient } from './netlink-clients.js';
+import type { CleanupClients, IpsetClient } from './netlink-clients.js';
 import { deleteNftTables } from './nftables-tables.js';
 import { removeNftablesModeTables } from './other-modes.js';
 
@@ -32,7 +32,7 @@ export function attempts(logger: Pick<Logger, 'warn'>, errors: unknown[], prefix
 }
 
 /** `iptables`: absent where no iptables program works (a host of the nftables backend without it): there are no chains to remove. */
-export async function removeOwned(clients: Clients, iptables: IptablesRunner | undefined, excludeCIDRs: readonly string[], logger: Pick<Logger, 'warn'>): Promise<void> {
+export async function removeOwned(clients: CleanupClients, iptables: IptablesRunner | undefined, excludeCIDRs: readonly string[], logger: Pick<Logger, 'warn'>): Promise<void> {
   const errors: unknown[] = [];
   const attempt = attempts(logger, errors, 'cleanup');
   // The rules go first: they reference the sets, which cannot be destroyed while in use.
@@ -41,13 +41,14 @@ export async function removeOwned(clients: Clients, iptables: IptablesRunner | u
     await attempt('nftables tables', () => deleteNftTables(clients.nftables!));
     await attempt("nftables mode's tables", () => removeNftablesModeTables(clients.nftables!));
   }
-  await attempt('virtual servers', async () => {
+  const ipvs = clients.ipvs;
+  if (ipvs) await attempt('virtual servers', async () => {
     const excluded = excludeCIDRs.map((c, i) => parseCidr(c, `excludeCIDRs[${i}]`));
     // fwmark services are never a kube-proxy's: only address-keyed ones are candidates.
-    const ours = (await clients.ipvs.dump()).flatMap((s) =>
+    const ours = (await ipvs.dump()).flatMap((s) =>
       'address' in s && !excluded.some((c) => cidrContains(c, s.address)) ? [{ protocol: s.protocol, address: s.address, port: s.port }] : [],
     );
-    const results = await clients.ipvs.apply(ours.map((service) => ({ op: 'deleteService' as const, service })));
+    const results = await ipvs.apply(ours.map((service) => ({ op: 'deleteService' as const, service })));
     const failed = results.find((r) => !r.ok);
     if (failed && !failed.ok) throw failed.error;
   });

@@ -43,7 +43,7 @@ import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraf
 import { checkIpvsProxier } from './ipvs-proxier-check.js';
 import { connectionsOf, currentOf } from './kernel-reader.js';
 import { NamespaceSession } from './namespace-session.js';
-import { openRulesHandles } from './netlink-clients.js';
+import { closeClients, openCleanupClients } from './netlink-clients.js';
 import { familiesOf } from './nftables-tables.js';
 import { SchedulerModules } from './scheduler-modules.js';
 import { StaleConntrackCleaner, type StaleConntrackReport } from './stale-conntrack.js';
@@ -239,15 +239,14 @@ export class Controller implements ControllerPort {
 
   cleanup(): Promise<void> {
     return this.serially(async () => {
-      const { clients } = await this.session.open();
-      // Whichever backend programmed the rules, both are removed: the handles of the other are opened for it.
-      const extra = await openRulesHandles(this.session.netlinkOptions(), clients);
+      // Whichever backend programmed the rules, both are removed: every handle that opens here is opened.
+      const clients = await openCleanupClients(this.session.netlinkOptions());
+      if (!clients.ipvs) this.logger.info('cleanup: this kernel has no IPVS; the rest is removed, as kube-proxy skips IPVS then');
       try {
         const iptables = await this.session.iptables().catch((err: Error) => void this.logger.warn({ err: err.message }, 'cleanup: no iptables to remove KUBE-* chains with'));
-        await removeOwned({ ...clients, ...extra }, iptables ?? undefined, this.config.excludeCIDRs, this.logger);
+        await removeOwned(clients, iptables ?? undefined, this.config.excludeCIDRs, this.logger);
       } finally {
-        extra.ipset?.close();
-        extra.nftables?.close();
+        closeClients(clients);
         this.mirror = new Mirror();
         this.fullSyncPending = true;
       }

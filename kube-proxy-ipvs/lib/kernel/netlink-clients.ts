@@ -7,7 +7,7 @@
  * nftables backend (and, where the kernel has nf_tables, to find the other
  * backend's leftovers).
  */
-import { Ipset, Ipvs, Nftables, Rtnl } from 'ipvs-netlink';
+import { Ipset, Ipvs, NetlinkError, Nftables, Rtnl } from 'ipvs-netlink';
 
 export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'setTimeouts' | 'listServices' | 'addService' | 'deleteService' | 'counters' | 'close'>;
 export type IpsetClient = Pick<Ipset, 'create' | 'addMany' | 'delMany' | 'destroy' | 'list' | 'listNames' | 'counters' | 'close'>;
@@ -47,18 +47,34 @@ export async function openClients(options: { netns?: string; timeoutMs?: number 
   }
 }
 
+/** What --cleanup works with: every handle that opens here (IPVS too may be missing). */
+export type CleanupClients = Omit<Clients, 'ipvs'> & { ipvs?: IpvsClient };
+
 /**
- * The ipset and nftables handles `have` lacks, each where it opens (a
- * kernel may have neither): cleanup removes both backends' rules.
+ * The handles --cleanup removes with, each where it opens: no IPVS (its
+ * module absent, or not loadable) leaves out the virtual servers alone, as
+ * upstream's ipvs.CleanupLeftovers bails out where `modprobe ip_vs` fails
+ * while its iptables and nftables modes' cleanups still run. Any other
+ * failure to open IPVS (no CAP_NET_ADMIN) is thrown.
  */
-export async function openRulesHandles(options: { netns?: string; timeoutMs?: number }, have: Clients): Promise<Pick<Clients, 'ipset' | 'nftables'>> {
-  const ipset = have.ipset ? undefined : await Ipset.open(options).catch(() => undefined);
-  const nftables = have.nftables ? undefined : await Nftables.open(options).catch(() => undefined);
-  return { ...(ipset ? { ipset } : {}), ...(nftables ? { nftables } : {}) };
+export async function openCleanupClients(options: { netns?: string; timeoutMs?: number }): Promise<CleanupClients> {
+  const ipvs = await Ipvs.open(options).catch((err: unknown) => {
+    if (err instanceof NetlinkError && (err.code === 'EPROTONOSUPPORT' || err.code === 'ENOENT')) return undefined;
+    throw err;
+  });
+  try {
+    const rtnl = await Rtnl.open(options);
+    const ipset = await Ipset.open(options).catch(() => undefined);
+    const nftables = await Nftables.open(options).catch(() => undefined);
+    return { rtnl, ...(ipvs ? { ipvs } : {}), ...(ipset ? { ipset } : {}), ...(nftables ? { nftables } : {}) };
+  } catch (err) {
+    ipvs?.close();
+    throw err;
+  }
 }
 
-export function closeClients(c: Clients): void {
-  c.ipvs.close();
+export function closeClients(c: CleanupClients): void {
+  c.ipvs?.close();
   c.ipset?.close();
   c.nftables?.close();
   c.rtnl.close();

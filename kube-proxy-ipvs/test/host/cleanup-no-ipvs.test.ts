@@ -1,0 +1,48 @@
+/**
+ * `kube-proxy-ipvs --cleanup` on a kernel without IPVS (this host's): as
+ * upstream's cleanup, which leaves IPVS out where ip_vs cannot be loaded
+ * and still removes the rest, it exits 0 having removed what the proxy and
+ * kube-proxy's other modes left in a fresh namespace, checked with nft,
+ * iptables-save, ipset and ip: the nftables mode's table, the iptables
+ * mode's chains, the KUBE-* ipsets and kube-ipvs0; someone else's chain,
+ * set and table stay.
+ */
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { freshNetns, type Netns } from '../../../test/support/netns.js';
+import { runBinary } from '../support/proxy-env.js';
+
+const iptablesMode = readFileSync(new URL('../fixtures/iptables/iptables-mode.rules', import.meta.url), 'utf8');
+
+async function state(ns: Netns) {
+  const nft = JSON.parse(await ns.exec('nft', ['-j', 'list', 'tables'])) as { nftables: Array<{ table?: { family: string; name: string } }> };
+  return {
+    tables: nft.nftables.flatMap((o) => (o.table ? [`${o.table.family} ${o.table.name}`] : [])).sort(),
+    chains: (await ns.exec('iptables-save', [])).split('\n').filter((l) => l.startsWith(':') && !/^:(PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) /.test(l)).map((l) => l.split(' ')[0]).sort(),
+    sets: (await ns.exec('ipset', ['list', '-n'])).split('\n').filter(Boolean).sort(),
+    links: (await ns.exec('ip', ['-o', 'link', 'show'])).split('\n').filter(Boolean).map((l) => l.split(':')[1].trim().split('@')[0]).sort(),
+  };
+}
+
+t.test('--cleanup without IPVS removes the rest and exits 0', async (t) => {
+  const ns = await freshNetns(t, 'cleanupnoipvs');
+  await ns.exec('nft', ['-f', '-'], 'table ip kube-proxy {\n}\ntable ip theirs {\n}\n');
+  await ns.exec('iptables-restore', [], iptablesMode);
+  await ns.exec('iptables', ['-t', 'filter', '-N', 'THEIR-CHAIN']);
+  await ns.exec('ipset', ['create', 'KUBE-CLUSTER-IP', 'hash:ip,port']);
+  await ns.exec('ipset', ['create', 'THEIRS', 'hash:ip']);
+  // This kernel makes no dummy links: a veth by the name stands in (cleanup deletes the link by its name).
+  await ns.exec('ip', ['link', 'add', 'kube-ipvs0', 'type', 'veth', 'peer', 'name', 'kube-ipvs0p']);
+  const before = await state(ns);
+  t.ok(before.tables.includes('ip kube-proxy') && before.chains.some((c) => c.startsWith(':KUBE-SVC-')) && before.sets.includes('KUBE-CLUSTER-IP') && before.links.includes('kube-ipvs0'), 'the leftovers are there');
+
+  const r = await runBinary([], ['--cleanup', '--netns', ns.path, '--hostname-override', 'node-a']);
+  t.equal(r.code, 0, `exits 0:\n${r.stderr.slice(-2000)}`);
+  t.match(r.stderr, /"cleanup: this kernel has no IPVS; the rest is removed/, 'and says IPVS was left out');
+
+  const after = await state(ns);
+  t.same(after.tables, before.tables.filter((x) => x !== 'ip kube-proxy'), "the nftables mode's table went, the others stayed (iptables-nft's among them)");
+  t.same(after.chains.filter((c) => c !== ':KUBE-FIREWALL'), [':THEIR-CHAIN'], "the iptables mode's chains went (the kubelet's KUBE-FIREWALL stays)");
+  t.same(after.sets, ['THEIRS'], 'the KUBE-* ipset went');
+  t.notOk(after.links.includes('kube-ipvs0'), 'kube-ipvs0 went');
+});
