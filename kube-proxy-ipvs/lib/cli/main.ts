@@ -14,9 +14,10 @@
  */
 import { FlagError } from '../proxy/flag-parser.js';
 import { usage } from '../proxy/flags.js';
+import { makeLogger } from '../proxy/logger.js';
 import { OptionsError } from '../proxy/options.js';
 import { runPlan } from './plan.js';
-import { run } from './run.js';
+import { loggerOf, run } from './run.js';
 
 const argv = process.argv.slice(2);
 try {
@@ -28,7 +29,8 @@ try {
   } else {
     const stage = e instanceof OptionsError ? (e.message.startsWith('invalid configuration') ? 'failed validate: ' : 'failed complete: ') : '';
     const message = e instanceof Error ? e.message : String(e);
-    process.stderr.write(`kube-proxy-ipvs: command failed: ${stage}${message}\n`);
+    // component-base's cli.Run, with logging set up: the run's own logger (its format), or klog's default text one.
+    (loggerOf(e) ?? makeLogger(0)).error({ err: `${stage}${message}` }, 'command failed');
   }
   process.exitCode = 1;
 }

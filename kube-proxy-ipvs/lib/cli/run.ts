@@ -29,6 +29,14 @@ const STOP_TIMEOUT_MS = 10_000;
 
 const factory: ControllerFactory = (options) => new Controller(options);
 
+/** The loggers of failed runs, so that the failure is logged as the run logged (main.ts). */
+const failedRuns = new WeakMap<object, Logger>();
+
+/** The logger of the run that threw `err`, once it had one. */
+export function loggerOf(err: unknown): Logger | undefined {
+  return typeof err === 'object' && err !== null ? failedRuns.get(err) : undefined;
+}
+
 /** The run command; argv without the program name. */
 export async function run(argv: readonly string[], controllerFactory: ControllerFactory = factory, host?: HostSetup): Promise<void> {
   // --help and --version come first, as upstream: before the config file is read.
@@ -47,10 +55,17 @@ export async function run(argv: readonly string[], controllerFactory: Controller
   const log = makeLogger(options.logging);
   for (const n of notices) log[n.level](n.fields ?? {}, n.msg);
   if (control.writeConfigTo !== undefined) return writeConfig(resolved, control.writeConfigTo, log);
-  checkPrivileges({ netns: options.netns });
-  if (options.cleanup) return cleanup(options, controllerFactory, log);
-  if (control.initOnly) return initOnly(options, controllerFactory, host ?? realHost(options.netns, options.ipvs.rulesBackend), log);
-  await runProxy(options, controllerFactory, log);
+  try {
+    checkPrivileges({ netns: options.netns });
+    if (options.cleanup) return await cleanup(options, controllerFactory, log);
+    if (control.initOnly) return await initOnly(options, controllerFactory, host ?? realHost(options.netns, options.ipvs.rulesBackend), log);
+    await runProxy(options, controllerFactory, log);
+  } catch (err) {
+    // As kube-proxy's command: its Run's error logged, then returned to cli.Run, which logs it again.
+    log.error({ err: err instanceof Error ? err.message : String(err) }, 'Error running ProxyServer');
+    if (typeof err === 'object' && err !== null) failedRuns.set(err, log);
+    throw err;
+  }
 }
 
 /** --write-config-to: the merged configuration as v1alpha1 YAML (keys sorted, as upstream's encoder writes them), then exit 0. */
@@ -95,6 +110,7 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
     // As kube-proxy: a changed config file ends the process (exit 1) so its pod restarts with the new file.
     watchConfigFile(options.configFile, (reason) => {
       log.error({ err: reason }, 'Error running ProxyServer');
+      log.error({ err: reason }, 'command failed');
       process.exitCode = 1;
       stop('config file changed');
     });

@@ -141,7 +141,7 @@ t.test("the binary's exits, as kube-proxy's (cobra): flag errors print the usage
   t.match(help.stdout, /--conntrack-max-per-core int32 +Maximum number of NAT connections/);
   const bad = run('--config', '/nonexistent.yaml');
   t.equal(bad.status, 1);
-  t.match(bad.stderr, /command failed: failed complete: open \/nonexistent.yaml: no such file or directory/);
+  t.match(bad.stderr, /^E\d{4} [\d:.]+ +\d+ [^\]]+\] "command failed" err="failed complete: open \/nonexistent.yaml: no such file or directory"\n$/, "component-base's cli.Run: logged, as klog writes it");
 });
 
 t.test('scheduler annotations: the flags in the JSON; one that cannot be applied warned about on stderr, the Service on the global scheduler', async (t) => {
