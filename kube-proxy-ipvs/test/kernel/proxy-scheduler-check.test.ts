@@ -31,14 +31,14 @@ t.test('a scheduler the kernel has not got: the start fails as upstream, exit 1,
   t.equal(r.code, 1, 'exit 1');
   t.match(
     r.stderr,
-    /can't use the IPVS proxier: no such file or directory \(--ipvs-scheduler \(ipvs\.scheduler\) "twos": the kernel has no IPVS scheduler of that name: module ip_vs_twos is not loaded and could not be loaded; load it on the node \(modprobe ip_vs_twos\) or choose another scheduler\)/,
+    /can't use the IPVS proxier: no such file or directory \(--ipvs-scheduler \(ipvs\.scheduler\) \\"twos\\": the kernel has no IPVS scheduler of that name: module ip_vs_twos is not loaded and could not be loaded; load it on the node \(modprobe ip_vs_twos\) or choose another scheduler\)/,
   );
   t.same(await env.ipvsSave(), [], 'ipvsadm -Sn: no virtual server, the dummy included');
   t.equal((await env.node.tryExec('ip', ['link', 'show', 'kube-ipvs0'])).code, 1, 'nothing programmed: no kube-ipvs0');
 
   const init = await oneShot(env, ['--ipvs-scheduler', 'fastest', '--init-only']);
   t.equal(init.code, 1, '--init-only makes the proxier too: exit 1');
-  t.match(init.stderr, /can't use the IPVS proxier: no such file or directory \(--ipvs-scheduler \(ipvs\.scheduler\) "fastest": the kernel has no IPVS scheduler of that name \(no module ip_vs_fastest\); Linux's IPVS schedulers are rr, /);
+  t.match(init.stderr, /can't use the IPVS proxier: no such file or directory \(--ipvs-scheduler \(ipvs\.scheduler\) \\"fastest\\": the kernel has no IPVS scheduler of that name \(no module ip_vs_fastest\); Linux's IPVS schedulers are rr, /);
   t.same(await env.ipvsSave(), [], 'ipvsadm -Sn still shows nothing');
 });
 
