@@ -342,6 +342,8 @@ export class Proxy {
 
   private onNode(type: SourceEvent['type'], node: Node): void {
     if (node.metadata.name !== this.options.hostnameOverride) return;
+    // kube-proxy 1.37's line; it then exits to restart, where this proxy runs on, unhealthy until the Node is back.
+    if (type === 'delete') this.log.info({ node: node.metadata.name }, 'Node is being deleted');
     this.node = type === 'delete' ? undefined : node;
     this.health.setNodeEligible(type !== 'delete' && nodeEligible(node));
     // As kube-proxy: the pod CIDRs are those of the start; in NodeCIDR mode a change of them restarts the process.

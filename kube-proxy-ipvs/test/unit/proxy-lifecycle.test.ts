@@ -3,7 +3,7 @@
  * a stop in the middle of it, start-up failures that explain themselves, the CAP_NET_ADMIN preflight, a
  * Node object's changes, and the garbage collection after bulk work.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -76,6 +76,26 @@ t.test('a stop in the middle of the start ends it: the wait for the Node gives u
   t.equal(await settled(second), 'settled');
   await sleep(100);
   t.same(factory.last!.calls, ['close'], 'closed, and never asked to sync');
+});
+
+t.test("the Node deleted: upstream's line, /healthz 503 until it is back, and the proxy runs on", async (t) => {
+  const dir = manifestsDir();
+  const lines: Array<{ msg: string; node?: string }> = [];
+  const log = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
+  const proxy = new Proxy(options(dir), { source: new ManifestsSource({ path: dir, logger, debounceMs: 20, pollMs: 50 }), controllerFactory: fakeFactory(), logger: log, defaultMetrics: false, host: fakeHost() });
+  t.teardown(() => proxy.stop());
+  const addrs = await proxy.start();
+  await proxy.waitForSync(5000);
+  const healthz = async () => (await fetch(`http://${addrs.healthz}/healthz`)).status;
+  t.equal(await healthz(), 200);
+  const node = readFileSync(join(dir, 'demo-node.yaml'), 'utf8');
+  rmSync(join(dir, 'demo-node.yaml'));
+  await until('the deletion', () => lines.some((l) => l.msg === 'Node is being deleted'));
+  t.match(lines.find((l) => l.msg === 'Node is being deleted'), { node: 'node-a' });
+  t.equal(await healthz(), 503, 'not eligible while it is gone');
+  writeFileSync(join(dir, 'demo-node.yaml'), node);
+  await until('the Node back', async () => (await healthz()) === 200);
+  t.pass('eligible again once it is back');
 });
 
 t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
