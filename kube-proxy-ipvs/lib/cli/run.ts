@@ -22,6 +22,7 @@ import { type HostSetup, realHost } from '../proxy/host-setup.js';
 import { Proxy } from '../proxy/proxy.js';
 import { ManifestsSource } from '../proxy/sources/manifests-source.js';
 import type { Source } from '../proxy/sources/source.js';
+import type { EventRecorder } from '../proxy/sources/api-events.js';
 import { KUBERNETES_VERSION, versionOutput } from './version.js';
 
 /** How long a stop may take before the process exits anyway. */
@@ -75,19 +76,26 @@ function writeConfig(resolved: ResolvedOptions, path: string, log: Logger): void
   log.info({ file: path }, 'Wrote configuration');
 }
 
-async function makeSource(o: ProxyOptions, log: Logger): Promise<Source> {
-  if (o.manifests) return new ManifestsSource({ path: o.manifests, logger: log.child({ component: 'manifests' }) });
+/** Where objects come from, and, with an API server, where the node's events go. */
+async function makeSource(o: ProxyOptions, log: Logger): Promise<{ source: Source; events?: EventRecorder }> {
+  if (o.manifests) return { source: new ManifestsSource({ path: o.manifests, logger: log.child({ component: 'manifests' }) }) };
   // Loaded only when needed, and without client-node's generated API client (client-node-loader.ts).
   const { loadApiServerModules } = await import('../proxy/sources/client-node-loader.js');
   const [{ ApiServerSource }, { loadKubeConfig }] = await loadApiServerModules();
-  return new ApiServerSource({ kubeconfig: loadKubeConfig(o), nodeName: o.hostnameOverride, resyncPeriodMs: o.configSyncPeriodMs, logger: log.child({ component: 'apiserver' }) });
+  const { ApiEvents } = await import('../proxy/sources/api-events.js');
+  const kubeconfig = loadKubeConfig(o);
+  return {
+    source: new ApiServerSource({ kubeconfig, nodeName: o.hostnameOverride, resyncPeriodMs: o.configSyncPeriodMs, logger: log.child({ component: 'apiserver' }) }),
+    events: new ApiEvents(kubeconfig, o.hostnameOverride, log.child({ component: 'events' })),
+  };
 }
 
 async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
   const effective = options.kubeProxyConfiguration;
   // kube-proxy's registered internal configuration, with the node IPs the start settles on (configz.ts).
   const cz = effective ? new Configz(effective) : undefined;
-  const proxy = new Proxy(options, { source: await makeSource(options, log), controllerFactory: cz?.observing(factory) ?? factory, logger: log, configz: cz?.value });
+  const { source, events } = await makeSource(options, log);
+  const proxy = new Proxy(options, { source, controllerFactory: cz?.observing(factory) ?? factory, logger: log, configz: cz?.value });
   proxy.metrics.setBuildInfo(KUBERNETES_VERSION);
   log.info({ version: KUBERNETES_VERSION }, 'Version info');
   let stopping: Promise<void> | undefined;
@@ -121,6 +129,8 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
     await proxy.stop().catch(() => undefined);
     throw err;
   }
+  // kube-proxy's birth cry, once its informers run and before its first sync: an Event on its Node.
+  if (!stopping) events?.record({ type: 'Normal', reason: 'Starting', action: 'StartKubeProxy' });
   // Runs until a signal: the servers, source watchers and timers keep the event loop alive.
   await new Promise<void>((resolve) => {
     const wait = setInterval(() => {

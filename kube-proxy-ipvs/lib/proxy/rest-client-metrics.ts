@@ -176,9 +176,8 @@ export interface RequestTracker {
  * more than once (an aborted watch fails after it responded); the attempt
  * is counted once.
  */
-export function trackApiRequest(kc: KubeConfig, server: string, watch: boolean): RequestTracker {
+export function trackApiRequest(kc: KubeConfig, server: string, watch: boolean, verb = 'GET', requestBytes = 0): RequestTracker {
   transportFor(kc);
-  const verb = 'GET';
   const host = hostOf(server);
   const start = process.hrtime.bigint();
   // kube-proxy's client-side limiter (--kube-api-qps, --kube-api-burst) lets its few lists through at once; the proxy has none and waits 0 s.
@@ -189,7 +188,7 @@ export function trackApiRequest(kc: KubeConfig, server: string, watch: boolean):
     if (counted) return false;
     counted = true;
     requestResult.inc({ code, host, method: verb });
-    if (!watch) requestSize.observe({ host, verb }, 0);
+    if (!watch) requestSize.observe({ host, verb }, requestBytes);
     return true;
   };
   const finish = (bodyBytes: number | undefined) => {

@@ -47,6 +47,8 @@ t.test('Services and EndpointSlices from an API server reach real backends', asy
   t.notOk((await env.ipvsSave()).some((l) => l.includes('10.96.0.66')), 'the invalid Service is not programmed');
   t.equal(await metricValue(proxy, 'kubeproxy_invalid_objects_total{kind="Service",action="skipped"}'), 1, 'and is counted');
   t.match(proxy.log(), /"v":0,[^\n]*"object":"Service e2e\/invalid","field":"spec.ports\[0\].port"/, 'and logged naming the field');
+  await until('the birth cry', async () => api.events.length === 1);
+  t.match(api.events[0], { path: '/apis/events.k8s.io/v1/namespaces/default/events', event: { reason: 'Starting', action: 'StartKubeProxy', type: 'Normal', reportingController: 'kube-proxy', regarding: { kind: 'Node', name: 'node-a' } } }, "kube-proxy's Starting event on its Node");
   const both = await env.getMany(env.node, 'http://10.96.0.10/', 4);
   t.same([...new Set(both)].sort(), ['web-1 10.244.1.10', 'web-2 10.244.2.11'], 'ClusterIP answers from both backends');
 

@@ -64,6 +64,10 @@ export class FakeApiServer {
   readonly watchQueries: URLSearchParams[] = [];
   /** When set, every request is answered with this status (an unhealthy server). */
   failWith?: number;
+  /** The events.k8s.io/v1 Events posted, as sent, with the path they went to. */
+  readonly events: Array<{ path: string; event: Record<string, unknown> }> = [];
+  /** Statuses to answer the next event posts with, one each (201 once they run out). */
+  eventAnswers: number[] = [];
   url = '';
 
   constructor() {
@@ -173,6 +177,7 @@ export class FakeApiServer {
       return this.status(res, this.failWith, 'InternalError', 'the fake apiserver was told to fail');
     }
     if (url.pathname === '/version') return this.json(res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-fake' });
+    if (req.method === 'POST' && /^\/apis\/events\.k8s\.io\/v1\/namespaces\/[^/]+\/events$/.test(url.pathname)) return this.postEvent(req, res, url.pathname);
     const route = ROUTES.find(([re]) => re.test(url.pathname));
     if (!route || req.method !== 'GET') return this.status(res, 404, 'NotFound', `${req.method} ${url.pathname} is not served by the fake apiserver`);
     const [, resource, apiVersion, kind] = route;
@@ -215,6 +220,19 @@ export class FakeApiServer {
 
   private send(res: ServerResponse, event: unknown): void {
     if (!res.writableEnded) res.write(JSON.stringify(event) + '\n');
+  }
+
+  private postEvent(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      this.requests.push('post events');
+      const code = this.eventAnswers.shift() ?? 201;
+      if (code !== 201) return this.status(res, code, code === 403 ? 'Forbidden' : 'InternalError', `the fake apiserver answers ${code}`);
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      this.events.push({ path, event });
+      this.json(res, 201, event);
+    });
   }
 
   private json(res: ServerResponse, code: number, body: unknown): void {

@@ -114,8 +114,9 @@ t.test('what a fresh node needs', async (t) => {
     [
       { apiGroups: [''], resources: ['nodes', 'services'], verbs: ['list', 'watch'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+      { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch', 'update'] },
     ],
-    'RBAC: list and watch what the informers read, nothing else (no events: none is emitted)',
+    "RBAC: list and watch what the informers read, and write the node's events (as system:node-proxier), nothing else",
   );
 });
 

@@ -1,6 +1,6 @@
 /**
  * Requests to the API server (GETs of a collection: lists here, watches in
- * api-watch.ts), with the credentials, TLS settings and proxy agent
+ * api-watch.ts; the POSTs of events, api-events.ts), with the credentials, TLS settings and proxy agent
  * client-node's KubeConfig gives its own requests. A list's answer is the
  * server's JSON as it is, the same shape the watch stream's objects have.
  */
@@ -36,10 +36,11 @@ export async function listObjects(kc: KubeConfig, path: string, query: Record<st
 }
 
 /**
- * Sends a GET of `path` with `query` to the current cluster, with the
- * kubeconfig's credentials, TLS settings and agent: `answer` gets the
- * response, `failed` the request's error (an abort through `signal` too).
- * Rejects when there is no cluster or its credentials cannot be applied.
+ * Sends a GET of `path` with `query` (or, with `send`, that request and
+ * JSON body) to the current cluster, with the kubeconfig's credentials,
+ * TLS settings and agent: `answer` gets the response, `failed` the
+ * request's error (an abort through `signal` too). Rejects when there is
+ * no cluster or its credentials cannot be applied.
  */
 export async function apiRequest(
   kc: KubeConfig,
@@ -48,14 +49,17 @@ export async function apiRequest(
   signal: AbortSignal | undefined,
   answer: (res: Http.IncomingMessage) => void,
   failed: (err: Error) => void,
+  send?: { method: 'POST'; json: string },
 ): Promise<void> {
   const server = kc.getCurrentCluster()?.server;
   if (!server) throw new Error('No currently active cluster');
   const url = new URL(server + path);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-  const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' }, signal };
-  // client-go's REST client metrics, observed here because every list and watch passes here.
-  const tracker = trackApiRequest(kc, server, query.watch === 'true');
+  const body = send === undefined ? undefined : Buffer.from(send.json);
+  const headers: Http.OutgoingHttpHeaders = { Accept: 'application/json', ...(body ? { 'Content-Type': 'application/json', 'Content-Length': body.length } : {}) };
+  const options: https.RequestOptions = { method: send?.method ?? 'GET', headers, signal };
+  // client-go's REST client metrics, observed here because every request passes here.
+  const tracker = trackApiRequest(kc, server, query.watch === 'true', options.method, body?.length ?? 0);
   try {
     await kc.applyToHTTPSOptions(options);
   } catch (err) {
@@ -71,7 +75,7 @@ export async function apiRequest(
     tracker.failed();
     failed(err);
   });
-  req.end();
+  req.end(body);
 }
 
 /** The error for an answer other than 200: the server's Status message where it sent one, else the status line's. */
