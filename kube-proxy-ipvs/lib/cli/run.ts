@@ -110,7 +110,9 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
       process.exit(1);
     }, STOP_TIMEOUT_MS);
     timer.unref();
-    stopping = proxy.stop().finally(() => clearTimeout(timer));
+    events?.close();
+    // The timer stays set (unref'd) until the process ends: a start still finishing after the stop is bounded too.
+    stopping = proxy.stop();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -7,10 +7,12 @@
  * reportingInstance kube-proxy-<hostname>. `kubectl describe node` lists
  * them, with kube-proxy's "Starting" among them.
  *
- * As client-go's broadcaster, a write is tried up to 12 times, 10 s apart,
- * while the server cannot be reached or answers 5xx, and given up at once
- * on another refusal (4xx: say, no RBAC permission to create events); each
- * failure is logged with client-go's words. Nothing waits for it.
+ * As client-go's broadcaster (recordEvent), a write is tried up to 12
+ * times, 10 s apart, while the server cannot be reached, and given up at
+ * once when it answers with an error status (say, 403: no RBAC permission
+ * to create events) or the request cannot be made; each failure is logged
+ * with client-go's words. Nothing waits for it; close() (the proxy's stop)
+ * ends a write under way and its retries.
  */
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
@@ -27,12 +29,17 @@ export interface NodeEvent {
 /** Where the proxy's events go; the manifests source has none. */
 export interface EventRecorder {
   record(e: NodeEvent): void;
+  close(): void;
 }
+
+type Outcome = 'ok' | { err: Error; log: 'Server rejected event (will not retry!)' | 'Unable to construct event (will not retry!)' | 'Unable to write event (may retry after sleeping)' };
 
 const MAX_TRIES = 12;
 const RETRY_MS = 10_000;
 
 export class ApiEvents implements EventRecorder {
+  private readonly closing = new AbortController();
+
   constructor(
     private readonly kc: KubeConfig,
     private readonly nodeName: string,
@@ -42,41 +49,51 @@ export class ApiEvents implements EventRecorder {
   ) {}
 
   record(e: NodeEvent): void {
-    void this.write(eventObject(e, this.nodeName, `kube-proxy-${this.host}`, new Date()), 1);
+    if (!this.closing.signal.aborted) void this.write(eventObject(e, this.nodeName, `kube-proxy-${this.host}`, new Date()), 1);
+  }
+
+  close(): void {
+    this.closing.abort();
   }
 
   private async write(event: Record<string, unknown>, attempt: number): Promise<void> {
     const outcome = await this.post(event);
-    if (outcome === 'ok') return;
+    if (outcome === 'ok' || this.closing.signal.aborted) return;
     const fields = { err: outcome.err.message, event: { name: (event.metadata as { name: string }).name, reason: event.reason } };
-    if (!outcome.retry) return void this.log.error(fields, 'Server rejected event (will not retry!)');
-    if (attempt >= MAX_TRIES) return void this.log.error(fields, 'Unable to write event (retry limit exceeded!)');
-    this.log.error(fields, 'Unable to write event (may retry after sleeping)');
-    setTimeout(() => void this.write(event, attempt + 1), this.retryMs).unref();
+    const retry = outcome.log === 'Unable to write event (may retry after sleeping)';
+    if (retry && attempt >= MAX_TRIES) return void this.log.error(fields, 'Unable to write event (retry limit exceeded!)');
+    this.log.error(fields, outcome.log);
+    if (!retry) return;
+    const timer = setTimeout(() => void this.write(event, attempt + 1), this.retryMs);
+    timer.unref();
+    this.closing.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
   }
 
-  private post(event: Record<string, unknown>): Promise<'ok' | { err: Error; retry: boolean }> {
+  private post(event: Record<string, unknown>): Promise<Outcome> {
     const path = `/apis/events.k8s.io/v1/namespaces/${(event.metadata as { namespace: string }).namespace}/events`;
     return new Promise((resolve) => {
-      const failed = (err: Error) => resolve({ err, retry: true });
+      // No answer (a refused connection, a reset): client-go holds on and tries again.
+      const unanswered = (err: Error) => resolve({ err, log: 'Unable to write event (may retry after sleeping)' });
       apiRequest(
         this.kc,
         path,
         {},
-        undefined,
+        this.closing.signal,
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const status = res.statusCode ?? 0;
+            // Any error status is a StatusError to client-go: the request itself is bad, so it gives up.
             if (status >= 200 && status < 300) resolve('ok');
-            else resolve({ err: statusError(status, Buffer.concat(chunks).toString('utf8')), retry: status >= 500 });
+            else resolve({ err: statusError(status, Buffer.concat(chunks).toString('utf8')), log: 'Server rejected event (will not retry!)' });
           });
-          res.on('error', failed);
+          res.on('error', unanswered);
         },
-        failed,
+        unanswered,
         { method: 'POST', json: JSON.stringify(event) },
-      ).catch(failed);
+        // The credentials could not be applied: made the same way next time, so not tried again.
+      ).catch((err: Error) => resolve({ err, log: 'Unable to construct event (will not retry!)' }));
     });
   }
 }
