@@ -16,10 +16,11 @@ import { yamlV2Tags } from '../proxy/config-file.js';
 import { usage } from '../proxy/flags.js';
 import { parseCommandLine, resolveOptions, type ResolvedOptions } from '../proxy/resolve-options.js';
 import { makeLogger } from '../proxy/logger.js';
-import { type ProxyOptions, proxyConfigOf } from '../proxy/options.js';
+import type { ProxyOptions } from '../proxy/options.js';
 import { checkPrivileges, explainStartError } from '../proxy/preflight.js';
 import { type HostSetup, realHost } from '../proxy/host-setup.js';
 import { Proxy } from '../proxy/proxy.js';
+import { controllerOptionsFor } from '../proxy/controller-start.js';
 import { ManifestsSource } from '../proxy/sources/manifests-source.js';
 import type { Source } from '../proxy/sources/source.js';
 import type { EventRecorder } from '../proxy/sources/api-events.js';
@@ -149,13 +150,7 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
  * no node addresses, closed when the job ends, start errors explained.
  */
 async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: Logger, job: (c: ControllerPort) => Promise<void>): Promise<void> {
-  const controller = factory({
-    node: { name: options.hostnameOverride, addresses: [] },
-    config: proxyConfigOf(options),
-    netns: options.netns,
-    ipvsTimeouts: { tcp: options.ipvs.tcpTimeoutMs / 1000, tcpFin: options.ipvs.tcpFinTimeoutMs / 1000, udp: options.ipvs.udpTimeoutMs / 1000 },
-    logger: log.child({ component: 'controller' }),
-  });
+  const controller = factory(controllerOptionsFor(options, { name: options.hostnameOverride, addresses: [] }, log));
   try {
     await job(controller);
   } catch (err) {

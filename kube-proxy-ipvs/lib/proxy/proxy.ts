@@ -29,9 +29,8 @@ import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
 import { type HostSetup, realHost } from './host-setup.js';
 import { startingNode } from './node-ips.js';
 import { exitIfPodCIDRsChanged, waitForPodCIDRs } from './node-pod-cidrs.js';
-import { ServerStart } from './server-start.js';
-import { nodeInfoFor, type ProxyOptions, proxyConfigOf } from './options.js';
-import { explainStartError } from './preflight.js';
+import { type ServerStart, startServers } from './server-start.js';
+import { nodeInfoFor, type ProxyOptions } from './options.js';
 import { ProxyHealth } from './proxy-health.js';
 import { healthCheckHosts, ServiceHealthServers } from './service-health.js';
 import { type Source, type SourceEvent, eventLabel } from './sources/source.js';
@@ -39,6 +38,7 @@ import { type RunOutcome, SyncRunner } from './sync-runner.js';
 import { checkedPass, refusedSome, staleConntrackOf } from './sync-outcome.js';
 import { ProgrammingLatency } from './programming-latency.js';
 import { Wait } from './wait.js';
+import { controllerOptionsFor, startedController } from './controller-start.js';
 
 /** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
 const NODE_WAIT_MS = 30_000;
@@ -126,19 +126,18 @@ export class Proxy {
     const o = this.options;
     const host = this.deps.host ?? realHost(o.netns, o.ipvs.rulesBackend);
     await host.applyOomScoreAdj(o.oomScoreAdj, this.log);
-    const addresses: ProxyAddresses = {};
     // Servers first: a probe that cannot connect restarts the pod, one that gets a 503 waits.
-    const serving = { hardFail: o.bindAddressHardFail, clock: this.clock, log: this.log };
-    if (o.healthzBindAddress) {
-      const start = new ServerStart(() => this.healthServer.start(o.healthzBindAddress), { ...serving, failed: () => ({ msg: 'Healthz server failed' }) });
-      this.serverStarts.push(start);
-      addresses.healthz = await start.first();
-    }
-    if (o.metricsBindAddress) {
-      const start = new ServerStart(() => this.metricsServer.start(o.metricsBindAddress), { ...serving, failed: (err) => ({ msg: `starting metrics server failed: ${err.message}` }) });
-      this.serverStarts.push(start);
-      addresses.metrics = await start.first();
-    }
+    const addresses: ProxyAddresses = await startServers(
+      {
+        healthz: { bind: o.healthzBindAddress, listen: () => this.healthServer.start(o.healthzBindAddress), failed: () => ({ msg: 'Healthz server failed' }) },
+        metrics: { bind: o.metricsBindAddress, listen: () => this.metricsServer.start(o.metricsBindAddress), failed: (err) => ({ msg: `starting metrics server failed: ${err.message}` }) },
+      },
+      { hardFail: o.bindAddressHardFail, clock: this.clock, log: this.log },
+      this.serverStarts,
+      () => this.stopping,
+    );
+    // A stop may come at any step of the start: nothing is begun after it (stop() has closed what was).
+    if (this.stopping) return addresses;
 
     // Before any object is read: a failure stops the start early, and the
     // programs run here are forked from a process that does not yet hold
@@ -148,6 +147,7 @@ export class Proxy {
     if (found.iptables) this.log.info({ iptables: found.iptables.mode, version: found.iptables.version }, 'iptables flavour');
     // Upstream's iptables runner, which then writes no --random-fully.
     if (found.iptables && found.iptables.version === undefined) this.log.info({ version: '1.4.11', err: 'no version in iptables-save or iptables --version' }, 'Error checking iptables version, assuming version at least');
+    if (this.stopping) return addresses;
 
     this.log.info({ source: this.deps.source.description }, 'reading objects');
     await this.deps.source.start({
@@ -172,24 +172,8 @@ export class Proxy {
     this.metrics.setFamilies(this.families);
     this.health.setNodeEligible(nodeEligible(this.node));
 
-    const controller = this.deps.controllerFactory({
-      node: this.nodeInfo,
-      config: proxyConfigOf(o, found.iptables ?? {}),
-      netns: o.netns,
-      iptables: found.iptables?.tools,
-      ipvsTimeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },
-      logger: this.log.child({ component: 'controller' }),
-    });
-    try {
-      await controller.start();
-    } catch (err) {
-      await controller.close().catch(() => undefined);
-      throw explainStartError(err);
-    }
-    if (this.stopping) {
-      await controller.close().catch(() => undefined);
-      return addresses;
-    }
+    const controller = await startedController(this.deps.controllerFactory(controllerOptionsFor(o, this.nodeInfo, this.log, found)), () => this.stopping);
+    if (!controller) return addresses;
     this.controller = controller;
     this.flush();
     const initial = this.buffered;
@@ -264,7 +248,7 @@ export class Proxy {
    * address, then on without it (the error says which was missing).
    */
   private async waitForNode(): Promise<void> {
-    if (this.nodeHasIPs()) return;
+    if (this.nodeHasIPs() || this.stopping) return;
     await this.nodeWait.for(this.deps.nodeWaitMs ?? NODE_WAIT_MS);
     if (this.nodeHasIPs() || this.stopping) return;
     const node = this.options.hostnameOverride;

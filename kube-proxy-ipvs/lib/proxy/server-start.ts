@@ -65,3 +65,32 @@ export class ServerStart {
     this.opts.log.error({ ...fields, err: err.message }, msg);
   }
 }
+
+/** A server to start: none when `bind` is empty. */
+export interface ServerSpec {
+  bind: string;
+  listen: () => Promise<string>;
+  failed: ServerStartOptions['failed'];
+}
+
+/**
+ * Starts each server that has an address, in order, none once `stopped()`;
+ * each start is kept in `starts`, whose retries a stop cancels. Returns
+ * where each listens (none for one still being retried).
+ */
+export async function startServers<K extends string>(
+  specs: Record<K, ServerSpec>,
+  common: Omit<ServerStartOptions, 'failed'>,
+  starts: ServerStart[],
+  stopped: () => boolean,
+): Promise<Partial<Record<K, string>>> {
+  const addresses: Partial<Record<K, string>> = {};
+  for (const name of Object.keys(specs) as K[]) {
+    const { bind, listen, failed } = specs[name];
+    if (!bind || stopped()) continue;
+    const start = new ServerStart(listen, { ...common, failed });
+    starts.push(start);
+    addresses[name] = await start.first();
+  }
+  return addresses;
+}

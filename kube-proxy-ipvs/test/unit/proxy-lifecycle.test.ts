@@ -15,6 +15,7 @@ import { defaultOptions } from '../../lib/proxy/options.js';
 import { checkPrivileges } from '../../lib/proxy/preflight.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
 import { ManifestsSource } from '../../lib/proxy/sources/manifests-source.js';
+import type { SourceHandlers } from '../../lib/proxy/sources/source.js';
 import { fakeFactory } from '../support/fake-controller.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { fakeHost } from '../support/fake-host.js';
@@ -76,6 +77,26 @@ t.test('a stop in the middle of the start ends it: the wait for the Node gives u
   t.equal(await settled(second), 'settled');
   await sleep(100);
   t.same(factory.last!.calls, ['close'], 'closed, and never asked to sync');
+
+  // The stop comes while the source is still reading (an API server's first lists): no Node wait after it.
+  const slow = manifestsDir();
+  rmSync(join(slow, 'demo-node.yaml'));
+  const inner = new ManifestsSource({ path: slow, logger });
+  let listed!: () => void;
+  const lists = new Promise<void>((resolve) => (listed = resolve));
+  const source = { description: 'slow', start: async (h: SourceHandlers) => (await lists, inner.start(h)), stop: () => inner.stop() };
+  const reading = new Proxy(options(slow), { source, controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost(), clock: new FakeClock() });
+  t.teardown(() => reading.stop());
+  const third = reading.start();
+  await sleep(50);
+  await reading.stop();
+  listed();
+  t.equal(await settled(third), 'settled', 'the start ends once the source returns');
+
+  // A stop before the start: nothing is begun, no server left listening.
+  const early = new Proxy(options(manifestsDir()), { source: new ManifestsSource({ path: slow, logger }), controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost() });
+  await early.stop();
+  t.same(await early.start(), {}, 'no server started');
 });
 
 t.test("the Node deleted: upstream's line, /healthz 503 until it is back, and the proxy runs on", async (t) => {

@@ -69,12 +69,15 @@ export class ApiServerSource implements Source {
   }
 
   async start(handlers: SourceHandlers): Promise<void> {
+    // A stop that came first leaves nothing to start (no informer would be stopped again).
+    if (this.stopped) return;
     this.handlers = handlers;
     const nodeSelector = `metadata.name=${this.options.nodeName}`;
     this.add('Service', '/api/v1/services', SERVICE_SELECTOR);
     this.add('EndpointSlice', '/apis/discovery.k8s.io/v1/endpointslices', SERVICE_SELECTOR);
     this.add('Node', '/api/v1/nodes', undefined, nodeSelector);
     await this.firstList();
+    if (this.stopped) return;
     handlers.synced();
     // As the shared informers kube-proxy builds with ConfigSyncPeriod: every period, each object again.
     const period = this.options.resyncPeriodMs;
@@ -127,6 +130,7 @@ export class ApiServerSource implements Source {
     const server = this.options.kubeconfig.getCurrentCluster()?.server;
     const deadline = Date.now() + timeoutMs;
     for (const w of this.watched) {
+      if (this.stopped) return;
       w.startedAt = Date.now();
       await w.informer.start();
     }

@@ -89,6 +89,7 @@ export class ManifestsSource implements Source {
   }
 
   async start(handlers: SourceHandlers): Promise<void> {
+    if (this.stopped) return;
     this.handlers = handlers;
     this.signature = this.fileSignature();
     // Only a path that cannot be read at all fails start-up; bad objects are skipped and reported.
