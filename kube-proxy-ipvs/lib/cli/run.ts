@@ -12,7 +12,7 @@ import type { ControllerFactory, ControllerPort } from '../kernel/controller-por
 import { encodeConfiguration, sortedKeys } from '../proxy/config-schema.js';
 import { watchConfigFile } from '../proxy/config-watch.js';
 import { Configz } from '../proxy/configz.js';
-import { yamlV2Tags } from '../proxy/config-file.js';
+import { goPathError, yamlV2Tags } from '../proxy/config-file.js';
 import { usage } from '../proxy/flags.js';
 import { parseCommandLine, resolveOptions, type ResolvedOptions } from '../proxy/resolve-options.js';
 import { makeLogger } from '../proxy/logger.js';
@@ -56,8 +56,8 @@ export async function run(argv: readonly string[], controllerFactory: Controller
   const { options, control, notices } = resolved;
   const log = makeLogger(options.logging);
   for (const n of notices) log[n.level](n.fields ?? {}, n.msg);
-  if (control.writeConfigTo !== undefined) return writeConfig(resolved, control.writeConfigTo, log);
   try {
+    if (control.writeConfigTo !== undefined) return writeConfig(resolved, control.writeConfigTo, log);
     checkPrivileges({ netns: options.netns });
     if (options.cleanup) return await cleanup(options, controllerFactory, log);
     if (control.initOnly) return await initOnly(options, controllerFactory, host ?? realHost(options.netns, options.ipvs.rulesBackend), log);
@@ -73,7 +73,12 @@ export async function run(argv: readonly string[], controllerFactory: Controller
 /** --write-config-to: the merged configuration as v1alpha1 YAML (keys sorted, as upstream's encoder writes them), then exit 0. */
 function writeConfig(resolved: ResolvedOptions, path: string, log: Logger): void {
   // With the reader's tags, strings it would read as booleans (y, no, on) are quoted, as upstream's writer quotes them.
-  writeFileSync(path, stringify(sortedKeys(encodeConfiguration(resolved.config)), { customTags: yamlV2Tags }));
+  const text = stringify(sortedKeys(encodeConfiguration(resolved.config)), { customTags: yamlV2Tags });
+  try {
+    writeFileSync(path, text);
+  } catch (e) {
+    throw new Error(goPathError('open', path, e));
+  }
   log.info({ file: path }, 'Wrote configuration');
 }
 

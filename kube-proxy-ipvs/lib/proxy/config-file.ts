@@ -39,10 +39,20 @@ export function loadConfigFile(path: string): LoadedConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    throw new OptionsError(`open ${path}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}`);
+    throw new OptionsError(goPathError('open', path, e));
   }
   return parseConfig(text);
+}
+
+/**
+ * A failed file operation as Go's *os.PathError prints it ("open /x: no
+ * such file or directory"), the words upstream's messages carry; Node's
+ * own reads "ENOENT: no such file or directory, open '/x'".
+ */
+export function goPathError(op: string, path: string, e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const text = /^[A-Z0-9]+: (.*?), \w+ '/.exec(err.message ?? '')?.[1];
+  return `${op} ${path}: ${text ?? err.message ?? String(e)}`;
 }
 
 /** yaml.v2's boolean spellings (resolve.go), for plain scalars only: quoted "yes" stays a string there too. */

@@ -142,6 +142,9 @@ t.test("the binary's exits, as kube-proxy's (cobra): flag errors print the usage
   const bad = run('--config', '/nonexistent.yaml');
   t.equal(bad.status, 1);
   t.match(bad.stderr, /^E\d{4} [\d:.]+ +\d+ [^\]]+\] "command failed" err="failed complete: open \/nonexistent.yaml: no such file or directory"\n$/, "component-base's cli.Run: logged, as klog writes it");
+  const unwritable = run('--write-config-to', '/nonexistent/dir/out.yaml');
+  t.equal(unwritable.status, 1);
+  t.match(unwritable.stderr, /\nE\d{4} [^\n]*"Error running ProxyServer" err="open \/nonexistent\/dir\/out\.yaml: no such file or directory"\nE\d{4} [^\n]*"command failed" err="open \/nonexistent\/dir\/out\.yaml: no such file or directory"\n$/, '--write-config-to fails inside Run, as upstream\'s: logged twice');
 });
 
 t.test('scheduler annotations: the flags in the JSON; one that cannot be applied warned about on stderr, the Service on the global scheduler', async (t) => {
