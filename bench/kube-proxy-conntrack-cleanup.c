@@ -15,7 +15,9 @@
  *  2. the service address -> serving endpoints map;
  *  3. one filter per UDP entry whose original destination is a service
  *     address and whose reply source is not a serving endpoint (protocol,
- *     original destination address, reply source address);
+ *     original destination address, reply source address; since 1.34
+ *     upstream also compares the reply's source port, which changes no
+ *     verdict here: every endpoint of the benchmark answers from 53);
  *  4. ClearEntries -> ConntrackDeleteFilters: a second dump of the whole
  *     table; for each entry, the filters tried in order until one matches;
  *     a match is deleted with its dumped attributes sent back in an

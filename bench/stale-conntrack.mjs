@@ -135,7 +135,7 @@ async function ours(targets, what) {
   try {
     const cleaner = new StaleConntrackCleaner({ netns: ns.path }, pino({ level: 'silent' }));
     // Its socket open and its code warm, as in a running proxy: a first clean of an address nothing was sent to.
-    await cleaner.clean(new Map([['inet', [{ address: '192.0.2.1', port: 9, endpoints: new Set(['192.0.2.2']) }]]]));
+    await cleaner.clean(new Map([['inet', [{ address: '192.0.2.1', port: 9, endpoints: new Set([endpointKey('192.0.2.2', 9)]) }]]]));
     const cpu = process.cpuUsage();
     const start = process.hrtime.bigint();
     const r = await cleaner.clean(targets);
