@@ -33,6 +33,8 @@ export interface ControllerOptions {
    * missing one leaves the kernel's (ipvsadm --set semantics).
    */
   ipvsTimeouts?: { tcp?: number; tcpFin?: number; udp?: number };
+  /** The configuration named no scheduler (config.scheduler is then rr): said at start, as kube-proxy says it. */
+  schedulerDefaulted?: boolean;
 }
 
 export type ControllerFactory = (options: ControllerOptions) => ControllerPort;

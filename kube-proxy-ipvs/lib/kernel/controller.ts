@@ -40,7 +40,7 @@ import { emptyOperationCounts, rulesRefused, type ApplyReport } from './applier.
 import { removeOtherBackend } from './backend-switch.js';
 import { removeOwned } from './cleanup.js';
 import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraffic, SyncKind, SyncResult } from './controller-port.js';
-import { checkIpvsProxier } from './ipvs-proxier-check.js';
+import { checkIpvsProxier, logProxierCreated } from './ipvs-proxier-check.js';
 import { connectionsOf, currentOf } from './kernel-reader.js';
 import { NamespaceSession } from './namespace-session.js';
 import { closeClients, openCleanupClients } from './netlink-clients.js';
@@ -84,8 +84,7 @@ export class Controller implements ControllerPort {
       const { clients } = await this.session.open();
       // Upstream's CanUseIPVSProxier, before its NewProxier writes anything: the kernel takes the scheduler or the start fails.
       await checkIpvsProxier(clients.ipvs, this.config.scheduler, this.logger);
-      // createProxier's line, which guides and operators grep to tell the mode in use.
-      this.logger.info('Using ipvs Proxier');
+      logProxierCreated(this.logger, this.node, this.options.schedulerDefaulted ?? false);
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
       await this.session.writeSysctls();
       await this.session.setIpvsTimeouts(clients);

@@ -22,6 +22,8 @@
  * IPVS; Ipvs.open refuses a kernel without IPVS).
  */
 import type { Logger } from 'pino';
+import { familyOf } from 'ipvs-netlink/address';
+import type { NodeInfo } from '../kubernetes/model.js';
 import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import type { IpvsClient } from './netlink-clients.js';
 
@@ -38,6 +40,20 @@ export class IpvsProxierError extends Error {
     super(message);
     this.name = 'IpvsProxierError';
   }
+}
+
+/**
+ * The lines createProxier and NewProxier log once the check passed, which
+ * guides and operators grep to tell the mode in use: "Using ipvs Proxier";
+ * on a dual-stack host "Creating dualStackProxier for ipvs"; and, when the
+ * configuration named no scheduler, "IPVS scheduler not specified, use rr
+ * by default" once per family (NewProxier runs per family).
+ */
+export function logProxierCreated(logger: Pick<Logger, 'info'>, node: NodeInfo, schedulerDefaulted: boolean): void {
+  const families = node.families ?? [...new Set(node.addresses.map((a) => familyOf(a)))];
+  logger.info('Using ipvs Proxier');
+  if (families.length === 2) logger.info('Creating dualStackProxier for ipvs');
+  if (schedulerDefaulted) for (const _ of families) logger.info('IPVS scheduler not specified, use rr by default');
 }
 
 type ProbeClient = Pick<IpvsClient, 'listServices' | 'addService' | 'deleteService'>;

@@ -20,6 +20,7 @@ export function controllerOptionsFor(o: ProxyOptions, node: NodeInfo, log: Logge
     ...(found?.iptables ? { iptables: found.iptables.tools } : {}),
     ipvsTimeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },
     logger: log.child({ component: 'controller' }),
+    schedulerDefaulted: o.kubeProxyConfiguration?.ipvs.scheduler === '',
   };
 }
 

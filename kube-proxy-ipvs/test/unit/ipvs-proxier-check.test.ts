@@ -8,7 +8,9 @@
 import t from 'tap';
 import pino from 'pino';
 import { NetlinkError } from 'ipvs-netlink';
-import { checkIpvsProxier, IpvsProxierError } from '../../lib/kernel/ipvs-proxier-check.js';
+import { checkIpvsProxier, IpvsProxierError, logProxierCreated } from '../../lib/kernel/ipvs-proxier-check.js';
+import { controllerOptionsFor } from '../../lib/proxy/controller-start.js';
+import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 
 const DUMMY = { protocol: 'tcp', address: '198.51.100.0', port: 20000 };
 const silent = pino({ level: 'silent' });
@@ -118,4 +120,23 @@ t.test("a name the library will not send fails as the kernel would answer upstre
     t.match(err?.message, expected, scheduler);
     t.notMatch(err?.message, /service\.scheduler/, `${scheduler}: the library's field name is not the user's`);
   }
+});
+
+t.test("createProxier's and NewProxier's lines: the mode, dual-stack, and a scheduler defaulted once per family", async (t) => {
+  const lines = (node: { name: string; addresses: string[]; families?: Array<'inet' | 'inet6'> }, defaulted: boolean) => {
+    const out: string[] = [];
+    logProxierCreated({ info: (msg: string) => void out.push(msg) } as never, node, defaulted);
+    return out;
+  };
+  const dual = { name: 'n', addresses: ['192.0.2.1'], families: ['inet', 'inet6'] as Array<'inet' | 'inet6'> };
+  t.same(lines(dual, true), ['Using ipvs Proxier', 'Creating dualStackProxier for ipvs', 'IPVS scheduler not specified, use rr by default', 'IPVS scheduler not specified, use rr by default'], 'the host serves both families, whatever the addresses');
+  t.same(lines(dual, false), ['Using ipvs Proxier', 'Creating dualStackProxier for ipvs'], 'a scheduler named: nothing about it');
+  t.same(lines({ name: 'n', addresses: ['192.0.2.1'] }, true), ['Using ipvs Proxier', 'IPVS scheduler not specified, use rr by default'], 'one family');
+});
+
+t.test('the scheduler counts as defaulted only when the configuration left it empty', async (t) => {
+  const at = (argv: string[]) => controllerOptionsFor(resolveOptions([...argv, '--hostname-override', 'n']).options, { name: 'n', addresses: [] }, silent).schedulerDefaulted;
+  t.equal(at([]), true, 'no flag, no file: empty, as upstream leaves it (the proxy then uses rr)');
+  t.equal(at(['--ipvs-scheduler', 'rr']), false, 'rr named is not defaulted');
+  t.equal(at(['--ipvs-scheduler', 'lc']), false);
 });
