@@ -31,6 +31,13 @@ export type HeaderBase = Exclude<PayloadBase, 'inner'>;
 export interface HeaderContext {
   family: 'ip' | 'ip6' | undefined;
   l4: string | undefined;
+  /**
+   * The rule's table family is known (and is neither ip nor ip6): with no
+   * protocol match before it, a network-header load then has no family,
+   * and nft lists it raw (`@nh,128,32`), as it does in an inet table. Left
+   * out, the family is guessed from the load's length.
+   */
+  tableKnown?: boolean;
 }
 
 /** The transport protocols whose port fields nft names after them (`tcp dport`); others' are `th dport`. */
@@ -69,10 +76,12 @@ const LINK: ReadonlyArray<[offset: number, len: number, Load]> = [
  * A network-header field by offset: ip/ip6 saddr/daddr, printed as an
  * address (or a prefix of one), and IPv4's protocol and ttl. `family` is
  * the header the rule is known to match (its table's, or that of a
- * protocol match before the load); without it, a load of 4 bytes or fewer
- * is taken for IPv4's.
+ * protocol match before the load); without it, none where the table's
+ * family is known (nft prints the load raw), else a load of 4 bytes or
+ * fewer is taken for IPv4's.
  */
-function networkField(offset: number, len: number, family: 'ip' | 'ip6' | undefined): Load | undefined {
+function networkField(offset: number, len: number, family: 'ip' | 'ip6' | undefined, tableKnown = false): Load | undefined {
+  if (family === undefined && tableKnown) return undefined;
   if (family === 'ip' && len === 1 && offset === 9) return { text: 'ip protocol', value: proto };
   if (family === 'ip' && len === 1 && offset === 8) return { text: 'ip ttl', value: (b) => String(b[0]) };
   const v6 = family === 'ip6' || (family === undefined && len > 4);
@@ -84,7 +93,7 @@ function networkField(offset: number, len: number, family: 'ip' | 'ip6' | undefi
 
 /** The field nft names for a load of `len` bytes at `offset` of `base`, if it names one. */
 export function headerField(base: PayloadBase | number, offset: number, len: number, ctx: HeaderContext): Load | undefined {
-  if (base === 'network') return networkField(offset, len, ctx.family);
+  if (base === 'network') return networkField(offset, len, ctx.family, ctx.tableKnown);
   if (base === 'transport' && len === 2 && (offset === 0 || offset === 2)) return { text: `${ctx.l4 ?? 'th'} ${offset === 0 ? 'sport' : 'dport'}`, value: port };
   if (base === 'll') return LINK.find(([o, l]) => o === offset && l === len)?.[2];
   return undefined;

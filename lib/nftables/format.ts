@@ -104,7 +104,7 @@ export function formatRule(rule: Pick<Rule, 'expressions' | 'comment'> & { famil
   const regs = new Map<number, Load>();
   let pending: Array<{ reg: number; load: Load }> = [];
   let masked: { reg: number; mask: Buffer } | undefined;
-  const ctx: HeaderContext = { family: rule.family === 'ip' || rule.family === 'ip6' ? rule.family : undefined, l4: undefined };
+  const ctx: HeaderContext = { family: rule.family === 'ip' || rule.family === 'ip6' ? rule.family : undefined, l4: undefined, tableKnown: rule.family !== undefined };
   const exprs = rule.expressions;
   /** Protocol matches left out, as implied by a field loaded later ("ip saddr", "tcp dport"). */
   const implied = impliedMatches(exprs, rule.family);

@@ -147,3 +147,35 @@ t.test('anonymous concatenations, inline in the order nft lists them', async (t)
   t.not(inChain[0], written[0], "nft's order is not the order written");
   t.same(formatRule({ ...rs.rules[0] }, { sets: rs.sets.map((s) => (s.name === rs.rules[0].expressions.find((e) => e.type === 'lookup')?.set ? { ...s, flags: [...(s.flags ?? []), 'interval'] } : s)) }).includes('@__set'), true, 'a concatenation of intervals by name');
 });
+
+t.test('network fields loaded with no protocol match before them: raw in an inet table, named in an ip table, as nft lists them', async (t) => {
+  const ns = await freshNetns(t, 'nft');
+  const nft = await Nftables.open({ netns: ns.path });
+  t.teardown(() => nft.close());
+  // Written by this library, as a program may write them: nft itself would put `meta nfproto ipv4` first in an inet table.
+  const daddr = [
+    { type: 'payload', base: 'network', offset: 16, len: 4, dreg: 1 },
+    { type: 'meta', key: 'l4proto', dreg: 9 },
+    { type: 'payload', base: 'transport', offset: 2, len: 2, dreg: 10 },
+    { type: 'lookup', set: 'svc', sreg: 1, dreg: 0 },
+  ] as const;
+  const v6saddr = [
+    { type: 'payload', base: 'network', offset: 8, len: 16, dreg: 1 },
+    { type: 'cmp', op: 'eq', sreg: 1, data: Buffer.from('fd000000000000000000000000000001', 'hex') },
+    { type: 'verdict', verdict: 'accept' },
+  ] as const;
+  const changes = (family: 'inet' | 'ip') => [
+    { op: 'addTable', table: { family, name: 'g' } },
+    { op: 'addSet', set: { family, table: 'g', name: 'svc', type: ['ipv4_addr', 'inet_proto', 'inet_service'], map: 'verdict' } },
+    { op: 'addChain', chain: { family, table: 'g', name: 'c' } },
+    { op: 'addRule', rule: { family, table: 'g', chain: 'c', expressions: daddr } },
+    ...(family === 'inet' ? [{ op: 'addRule', rule: { family, table: 'g', chain: 'c', expressions: v6saddr } }] : []),
+  ];
+  await nft.commit([...changes('inet'), ...changes('ip')] as never);
+  const listed = (await ns.exec('nft', ['list', 'ruleset'])).split('\n').map((l) => l.trim());
+  const inet = await nft.listRules({ family: 'inet', table: 'g', chain: 'c' });
+  const ip = await nft.listRules({ family: 'ip', table: 'g', chain: 'c' });
+  const texts = [...inet, ...ip].map((r) => formatRule(r));
+  t.same(texts, ['@nh,128,32 . meta l4proto . th dport vmap @svc', '@nh,64,128 0xfd000000000000000000000000000001 accept', 'ip daddr . meta l4proto . th dport vmap @svc'].map((r) => (listed.includes(r) ? r : `(nft lists it otherwise) ${r}`)));
+  t.equal(formatRule({ expressions: inet[0].expressions }), 'ip daddr . meta l4proto . th dport vmap @svc', "without the table's family, the load is taken for IPv4's");
+});
