@@ -3,10 +3,10 @@
  * kube-proxy's conntrack cleanup (pkg/proxy/conntrack/cleanup.go) decides:
  * an entry whose original destination is a UDP service's address and port
  * and whose reply source (where IPVS sent it, address and port) is not one
- * of that service's serving endpoints. UDP has no end of connection, so without this a client
- * that keeps sending from the same port keeps reaching a removed endpoint,
- * or, if it sent while the service had none, the service address itself,
- * until the entry times out.
+ * of that service's serving endpoints. UDP has no end of connection, so
+ * without this a client that keeps sending from the same port keeps
+ * reaching a removed endpoint, or, if it sent while the service had none,
+ * the service address itself, until the entry times out.
  *
  * Here the services are the desired UDP virtual servers (ClusterIP,
  * external and load-balancer addresses, and each NodePort on each node
@@ -36,7 +36,6 @@ export interface UdpTarget {
   /** endpointKey() of each serving endpoint */
   endpoints: ReadonlySet<string>;
 }
-
 
 /**
  * Every UDP virtual server, by family, each with its serving endpoints,
