@@ -1,8 +1,9 @@
 /**
  * Requests to the API server (GETs of a collection: lists here, watches in
- * api-watch.ts; the POSTs of events, api-events.ts), with the credentials, TLS settings and proxy agent
- * client-node's KubeConfig gives its own requests. A list's answer is the
- * server's JSON as it is, the same shape the watch stream's objects have.
+ * api-watch.ts; the POSTs of events, api-events.ts), with the credentials,
+ * TLS settings and proxy agent client-node's KubeConfig gives its own
+ * requests. A list's answer is the server's JSON as it is, the same shape
+ * the watch stream's objects have.
  */
 import type * as Http from 'node:http';
 import https from 'node:https';
