@@ -155,7 +155,8 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
  * no node addresses, closed when the job ends, start errors explained.
  */
 async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: Logger, job: (c: ControllerPort) => Promise<void>): Promise<void> {
-  const controller = factory(controllerOptionsFor(options, { name: options.hostnameOverride, addresses: [] }, log));
+  // Upstream's NewProxier returns under --init-only before it says the scheduler was defaulted.
+  const controller = factory({ ...controllerOptionsFor(options, { name: options.hostnameOverride, addresses: [] }, log), schedulerDefaulted: false });
   try {
     await job(controller);
   } catch (err) {
