@@ -39,7 +39,7 @@ export interface NodeContext {
  */
 export function nodeContext(node: NodeInfo, config: ProxyConfig, hostAddresses?: readonly string[]): NodeContext {
   const declared = canonicalList(node.addresses, 'node address');
-  const families = node.families ?? (['inet', 'inet6'] as const).filter((f) => declared.some((a) => familyOf(a) === f));
+  const families = servedFamilies(node, declared);
   const primaryIP = new Map<AddressFamily, string>();
   for (const family of families) primaryIP.set(family, declared.find((a) => familyOf(a) === family) ?? LOOPBACK[family]);
   const local = usableLocalAddresses(hostAddresses === undefined ? declared : canonicalList(hostAddresses, 'host address'));
@@ -59,6 +59,11 @@ export function nodeContext(node: NodeInfo, config: ProxyConfig, hostAddresses?:
     podCIDRs: node.podCIDRs ?? [],
     config,
   };
+}
+
+/** The families served: the host's (node.families), else those of the node's addresses (`declared`: them, canonical), IPv4 first. */
+export function servedFamilies(node: Pick<NodeInfo, 'addresses' | 'families'>, declared: readonly string[] = node.addresses): AddressFamily[] {
+  return node.families ?? (['inet', 'inet6'] as const).filter((f) => declared.some((a) => familyOf(a) === f));
 }
 
 /** A family's node IP when nothing names one. */

@@ -22,7 +22,7 @@
  * IPVS; Ipvs.open refuses a kernel without IPVS).
  */
 import type { Logger } from 'pino';
-import { familyOf } from 'ipvs-netlink/address';
+import { servedFamilies } from '../desired/node-addresses.js';
 import type { NodeInfo } from '../kubernetes/model.js';
 import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import type { IpvsClient } from './netlink-clients.js';
@@ -50,7 +50,7 @@ export class IpvsProxierError extends Error {
  * by default" once per family (NewProxier runs per family).
  */
 export function logProxierCreated(logger: Pick<Logger, 'info'>, node: NodeInfo, schedulerDefaulted: boolean): void {
-  const families = node.families ?? [...new Set(node.addresses.map((a) => familyOf(a)))];
+  const families = servedFamilies(node);
   logger.info('Using ipvs Proxier');
   if (families.length === 2) logger.info('Creating dualStackProxier for ipvs');
   if (schedulerDefaulted) for (const _ of families) logger.info('IPVS scheduler not specified, use rr by default');
