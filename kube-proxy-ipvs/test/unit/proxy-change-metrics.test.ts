@@ -11,9 +11,11 @@
 import t from 'tap';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import type { EndpointSlice, Node, Service } from '../../lib/kubernetes/model.js';
+import type { Clock } from '../../lib/proxy/clock.js';
 import { defaultOptions } from '../../lib/proxy/options.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
 import type { Source, SourceEvent, SourceHandlers } from '../../lib/proxy/sources/source.js';
+import { FakeClock } from '../support/fake-clock.js';
 import { fakeFactory } from '../support/fake-controller.js';
 import { fakeHost } from '../support/fake-host.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
@@ -60,11 +62,11 @@ const webSlice = (name: string, address: string, at?: Date) => {
 };
 const ev = (kind: 'Service' | 'EndpointSlice', type: SourceEvent['type'], object: Service | EndpointSlice) => ({ kind, type, object }) as SourceEvent;
 
-async function running(t: { teardown(fn: () => unknown): void }, initial: SourceEvent[], families: AddressFamily[] = ['inet']) {
+async function running(t: { teardown(fn: () => unknown): void }, initial: SourceEvent[], families: AddressFamily[] = ['inet'], clock?: Clock) {
   const source = new MemorySource([{ kind: 'Node', type: 'add', object: NODE }, ...initial]);
   const factory = fakeFactory();
   const o = { ...defaultOptions(), hostnameOverride: 'node-a', healthzBindAddress: '', metricsBindAddress: '' };
-  const proxy = new Proxy({ ...o, ipvs: { ...o.ipvs, minSyncPeriodMs: 0 } }, { source, controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost(families) });
+  const proxy = new Proxy({ ...o, ipvs: { ...o.ipvs, minSyncPeriodMs: 0 } }, { source, controllerFactory: factory, logger, defaultMetrics: false, host: fakeHost(families), clock });
   t.teardown(() => proxy.stop());
   await proxy.start();
   await proxy.waitForSync(5000);
@@ -109,7 +111,8 @@ t.test('EndpointSlice changes: only those a family tracker takes', async (t) => 
 });
 
 t.test('Service changes: each family counts the event; a no-op update is neither pending nor queues a sync', async (t) => {
-  const { source, controller, value } = await running(t, [ev('Service', 'add', web())], ['inet', 'inet6']);
+  // Time stands still: the failed syncs' retry, a resync that would take the changes, never comes however slow the test runs.
+  const { source, controller, value } = await running(t, [ev('Service', 'add', web())], ['inet', 'inet6'], new FakeClock());
   t.equal(await value('kubeproxy_sync_proxy_rules_service_changes_total'), 2, 'the IPv4 and the IPv6 tracker each count the Service');
   controller.failSyncs = 1000;
   const syncs = () => controller.calls.filter((c) => c === 'sync').length;

@@ -12,8 +12,8 @@ import t from 'tap';
 import { CONFIG_CHANGED, watchConfigFile } from '../../lib/proxy/config-watch.js';
 import { scratchDir } from '../support/scratch.js';
 
-/** Waits (bounded) for the callback; resolves with the reasons seen. */
-async function reasonsAfter(action: () => void, reasons: string[], waitMs = 2000): Promise<string[]> {
+/** Waits (bounded: a slow machine may take seconds) for the callback; resolves with the reasons seen. */
+async function reasonsAfter(action: () => void, reasons: string[], waitMs = 10_000): Promise<string[]> {
   action();
   const end = Date.now() + waitMs;
   while (reasons.length === 0 && Date.now() < end) await sleep(20);

@@ -42,7 +42,7 @@ async function start(t: Test, dir: string, pollMs = 50) {
   return { events, objects, rejected, logs, deletes, synced: () => synced };
 }
 
-async function until(fn: () => boolean, ms = 3000) {
+async function until(fn: () => boolean, ms = 10_000) {
   const end = Date.now() + ms;
   while (!fn()) {
     if (Date.now() > end) throw new Error('timed out');

@@ -12,8 +12,8 @@ const slice = (at: number): EndpointSlice =>
   ({ metadata: { name: 'web-1', namespace: 'demo', annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': new Date(at).toISOString() } }, addressType: 'IPv4', endpoints: [] }) as unknown as EndpointSlice;
 
 t.test('trigger times after the start, programmed by the sync that started after they came', async (t) => {
-  const start = Date.now();
   const p = new ProgrammingLatency();
+  const start = Date.now(); // read after the tracker's own start, so that start + 1 s is after it however slow the machine
   p.changed(slice(start - 3_600_000), 'IPv4', 'demo/web', false, 100); // before the start: a restart's downtime
   p.changed(slice(start + 1000), 'IPv4', 'demo/web', false, 200);
   p.changed(slice(start + 2000), 'IPv4', 'demo/api', false, 400);
@@ -23,8 +23,8 @@ t.test('trigger times after the start, programmed by the sync that started after
 });
 
 t.test('a deletion, or a failed sync that took them, drops them', async (t) => {
-  const start = Date.now();
   const p = new ProgrammingLatency();
+  const start = Date.now(); // read after the tracker's own start, so that start + 1 s is after it however slow the machine
   p.changed(slice(start + 1000), 'IPv4', 'demo/web', false, 100);
   p.changed(slice(start + 1000), 'IPv4', 'demo/web', true, 150);
   t.same(p.programmed(200, start + 2000), [], 'deleted before it was programmed');

@@ -18,6 +18,9 @@ import type { FakeController } from '../support/fake-controller.js';
 import { localLoadBalancerYaml } from '../support/demo-objects.js';
 import { metric, started, until } from '../support/started-proxy.js';
 
+// Health-check node ports here are real listeners, in 24000-24999: a range no other test file uses (tap runs two at
+// once), below the ephemeral ports where listeners on port 0 land.
+
 /** While `kind` is set, each sync and resync has one operation of that kind refused (the rest went through). */
 function refusing(mode: { kind?: 'ipvs' | 'ipset' | 'iptables' }) {
   return (c: FakeController) => {
@@ -40,7 +43,7 @@ t.test('operations refused: /healthz stays 200, health-check node ports and gaug
   const { dir, controller, healthz, metrics } = await started(t, fast, refusing(mode));
   const lastBefore = (await metric(metrics, 'kubeproxy_sync_proxy_rules_last_timestamp_seconds'))!;
   mode.kind = 'ipset'; // say, a set at maxelem
-  const hcPort = 32000 + Math.floor(Math.random() * 700);
+  const hcPort = 24000 + Math.floor(Math.random() * 500);
   writeFileSync(join(dir, 'lb.yaml'), localLoadBalancerYaml(hcPort));
   const url = `http://127.0.0.1:${hcPort}/`;
   await until('the health-check node port', async () => (await fetch(url).catch(() => undefined)) !== undefined);
@@ -62,7 +65,7 @@ t.test('a failed restore of the rules still fails the sync: /healthz turns 503, 
   const mode: { kind?: 'iptables' } = {};
   const { dir, healthz } = await started(t, fast, refusing(mode));
   mode.kind = 'iptables';
-  const hcPort = 32700 + Math.floor(Math.random() * 700);
+  const hcPort = 24500 + Math.floor(Math.random() * 500);
   writeFileSync(join(dir, 'lb.yaml'), localLoadBalancerYaml(hcPort));
   await until('503', async () => (await fetch(`${healthz}/healthz`)).status === 503, 8000);
   t.equal(await fetch(`http://127.0.0.1:${hcPort}/`).catch(() => 'refused'), 'refused', 'no sync counted since the change: its port is not served');

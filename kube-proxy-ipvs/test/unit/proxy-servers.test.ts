@@ -20,6 +20,9 @@ import { fakeHost } from '../support/fake-host.js';
 import { logger, manifestsDir, metric, options, started, until } from '../support/started-proxy.js';
 import { scratchDir } from '../support/scratch.js';
 
+// Health-check node ports here are real listeners, in 22000-23999: a range no other test file uses (tap runs two at
+// once), below the ephemeral ports where listeners on port 0 land.
+
 t.test('start-up: objects reach the controller, then one full sync', async (t) => {
   const { controller } = await started(t);
   t.same(controller.calls.slice(0, 1), ['start']);
@@ -209,7 +212,7 @@ t.test('--netns target deleted: one error, healthz and livez 503, no more syncs'
 
 t.test('health check node ports for externalTrafficPolicy: Local', async (t) => {
   const { dir } = await started(t);
-  const hcPort = 30000 + Math.floor(Math.random() * 2000);
+  const hcPort = 22000 + Math.floor(Math.random() * 1000);
   const svc = (local: boolean) =>
     localLoadBalancerYaml(hcPort, local ? '  - {addresses: [10.244.1.50], nodeName: node-a}\n  - {addresses: [10.244.1.51], nodeName: node-a, conditions: {ready: true}}\n' : '');
   writeFileSync(join(dir, 'lb.yaml'), svc(true));
@@ -229,8 +232,8 @@ t.test('health check node ports for externalTrafficPolicy: Local', async (t) => 
 
 t.test('a NodePort Service with a healthCheckNodePort gets no health check listener: only LoadBalancer ones do, as in kube-proxy', async (t) => {
   const { dir } = await started(t);
-  const lbPort = 30000 + Math.floor(Math.random() * 1000);
-  const nodePortPort = lbPort + 1000;
+  const lbPort = 23000 + Math.floor(Math.random() * 500);
+  const nodePortPort = lbPort + 500;
   const svc = (name: string, type: string, hcPort: number, ip: string, nodePort: number) => `apiVersion: v1
 kind: Service
 metadata: {name: ${name}, namespace: demo}

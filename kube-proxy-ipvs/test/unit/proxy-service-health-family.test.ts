@@ -9,10 +9,13 @@ import t from 'tap';
 import pino from 'pino';
 import { ServiceHealthServers } from '../../lib/proxy/service-health.js';
 
+// Health-check node ports here are real listeners, in 21000-21999: a range no other test file uses (tap runs two at
+// once), below the ephemeral ports where listeners on port 0 land.
+
 t.test('each family answers with its own count', async (t) => {
   const servers = new ServiceHealthServers({ hosts: () => ['::'], logger: pino({ level: 'silent' }), proxyHealthy: () => true });
   t.teardown(() => servers.close());
-  const port = 30000 + Math.floor(Math.random() * 2000);
+  const port = 21000 + Math.floor(Math.random() * 500);
   await servers.update([{ namespace: 'demo', name: 'lb', port, localEndpoints: { inet: 1, inet6: 3 }, families: ['inet', 'inet6'] }]);
   t.same(servers.ports(), [port], 'served');
   for (const [host, count] of [['127.0.0.1', 1], ['[::1]', 3]] as const) {
@@ -28,7 +31,7 @@ t.test('each family answers with its own count', async (t) => {
 t.test('a single-family Service probed over the other family answers with its own family\'s count', async (t) => {
   const servers = new ServiceHealthServers({ hosts: () => ['::'], logger: pino({ level: 'silent' }), proxyHealthy: () => true });
   t.teardown(() => servers.close());
-  const port = 32000 + Math.floor(Math.random() * 700);
+  const port = 21500 + Math.floor(Math.random() * 500);
   await servers.update([{ namespace: 'demo', name: 'v6', port, localEndpoints: { inet: 0, inet6: 2 }, families: ['inet6'] }]);
   const r = await fetch(`http://127.0.0.1:${port}/`);
   t.equal(r.status, 200, 'an IPv6-only Service probed over IPv4: 200');
