@@ -155,8 +155,8 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
  * no node addresses, closed when the job ends, start errors explained.
  */
 async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: Logger, job: (c: ControllerPort) => Promise<void>): Promise<void> {
-  // Upstream's NewProxier returns under --init-only before it says the scheduler was defaulted.
-  const controller = factory({ ...controllerOptionsFor(options, { name: options.hostnameOverride, addresses: [] }, log), schedulerDefaulted: false });
+  // Upstream's NewProxier returns under --init-only before its lines of each family (the scheduler, the sync periods).
+  const controller = factory({ ...controllerOptionsFor(options, { name: options.hostnameOverride, addresses: [] }, log), proxierLines: undefined });
   try {
     await job(controller);
   } catch (err) {

@@ -41,7 +41,7 @@ export function nodeContext(node: NodeInfo, config: ProxyConfig, hostAddresses?:
   const declared = canonicalList(node.addresses, 'node address');
   const families = servedFamilies(node, declared);
   const primaryIP = new Map<AddressFamily, string>();
-  for (const family of families) primaryIP.set(family, declared.find((a) => familyOf(a) === family) ?? LOOPBACK[family]);
+  for (const family of families) primaryIP.set(family, familyNodeIP(declared, family));
   const local = usableLocalAddresses(hostAddresses === undefined ? declared : canonicalList(hostAddresses, 'host address'));
   const nodePortIPs = new Map<AddressFamily, string[]>();
   for (const family of families) {
@@ -68,6 +68,11 @@ export function servedFamilies(node: Pick<NodeInfo, 'addresses' | 'families'>, d
 
 /** A family's node IP when nothing names one. */
 export const LOOPBACK: Readonly<Record<AddressFamily, string>> = { inet: '127.0.0.1', inet6: '::1' };
+
+/** A family's node IP (detectNodeIPs): the first of the node's addresses in it, else loopback. */
+export function familyNodeIP(addresses: readonly string[], family: AddressFamily): string {
+  return addresses.find((a) => familyOf(a) === family) ?? LOOPBACK[family];
+}
 
 /** Loopback (both families) and IPv6 link-local. */
 const UNUSABLE = ['127.0.0.0/8', '::1/128', 'fe80::/10'].map((c) => parseCidr(c, 'unusable'));

@@ -15,6 +15,7 @@ import type { SchedulingReason } from '../desired/scheduling.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
 import type { IpsetOp, Operation } from '../plan/kernel-state.js';
 import type { IptablesTools } from './iptables-runner.js';
+import type { ProxierLines } from './ipvs-proxier-check.js';
 
 export interface ControllerOptions {
   /** A network namespace path (/run/netns/NAME); default: the process's own. */
@@ -33,8 +34,13 @@ export interface ControllerOptions {
    * missing one leaves the kernel's (ipvsadm --set semantics).
    */
   ipvsTimeouts?: { tcp?: number; tcpFin?: number; udp?: number };
-  /** The configuration named no scheduler (config.scheduler is then rr): said at start, as kube-proxy says it. */
-  schedulerDefaulted?: boolean;
+  /**
+   * What kube-proxy's NewProxier says of each family once past
+   * --init-only's return (ipvs-proxier-check.ts): whether the
+   * configuration named no scheduler (config.scheduler is then rr), and the
+   * sync periods. Absent (--init-only): none of those lines.
+   */
+  proxierLines?: ProxierLines;
 }
 
 export type ControllerFactory = (options: ControllerOptions) => ControllerPort;

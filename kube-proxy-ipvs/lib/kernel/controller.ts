@@ -84,7 +84,7 @@ export class Controller implements ControllerPort {
       const { clients } = await this.session.open();
       // Upstream's CanUseIPVSProxier, before its NewProxier writes anything: the kernel takes the scheduler or the start fails.
       await checkIpvsProxier(clients.ipvs, this.config.scheduler, this.logger);
-      logProxierCreated(this.logger, this.node, this.options.schedulerDefaulted ?? false);
+      logProxierCreated(this.logger, this.node, this.options.proxierLines);
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
       await this.session.writeSysctls();
       await this.session.setIpvsTimeouts(clients);

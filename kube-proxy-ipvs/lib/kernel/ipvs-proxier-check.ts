@@ -22,7 +22,7 @@
  * IPVS; Ipvs.open refuses a kernel without IPVS).
  */
 import type { Logger } from 'pino';
-import { servedFamilies } from '../desired/node-addresses.js';
+import { familyNodeIP, servedFamilies } from '../desired/node-addresses.js';
 import type { NodeInfo } from '../kubernetes/model.js';
 import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import type { IpvsClient } from './netlink-clients.js';
@@ -42,18 +42,38 @@ export class IpvsProxierError extends Error {
   }
 }
 
+/** What NewProxier logs of each family past --init-only's return. */
+export interface ProxierLines {
+  /** The configuration named no scheduler. */
+  schedulerDefaulted: boolean;
+  /** The IPVS sync periods as Go writes a duration ("30s"). */
+  minSyncPeriod: string;
+  syncPeriod: string;
+}
+
+/** The bounded-frequency runner's burst, which upstream logs with the periods (this proxy's runner has none). */
+const BURST_SYNCS = 2;
+
 /**
  * The lines createProxier and NewProxier log once the check passed, which
  * guides and operators grep to tell the mode in use: "Using ipvs Proxier";
- * on a dual-stack host "Creating dualStackProxier for ipvs"; and, when the
- * configuration named no scheduler, "IPVS scheduler not specified, use rr
- * by default" once per family (NewProxier runs per family).
+ * on a dual-stack host "Creating dualStackProxier for ipvs"; then, as
+ * NewProxier runs per family with the family in its logger's values, unless
+ * under --init-only (`lines` absent): at -v 2 "Record nodeIP and family",
+ * "IPVS scheduler not specified, use rr by default" when the configuration
+ * named none, and at -v 2 "ipvs sync params".
  */
-export function logProxierCreated(logger: Pick<Logger, 'info'>, node: NodeInfo, schedulerDefaulted: boolean): void {
+export function logProxierCreated(logger: Pick<Logger, 'info' | 'debug'>, node: NodeInfo, lines: ProxierLines | undefined): void {
   const families = servedFamilies(node);
   logger.info('Using ipvs Proxier');
   if (families.length === 2) logger.info('Creating dualStackProxier for ipvs');
-  if (schedulerDefaulted) for (const _ of families) logger.info('IPVS scheduler not specified, use rr by default');
+  if (lines === undefined) return;
+  for (const family of families) {
+    const ipFamily = family === 'inet' ? 'IPv4' : 'IPv6';
+    logger.debug({ ipFamily, nodeIP: familyNodeIP(node.addresses, family), family: ipFamily }, 'Record nodeIP and family');
+    if (lines.schedulerDefaulted) logger.info({ ipFamily }, 'IPVS scheduler not specified, use rr by default');
+    logger.debug({ ipFamily, minSyncPeriod: lines.minSyncPeriod, syncPeriod: lines.syncPeriod, burstSyncs: BURST_SYNCS }, 'ipvs sync params');
+  }
 }
 
 type ProbeClient = Pick<IpvsClient, 'listServices' | 'addService' | 'deleteService'>;

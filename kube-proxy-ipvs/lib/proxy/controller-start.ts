@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { HostFamilies } from '../kernel/host-families.js';
 import type { ControllerOptions, ControllerPort } from '../kernel/controller-port.js';
 import type { NodeInfo } from '../kubernetes/model.js';
+import { formatDuration } from './duration.js';
 import { type ProxyOptions, proxyConfigOf } from './options.js';
 import { explainStartError } from './preflight.js';
 
@@ -20,7 +21,11 @@ export function controllerOptionsFor(o: ProxyOptions, node: NodeInfo, log: Logge
     ...(found?.iptables ? { iptables: found.iptables.tools } : {}),
     ipvsTimeouts: { tcp: o.ipvs.tcpTimeoutMs / 1000, tcpFin: o.ipvs.tcpFinTimeoutMs / 1000, udp: o.ipvs.udpTimeoutMs / 1000 },
     logger: log.child({ component: 'controller' }),
-    schedulerDefaulted: o.kubeProxyConfiguration?.ipvs.scheduler === '',
+    proxierLines: {
+      schedulerDefaulted: o.kubeProxyConfiguration?.ipvs.scheduler === '',
+      minSyncPeriod: formatDuration(o.ipvs.minSyncPeriodMs),
+      syncPeriod: formatDuration(o.ipvs.syncPeriodMs),
+    },
   };
 }
 

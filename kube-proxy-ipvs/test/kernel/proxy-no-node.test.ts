@@ -72,6 +72,7 @@ t.test('no Node object: loopback assumed, both families programmed and served, u
   t.ok(logged(log, 'Version info', { version: /^v1\.\d+\.\d+/ }) && logged(log, 'Using ipvs Proxier', {}), "upstream's lines that tell the version and the mode");
   t.ok(logged(log, 'Creating dualStackProxier for ipvs', {}), 'dual-stack, as createProxier says it');
   t.equal(log.split('\n').filter((l) => l.includes('"msg":"IPVS scheduler not specified, use rr by default"')).length, 2, 'no scheduler configured: said once per family, as NewProxier says it');
+  t.ok(['IPv4', 'IPv6'].every((ipFamily) => logged(log, 'IPVS scheduler not specified, use rr by default', { ipFamily })), 'each with its family, as NewProxier\'s logger has it');
 
   const table = await env.ipvsSave();
   t.ok(table.includes('-A -t 10.96.0.10:80 -s rr'), `the IPv4 ClusterIP is programmed:\n${table.join('\n')}`);

@@ -8,7 +8,7 @@
 import t from 'tap';
 import pino from 'pino';
 import { NetlinkError } from 'ipvs-netlink';
-import { checkIpvsProxier, IpvsProxierError, logProxierCreated } from '../../lib/kernel/ipvs-proxier-check.js';
+import { checkIpvsProxier, IpvsProxierError, logProxierCreated, type ProxierLines } from '../../lib/kernel/ipvs-proxier-check.js';
 import { controllerOptionsFor } from '../../lib/proxy/controller-start.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 
@@ -122,21 +122,43 @@ t.test("a name the library will not send fails as the kernel would answer upstre
   }
 });
 
-t.test("createProxier's and NewProxier's lines: the mode, dual-stack, and a scheduler defaulted once per family", async (t) => {
-  const lines = (node: { name: string; addresses: string[]; families?: Array<'inet' | 'inet6'> }, defaulted: boolean) => {
+t.test("createProxier's and NewProxier's lines: the mode, dual-stack, and each family's, with the family in them", async (t) => {
+  const periods = { minSyncPeriod: '0s', syncPeriod: '30s' };
+  const lines = (node: { name: string; addresses: string[]; families?: Array<'inet' | 'inet6'> }, proxierLines?: ProxierLines) => {
     const out: string[] = [];
-    logProxierCreated({ info: (msg: string) => void out.push(msg) } as never, node, defaulted);
+    const at = (level: string) => (fields: object | string, msg?: string) => void out.push(typeof fields === 'string' ? `${level} ${fields}` : `${level} ${msg} ${JSON.stringify(fields)}`);
+    logProxierCreated({ info: at('I'), debug: at('V2') } as never, node, proxierLines);
     return out;
   };
   const dual = { name: 'n', addresses: ['192.0.2.1'], families: ['inet', 'inet6'] as Array<'inet' | 'inet6'> };
-  t.same(lines(dual, true), ['Using ipvs Proxier', 'Creating dualStackProxier for ipvs', 'IPVS scheduler not specified, use rr by default', 'IPVS scheduler not specified, use rr by default'], 'the host serves both families, whatever the addresses');
-  t.same(lines(dual, false), ['Using ipvs Proxier', 'Creating dualStackProxier for ipvs'], 'a scheduler named: nothing about it');
-  t.same(lines({ name: 'n', addresses: ['192.0.2.1'] }, true), ['Using ipvs Proxier', 'IPVS scheduler not specified, use rr by default'], 'one family');
+  t.same(
+    lines(dual, { schedulerDefaulted: true, ...periods }),
+    [
+      'I Using ipvs Proxier',
+      'I Creating dualStackProxier for ipvs',
+      'V2 Record nodeIP and family {"ipFamily":"IPv4","nodeIP":"192.0.2.1","family":"IPv4"}',
+      'I IPVS scheduler not specified, use rr by default {"ipFamily":"IPv4"}',
+      'V2 ipvs sync params {"ipFamily":"IPv4","minSyncPeriod":"0s","syncPeriod":"30s","burstSyncs":2}',
+      'V2 Record nodeIP and family {"ipFamily":"IPv6","nodeIP":"::1","family":"IPv6"}',
+      'I IPVS scheduler not specified, use rr by default {"ipFamily":"IPv6"}',
+      'V2 ipvs sync params {"ipFamily":"IPv6","minSyncPeriod":"0s","syncPeriod":"30s","burstSyncs":2}',
+    ],
+    'the host serves both families, whatever the addresses; a family without a node IP records loopback, as detectNodeIPs',
+  );
+  t.notMatch(lines(dual, { schedulerDefaulted: false, ...periods }).join('\n'), /scheduler not specified/, 'a scheduler named: nothing about it');
+  t.same(lines({ name: 'n', addresses: ['192.0.2.1'] }, { schedulerDefaulted: true, ...periods }).filter((l) => l.startsWith('I ')), ['I Using ipvs Proxier', 'I IPVS scheduler not specified, use rr by default {"ipFamily":"IPv4"}'], 'one family');
+  t.same(lines(dual), ['I Using ipvs Proxier', 'I Creating dualStackProxier for ipvs'], '--init-only: NewProxier returns before its lines of each family');
 });
 
 t.test('the scheduler counts as defaulted only when the configuration left it empty', async (t) => {
-  const at = (argv: string[]) => controllerOptionsFor(resolveOptions([...argv, '--hostname-override', 'n']).options, { name: 'n', addresses: [] }, silent).schedulerDefaulted;
+  const at = (argv: string[]) => controllerOptionsFor(resolveOptions([...argv, '--hostname-override', 'n']).options, { name: 'n', addresses: [] }, silent).proxierLines?.schedulerDefaulted;
   t.equal(at([]), true, 'no flag, no file: empty, as upstream leaves it (the proxy then uses rr)');
   t.equal(at(['--ipvs-scheduler', 'rr']), false, 'rr named is not defaulted');
   t.equal(at(['--ipvs-scheduler', 'lc']), false);
+});
+
+t.test('the sync periods NewProxier logs are the configuration\'s, as Go writes a duration', async (t) => {
+  const lines = (argv: string[]) => controllerOptionsFor(resolveOptions([...argv, '--hostname-override', 'n']).options, { name: 'n', addresses: [] }, silent).proxierLines;
+  t.match(lines([]), { minSyncPeriod: '1s', syncPeriod: '30s' }, 'flags alone: the flags\' defaults');
+  t.match(lines(['--ipvs-sync-period', '90s', '--ipvs-min-sync-period', '1500ms']), { minSyncPeriod: '1.5s', syncPeriod: '1m30s' });
 });

@@ -194,5 +194,5 @@ t.test('--init-only: the privileged start, then return (exit 0) without reading 
   t.same(hostCalls, ['conntrack maxPerCore=32768'], 'the conntrack sysctls set; the OOM score not (upstream sets it only when it runs)');
   t.same(factory.last?.calls, ['start', 'close'], 'the controller was started (IPVS, its sysctls and timeouts) and closed');
   t.match(factory.last?.init, { ipvsTimeouts: { tcp: 900 } });
-  t.equal(factory.last?.init?.schedulerDefaulted, false, "no scheduler line: upstream's NewProxier returns before it under --init-only");
+  t.equal(factory.last?.init?.proxierLines, undefined, "no scheduler or sync-period lines: upstream's NewProxier returns before them under --init-only");
 });
