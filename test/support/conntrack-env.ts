@@ -68,8 +68,10 @@ export async function natNode(t: TapLike): Promise<NatNode> {
   await client.exec('ip', ['route', 'add', 'default', 'via', '192.168.10.1']);
   await pod.exec('ip', ['route', 'add', 'default', 'via', '10.244.1.1']);
   // Through /proc, not sysctl(8): under the sanitizer run, children inherit
-  // the leak checker, and sysctl's own leaks would fail the step.
-  await node.exec('sh', ['-c', 'echo 1 >/proc/sys/net/ipv4/ip_forward && echo 1 >/proc/sys/net/netfilter/nf_conntrack_acct']);
+  // the leak checker, and sysctl's own leaks would fail the step. A UDP
+  // entry with one reply lives 30 s by default, less than a test on a slow
+  // kernel may need it: 10 minutes here.
+  await node.exec('sh', ['-c', 'echo 1 >/proc/sys/net/ipv4/ip_forward && echo 1 >/proc/sys/net/netfilter/nf_conntrack_acct && echo 600 >/proc/sys/net/netfilter/nf_conntrack_udp_timeout']);
   for (const [proto, port] of [['udp', '53'], ['tcp', '80']])
     await node.exec('iptables-legacy', ['-t', 'nat', '-A', 'PREROUTING', '-d', SERVICE_IP, '-p', proto, '--dport', port, '-j', 'DNAT', '--to-destination', `${POD_IP}:8080`]);
   const child: ChildProcess = spawn('ip', ['netns', 'exec', pod.name, process.execPath, '-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'], env: plainEnv() });

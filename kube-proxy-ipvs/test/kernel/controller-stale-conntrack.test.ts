@@ -48,7 +48,8 @@ t.test('stale UDP conntrack entries go in the sync that makes them stale', async
   // The proxy's metrics, given each sync's cleanup as the proxy gives them.
   const metrics = new ProxyMetrics(() => undefined, { defaultMetrics: false });
   const counted = async () => Number((await metrics.registry.metrics()).split('\n').find((l) => l.startsWith(`${DELETED} `))?.split(' ')[1] ?? 0);
-  await nodeNs.exec('sysctl', ['-qw', 'net.ipv4.vs.expire_nodest_conn=0']);
+  // A UDP entry with one reply lives 30 s by default, which a slow kernel's run of this test can outlast.
+  await nodeNs.exec('sysctl', ['-qw', 'net.ipv4.vs.expire_nodest_conn=0', 'net.netfilter.nf_conntrack_udp_timeout=600']);
 
   c.upsertService(dns);
   c.upsertEndpointSlice(endpointsOf(['be1', 'be2']));
@@ -96,7 +97,7 @@ t.test('the port changes and the pod stays: its entries to the old port go, as k
   await startUdpServer(t, pods.be1, 'be1');
   await startUdpServer(t, pods.be1, 'be1 at 8081', 8081);
   const c = await startController(t, nodeNs, { config: defaultProxyConfig(), node });
-  await nodeNs.exec('sysctl', ['-qw', 'net.ipv4.vs.expire_nodest_conn=0']);
+  await nodeNs.exec('sysctl', ['-qw', 'net.ipv4.vs.expire_nodest_conn=0', 'net.netfilter.nf_conntrack_udp_timeout=600']);
   c.upsertService(dns);
   c.upsertEndpointSlice(endpointsOf(['be1']));
   t.match(await c.sync(), { failed: 0 });

@@ -58,9 +58,15 @@ t.test('IPVS flushed and its modules reloaded under a running proxy: it reprogra
     }
   }
   t.notOk((await loadedIpvsModules()).includes('ip_vs'), 'ip_vs is unloaded');
-  await sleep(4000); // at least one resync fails while IPVS is gone
-  await modprobe(['-a', ...modules]);
-  t.same(await env.node.exec('sysctl', ['-n', 'net.ipv4.vs.conntrack']), '0\n', 'the reload reset the namespace\'s IPVS sysctls');
+  await until('a resync that failed while IPVS is gone', () => proxy.log().includes('"msg":"sync failed; retrying with a resync"'), 30_000);
+  // The proxy held still from the reload to the read: a resync in between would set the sysctl again before the read.
+  process.kill(proxy.child.pid!, 'SIGSTOP');
+  try {
+    await modprobe(['-a', ...modules]);
+    t.same(await env.node.exec('sysctl', ['-n', 'net.ipv4.vs.conntrack']), '0\n', 'the reload reset the namespace\'s IPVS sysctls');
+  } finally {
+    process.kill(proxy.child.pid!, 'SIGCONT');
+  }
 
   await until('the table is back', async () => JSON.stringify(await env.ipvsSave()) === JSON.stringify(table), 30_000);
   t.pass('the resync programmed every virtual and real server again');

@@ -42,7 +42,7 @@ const CLIENTS = ['192.168.56.101', '192.168.56.102', '192.168.56.103'];
 
 /** Who answers each of `n` new connections from each client, in one shell in the client's namespace: client → the backends seen. */
 async function backendsOf(env: ProxyNode, clients: readonly string[], n = 3): Promise<Map<string, string[]>> {
-  const script = clients.map((c) => `for i in $(seq ${n}); do echo "${c} $(curl -sS -m 2 --interface ${c} http://10.96.0.10/ 2>&1 | cut -d' ' -f1)"; done`).join('\n');
+  const script = clients.map((c) => `for i in $(seq ${n}); do echo "${c} $(curl -sS -m 5 --interface ${c} http://10.96.0.10/ 2>&1 | cut -d' ' -f1)"; done`).join('\n');
   const seen = new Map<string, string[]>(clients.map((c) => [c, []]));
   for (const line of (await env.client.exec('sh', ['-c', script])).split('\n').filter(Boolean)) {
     const [client, backend] = line.split(' ');

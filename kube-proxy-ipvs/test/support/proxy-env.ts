@@ -102,7 +102,8 @@ export async function proxyNode(t: TapLike): Promise<ProxyNode> {
       if (!out.includes('listening')) throw new Error(`backend ${name} did not start`);
     },
     async get(ns, url) {
-      const r = await ns.tryExec('curl', ['-sS', '-m', '2', url]);
+      // 5 s: one dropped SYN costs 1 s, a second 2 s more, and the sandbox kernel is slow under load.
+      const r = await ns.tryExec('curl', ['-sS', '-m', '5', url]);
       return r.code === 0 ? r.stdout.trim() : undefined;
     },
     async getMany(ns, url, n) {
@@ -224,7 +225,7 @@ export async function until(what: string, fn: () => Promise<boolean> | boolean, 
 
 /** What a health-check node port answers `ns` at `url`: the HTTP status, and the local endpoints it counts. */
 export async function serviceHealth(ns: Netns, url: string): Promise<{ code: number; localEndpoints: number | undefined }> {
-  const r = await ns.tryExec('curl', ['-sS', '-m', '2', '-w', '\\n%{http_code}', url]);
+  const r = await ns.tryExec('curl', ['-sS', '-m', '5', '-w', '\\n%{http_code}', url]);
   const [body, code] = r.stdout.trim().split(/\n(?=\d+$)/);
   return { code: Number(code), localEndpoints: r.code === 0 ? (JSON.parse(body) as { localEndpoints: number }).localEndpoints : undefined };
 }
