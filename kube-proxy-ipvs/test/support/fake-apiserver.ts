@@ -128,10 +128,14 @@ export class FakeApiServer {
     for (const w of this.watchers) this.send(w.res, { type: 'BOOKMARK', object: { kind: 'Bookmark', metadata: { resourceVersion: String(this.rv) } } });
   }
 
-  /** Forgets the history: watches resuming from before now get 410 Gone. Open watches are expired too. */
+  /**
+   * Forgets the history: watches resuming from before now get 410 Gone; one
+   * from now (a relist's resourceVersion) is served, as a real server
+   * serves it. Open watches are expired too.
+   */
   compact(): void {
     this.history = [];
-    this.compactedBefore = this.rv + 1;
+    this.compactedBefore = this.rv;
     for (const w of this.watchers) {
       this.requests.push(`expired ${w.resource}`);
       this.expire(w.res);

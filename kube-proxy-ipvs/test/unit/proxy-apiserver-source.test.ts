@@ -224,8 +224,21 @@ for (const mode of ['event', 'http'] as const) {
     t.same(h.replayed, ['update Service default/keep'], 'and handed over again as replays, not as events');
     h.api.apply('services', svc('after', '10.96.0.4'));
     await h.until('watch after relist', () => h.view.has('Service default/after'));
+    t.equal(h.api.count('list services'), 2, 'one relist: the watch from its resourceVersion holds');
   });
 }
+
+t.test('a server that answers 410 to every watch is relisted at the backoff\'s pace, not in a loop', async (t) => {
+  const h = await harness(t); // backoff: 50 ms doubling to 200 ms
+  h.api.expireMode = 'http';
+  h.api.compactTo(Number.MAX_SAFE_INTEGER); // even the resourceVersion of a fresh list is too old
+  const lists = h.api.count('list services');
+  h.api.dropWatches();
+  await sleep(1000);
+  const relists = h.api.count('list services') - lists;
+  t.ok(relists >= 2, `relisted (${relists} times)`);
+  t.ok(relists <= 8, `paced: 50, 100, 200, 200 ... ms apart (${relists} in 1 s)`);
+});
 
 t.test('every resync period (ConfigSyncPeriod) the handlers hear of a resync, and not after stop()', async (t) => {
   const h = await harness(t, (api) => api.apply('services', svc('web', '10.96.0.10')), logger, 40);

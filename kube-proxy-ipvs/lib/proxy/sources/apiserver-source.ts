@@ -1,7 +1,8 @@
 /**
  * Services, EndpointSlices (discovery.k8s.io/v1) and this node's Node from
  * an API server: for each, an Informer (informer.ts: list, then watch from
- * the list's resourceVersion; a 410 Gone relists and the differences,
+ * the list's resourceVersion; a 410 Gone relists (after the backoff below,
+ * as client-go's reflector waits its own) and the differences,
  * deletions included, come as events), its lists through listObjects
  * (api-list.ts) and its watches through watchObjects (api-watch.ts), both
  * with the credentials of client-node's KubeConfig.
@@ -118,6 +119,7 @@ export class ApiServerSource implements Source {
         // Unchanged, so past the gate: it was judged when it first came.
         replayed: (object) => this.handlers?.replayed?.({ kind, type: 'update', object } as SourceEvent),
         error: (err) => this.failed(w, err),
+        expired: () => this.expired(w),
       },
     });
     this.watched.push(w);
@@ -151,11 +153,34 @@ export class ApiServerSource implements Source {
   private failed(w: Watched, err: unknown): void {
     w.lastError = err;
     if (this.stopped) return;
-    // Stayed up a while: the problem is new, start the backoff over.
+    const delay = this.nextDelay(w);
+    this.options.logger.warn({ kind: w.kind, err: describeError(err), retryInMs: delay }, 'watch failed; restarting the informer');
+    this.restartAfter(w, delay);
+  }
+
+  /**
+   * A 410 Gone: the relist waits for the backoff, as client-go's reflector
+   * runs each list-and-watch after its backoff, so that a server answering
+   * 410 again and again (a lagging cache behind a load balancer) is not
+   * asked in a loop. Routine (history compacted while the watch was away):
+   * no warning.
+   */
+  private expired(w: Watched): void {
+    if (this.stopped) return;
+    const delay = this.nextDelay(w);
+    this.options.logger.debug({ kind: w.kind, relistInMs: delay }, 'watch expired (410 Gone); relisting');
+    this.restartAfter(w, delay);
+  }
+
+  /** The backoff's next delay: 1 s doubling to 30 s, started over once the informer stayed up a minute (the problem is new). */
+  private nextDelay(w: Watched): number {
     if (Date.now() - w.startedAt > 60_000) w.delayMs = this.backoff.initialMs;
     const delay = w.delayMs;
     w.delayMs = Math.min(w.delayMs * 2, this.backoff.maxMs);
-    this.options.logger.warn({ kind: w.kind, err: describeError(err), retryInMs: delay }, 'watch failed; restarting the informer');
+    return delay;
+  }
+
+  private restartAfter(w: Watched, delay: number): void {
     clearTimeout(w.restartTimer);
     w.restartTimer = setTimeout(() => {
       if (this.stopped) return;

@@ -2,7 +2,8 @@
  * One resource's list and watch, as client-go's reflector keeps it: list,
  * then watch from the list's resourceVersion; a watch the server closes is
  * resumed from the last resourceVersion seen; a 410 Gone (or any ERROR
- * event) clears it, and the next round relists and reports the differences,
+ * event) clears it, and the next round (at once, or when the owner's
+ * `expired` handler starts it again) relists and reports the differences,
  * deletions included.
  *
  * It remembers each object's identity and resourceVersion, not the object:
@@ -36,6 +37,12 @@ export interface InformerHandlers {
    */
   replayed?(object: KubernetesObject): void;
   error(err: unknown): void;
+  /**
+   * A 410 Gone: the history it would resume from is compacted, and only a
+   * relist can go on. Given, the owner starts it again (which relists) when
+   * its backoff allows; absent, it relists at once.
+   */
+  expired?(): void;
 }
 
 export interface InformerOptions {
@@ -128,7 +135,9 @@ export class Informer {
       return;
     }
     if (err) this.resourceVersion = '';
-    void this.next(round);
+    // A 410, as a status or as an ERROR event: a relist next, which the owner may pace.
+    if (this.resourceVersion === '' && this.options.handlers.expired) this.options.handlers.expired();
+    else void this.next(round);
   }
 
   private event(phase: string, object: KubernetesObject): void {
