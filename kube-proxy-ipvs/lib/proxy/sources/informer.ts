@@ -1,10 +1,11 @@
 /**
  * One resource's list and watch, as client-go's reflector keeps it: list,
  * then watch from the list's resourceVersion; a watch the server closes is
- * resumed from the last resourceVersion seen; a 410 Gone (or any ERROR
- * event) clears it, and the next round (at once, or when the owner's
- * `expired` handler starts it again) relists and reports the differences,
- * deletions included.
+ * resumed from the last resourceVersion seen; a 410 Gone (a status, or an
+ * ERROR event's) clears it, and the next round (at once, or when the
+ * owner's `expired` handler starts it again) relists and reports the
+ * differences, deletions included. An ERROR event of another code ends it
+ * as a failure does.
  *
  * It remembers each object's identity and resourceVersion, not the object:
  * that is all it needs to tell an addition from an update and to find what a
@@ -12,8 +13,9 @@
  * would cost more than everything the proxy derives from them. Each object
  * is handed to the handlers once and not kept.
  *
- * Other failures (a refused connection, a failed list, an HTTP error) stop
- * it and go to `error`: the owner decides when to start it again.
+ * Other failures (a refused connection, a failed list, an HTTP error, an
+ * ERROR event other than 410) stop it and go to `error`: the owner decides
+ * when to start it again (which relists).
  */
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node/dist/types.js';
 
@@ -70,6 +72,8 @@ export class Informer {
   private request?: AbortController;
   /** Bumped by start() and stop(): callbacks of an earlier round (a stopped one too) are ignored. */
   private round = 0;
+  /** The Status of the current watch's ERROR event, until the watch ends. */
+  private streamError?: { code?: number; message?: string };
 
   constructor(private readonly options: InformerOptions) {}
 
@@ -130,14 +134,20 @@ export class Informer {
 
   private ended(round: number, err: unknown): void {
     this.request = undefined;
-    if (err && (err as { statusCode?: number }).statusCode !== 410 && (err as { code?: number }).code !== 410) {
-      this.options.handlers.error(err);
+    const status = this.streamError;
+    this.streamError = undefined;
+    const code = err ? ((err as { statusCode?: number }).statusCode ?? (err as { code?: number }).code) : status?.code;
+    if (code !== 410 && (err || status)) {
+      // As client-go's reflector: an ERROR event other than 410 ends the watch with its Status, as a failure does.
+      this.options.handlers.error(err ?? Object.assign(new Error(status!.message ?? `watch ERROR event, code ${String(code)}`), { statusCode: code }));
       return;
     }
-    if (err) this.resourceVersion = '';
-    // A 410, as a status or as an ERROR event: a relist next, which the owner may pace.
-    if (this.resourceVersion === '' && this.options.handlers.expired) this.options.handlers.expired();
-    else void this.next(round);
+    if (code === 410) {
+      this.resourceVersion = '';
+      // Only a relist goes on from here; the owner may pace it.
+      if (this.options.handlers.expired) return this.options.handlers.expired();
+    }
+    void this.next(round);
   }
 
   private event(phase: string, object: KubernetesObject): void {
@@ -153,10 +163,13 @@ export class Informer {
       }
       case 'BOOKMARK':
         break;
-      default:
-        // ERROR (410 Gone: the history is compacted): the watch ends; the next round relists.
+      default: {
+        // ERROR: the server ends the watch after it, and ended() goes by its Status (410 Gone: the history is compacted).
+        const status = object as { code?: number; message?: string };
+        this.streamError = { code: status.code, message: status.message };
         this.resourceVersion = '';
         return;
+      }
     }
     this.resourceVersion = object.metadata?.resourceVersion ?? '';
   }
