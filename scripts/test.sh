@@ -23,9 +23,8 @@
 #      - both packages as users install them (scripts/package-test.sh)
 #      - fuzzing: every decoder for 15 s, every saved failing input replayed
 #      - sanitizers: the unit tests and the host's ipset kernel tests again,
-#        against the addon built with ASan + LSan + UBSan; then, a step of
-#        its own, the addon's threads under ThreadSanitizer
-#        (scripts/asan-test.sh)
+#        against the addon built with ASan + LSan + UBSan, and the addon's
+#        threads under ThreadSanitizer (scripts/asan-test.sh)
 #      - the benchmarks at their small size (they must run, not be fast)
 #      - a chosen few kernel tests again in the second sandbox kernel,
 #        Debian's own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables
@@ -192,7 +191,7 @@ kernel_tests_from_queue() { # LOG NAME
 # first: the host lane goes through them in order, and the kernel lane,
 # once no kernel test is left, takes those not yet started, so neither core
 # idles while the other has work queued.
-shared_steps=(packages fuzz asan tsan bench qemu valgrind)
+shared_steps=(packages fuzz sanitizers bench qemu valgrind)
 take_shared_steps() {
 	local s
 	for s in "${shared_steps[@]}"; do
@@ -209,19 +208,13 @@ step_packages() {
 	run_tap package bash scripts/package-test.sh
 }
 
-# The sanitizers in two steps, so that each lane can take one: together
-# they are the longest of the shared steps.
-step_asan() {
-	step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon"
+step_sanitizers() {
+	step "sanitizers: unit and host ipset tests against an ASan + LSan + UBSan addon, the addon's threads under TSan"
 	ASAN_TEST_REPORTER=tap run_tap asan-unit bash scripts/asan-test.sh unit
 	if [ "$(id -u)" -eq 0 ]; then
 		ASAN_TEST_REPORTER=tap run_tap asan-host-ipset bash scripts/asan-test.sh host-ipset
+		ASAN_TEST_REPORTER=tap run_tap tsan-host bash scripts/asan-test.sh host-tsan
 	fi
-}
-step_tsan() {
-	[ "$(id -u)" -eq 0 ] || return 0
-	step "sanitizers: the addon's threads under TSan, on this host's kernel and IPVS in the QEMU sandbox kernel"
-	ASAN_TEST_REPORTER=tap run_tap tsan-host bash scripts/asan-test.sh host-tsan
 }
 
 # Every decoder under libFuzzer + ASan + UBSan for 15 s each, after
