@@ -10,7 +10,7 @@ import t from 'tap';
 import type { KubernetesObject } from '@kubernetes/client-node/dist/types.js';
 import { Informer, type InformerHandlers, type Watcher } from '../../lib/proxy/sources/informer.js';
 
-/** Each watch plays the next script: its events, then how it ends. */
+/** Each watch plays the next script: its events, then how it ends ('never': it stays open). */
 type Script = { events: Array<[string, unknown]>; end: unknown };
 
 function informer(scripts: Script[], handlers: Partial<InformerHandlers> = {}) {
@@ -22,7 +22,7 @@ function informer(scripts: Script[], handlers: Partial<InformerHandlers> = {}) {
       if (script) {
         queueMicrotask(() => {
           for (const [type, object] of script.events) event(type, object);
-          done(script.end);
+          if (script.end !== 'never') done(script.end);
         });
       }
       return new AbortController();
@@ -81,4 +81,17 @@ t.test('an ERROR event of another code is a failure with its Status, not a 410',
   t.same(calls, ['list', 'watch from 10'], 'the owner restarts it');
   t.equal(expired(), 0);
   t.match(errors, [{ message: 'etcdserver: request timed out', statusCode: 500 }]);
+});
+
+t.test("a start after an ERROR whose watch never ended: the new watch's plain end is no failure", async (t) => {
+  const { i, calls, errors, expired } = informer([
+    { events: [['ERROR', { kind: 'Status', code: 500 }]], end: 'never' },
+    { events: [['ADDED', svc('12')]], end: null },
+  ]);
+  await i.start();
+  await settle();
+  await i.start();
+  await settle();
+  t.same(calls.slice(0, 5), ['list', 'watch from 10', 'list', 'watch from 10', 'watch from 12'], 'the new round lists, watches, and resumes when its watch closes');
+  t.same([errors.length, expired()], [0, 0]);
 });

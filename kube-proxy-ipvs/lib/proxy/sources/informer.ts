@@ -80,6 +80,8 @@ export class Informer {
   /** Lists (unless a watch can resume) and watches. A failure goes to handlers.error, not here. */
   async start(): Promise<void> {
     const round = ++this.round;
+    // An earlier round's ERROR, its watch ended unheard, says nothing of this one's.
+    this.streamError = undefined;
     this.request?.abort();
     await this.next(round);
   }
