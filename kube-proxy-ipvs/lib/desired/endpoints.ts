@@ -6,7 +6,7 @@
  * the slice was reduced to its facts, kubernetes/object-facts.ts).
  */
 import { READY, SERVING, TERMINATING, type EndpointFacts, type SliceFacts } from '../kubernetes/object-facts.js';
-import type { K8sProtocol } from '../kubernetes/model.js';
+import { IP_FAMILY, type K8sProtocol } from '../kubernetes/model.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { compareDestinations } from '../plan/kernel-state.js';
 
@@ -42,7 +42,7 @@ export function endpointsForPort(
   family: AddressFamily,
   hostname: string,
 ): EndpointInfo[] {
-  const addressType = family === 'inet' ? 'IPv4' : 'IPv6';
+  const addressType = IP_FAMILY[family];
   const all: EndpointInfo[] = [];
   for (const slice of slices) {
     if (slice.addressType !== addressType) continue;

@@ -23,7 +23,7 @@
  */
 import type { Logger } from 'pino';
 import { familyNodeIP, servedFamilies } from '../desired/node-addresses.js';
-import type { NodeInfo } from '../kubernetes/model.js';
+import { IP_FAMILY, type NodeInfo } from '../kubernetes/model.js';
 import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import type { IpvsClient } from './netlink-clients.js';
 
@@ -69,7 +69,7 @@ export function logProxierCreated(logger: Pick<Logger, 'info' | 'debug'>, node: 
   if (families.length === 2) logger.info('Creating dualStackProxier for ipvs');
   if (lines === undefined) return;
   for (const family of families) {
-    const ipFamily = family === 'inet' ? 'IPv4' : 'IPv6';
+    const ipFamily = IP_FAMILY[family];
     logger.debug({ ipFamily, nodeIP: familyNodeIP(node.addresses, family), family: ipFamily }, 'Record nodeIP and family');
     if (lines.schedulerDefaulted) logger.info({ ipFamily }, 'IPVS scheduler not specified, use rr by default');
     logger.debug({ ipFamily, minSyncPeriod: lines.minSyncPeriod, syncPeriod: lines.syncPeriod, burstSyncs: BURST_SYNCS }, 'ipvs sync params');

@@ -16,6 +16,7 @@ import { Conntrack, type ConntrackFamily, type SocketCounters } from 'ipvs-netli
 import type { Logger } from 'pino';
 import { staleEntries, type UdpTarget } from '../plan/stale-conntrack.js';
 import { delta } from './sync-stats.js';
+import { IP_FAMILY } from '../kubernetes/model.js';
 
 /** What one cleanup did, per the log and the metrics. */
 export interface StaleConntrackReport {
@@ -74,7 +75,7 @@ export class StaleConntrackCleaner {
         for (const f of r.failures.slice(0, 3)) this.logger.warn({ err: f.error, entry: keys[f.index] }, 'a stale conntrack entry could not be deleted');
       } catch (err) {
         // As kube-proxy: logged, and the next sync that changes these services tries again.
-        this.logger.error({ err, ipFamily: family === 'inet' ? 'IPv4' : 'IPv6' }, 'Failed to clear stale conntrack entries');
+        this.logger.error({ err, ipFamily: IP_FAMILY[family] }, 'Failed to clear stale conntrack entries');
       } finally {
         // Once listed, a family counts even when its delete failed, as kube-proxy observes after a failed clear too.
         if (listed) families.push({ ...listed, seconds: (performance.now() - started) / 1000 });

@@ -9,6 +9,8 @@ import type { AddressFamily } from 'ipvs-netlink/address';
 
 export type K8sProtocol = 'TCP' | 'UDP' | 'SCTP';
 export type IPFamilyName = 'IPv4' | 'IPv6';
+/** Each address family's Kubernetes IPFamily name (an EndpointSlice's addressType, the ip_family label, ipFamily in logs). */
+export const IP_FAMILY: Readonly<Record<AddressFamily, IPFamilyName>> = { inet: 'IPv4', inet6: 'IPv6' };
 
 export interface ObjectMeta {
   name: string;

@@ -10,8 +10,8 @@ import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
 import { canonicalAddressSloppy, cidrFamilySloppy } from '../kubernetes/sloppy-address.js';
 import { LOOPBACK, NODE_PORT_KEYWORDS } from '../desired/node-addresses.js';
 import type { ProxyOptions } from './options.js';
+import { IP_FAMILY } from '../kubernetes/model.js';
 
-const V1: Record<AddressFamily, string> = { inet: 'IPv4', inet6: 'IPv6' };
 const OTHER: Record<AddressFamily, AddressFamily> = { inet: 'inet6', inet6: 'inet' };
 
 export interface IPFamilySetting {
@@ -33,7 +33,7 @@ export function badConfig(o: ProxyOptions, s: IPFamilySetting): string[] {
   const nodePort = nodePortCIDRs(o.nodePortAddresses, s.addresses);
   const anyDualStack = [o.clusterCIDRs, nodePort, o.ipvs.excludeCIDRs, s.podCIDRs].some(isDualStack);
   const primaryCount = nodePort.filter((c) => cidrFamilySloppy(c) === s.primary).length;
-  const [p, other] = [V1[s.primary], V1[OTHER[s.primary]]];
+  const [p, other] = [IP_FAMILY[s.primary], IP_FAMILY[OTHER[s.primary]]];
   if (nodePort.length === 0) {
     return ['nodePortAddresses is unset; NodePort connections will be accepted on all local IPs. Consider using `--nodeport-addresses primary`'];
   }
@@ -50,7 +50,7 @@ export function badConfig(o: ProxyOptions, s: IPFamilySetting): string[] {
 export function badIPConfig(o: ProxyOptions, s: IPFamilySetting, dualStack: boolean): { errors: string[]; fatal: boolean } {
   const bad = OTHER[s.primary];
   const badV = bad === 'inet' ? '4' : '6';
-  const clusterType = `${V1[s.primary]}-${dualStack ? 'primary' : 'only'}`;
+  const clusterType = `${IP_FAMILY[s.primary]}-${dualStack ? 'primary' : 'only'}`;
   const errors: string[] = [];
   let fatal = false;
   if (allOf(o.clusterCIDRs, bad)) {

@@ -8,6 +8,7 @@
  */
 import type { StaleConntrackReport } from '../kernel/stale-conntrack.js';
 import { Counter, Histogram, type Registry } from './prom-client-parts.js';
+import { IP_FAMILY } from '../kubernetes/model.js';
 
 /** kube-proxy: metrics.ExponentialBuckets(0.001, 2, 15), as its sync histogram. */
 const BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
@@ -37,7 +38,7 @@ export class ConntrackReconcilerMetrics {
   /** One cleanup's report (undefined: the sync ran none). */
   observe(report: StaleConntrackReport | undefined): void {
     for (const f of report?.families ?? []) {
-      const ip_family = f.family === 'inet' ? 'IPv4' : 'IPv6';
+      const ip_family = IP_FAMILY[f.family];
       this.duration.observe({ ip_family }, f.seconds);
       // Upstream adds the count even when it is 0, which makes the series appear at its first cleanup.
       this.deleted.inc({ ip_family }, f.deleted);

@@ -10,7 +10,8 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { boundAddress, closeServer, listen, rfc3339Nano } from './http-util.js';
-import { IP_FAMILY, type ProxyMetrics } from './metrics.js';
+import { IP_FAMILY } from '../kubernetes/model.js';
+import type { ProxyMetrics } from './metrics.js';
 import type { HealthStatus, ProxyHealth } from './proxy-health.js';
 
 

@@ -17,9 +17,8 @@ import type { AddressFamily } from 'ipvs-netlink/address';
 import type { KnownCounts } from '../desired/known-objects.js';
 import { sameRead, type ServiceChange, type ServiceReading } from '../desired/service-change.js';
 import type { ControllerCounters, SyncKind } from '../kernel/controller-port.js';
+import { IP_FAMILY } from '../kubernetes/model.js';
 
-/** The ip_family label's values, Kubernetes' IPFamily names. */
-export const IP_FAMILY: Readonly<Record<AddressFamily, 'IPv4' | 'IPv6'>> = { inet: 'IPv4', inet6: 'IPv6' };
 
 const SYNC_KINDS: readonly SyncKind[] = ['full', 'incremental', 'resync', 'drain'];
 

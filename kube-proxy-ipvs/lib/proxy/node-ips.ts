@@ -12,9 +12,8 @@ import { type AddressFamily, familyOf } from 'ipvs-netlink/address';
 import { localDetector } from '../desired/local-detector.js';
 import { aggregate, badConfig, badIPConfig, isLoopback } from './bad-config.js';
 import type { HostFamilies } from '../kernel/host-families.js';
-import type { Node, NodeInfo } from '../kubernetes/model.js';
+import { IP_FAMILY, type Node, type NodeInfo } from '../kubernetes/model.js';
 import { nodeInfoOf } from '../kubernetes/node.js';
-import { IP_FAMILY } from './metrics.js';
 import { nodeInfoFor, proxyConfigOf, type ProxyOptions } from './options.js';
 
 /** Throws, as kube-proxy exits, when no family or not the primary one is usable. */

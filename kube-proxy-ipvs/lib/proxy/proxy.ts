@@ -15,14 +15,14 @@
  */
 import type { Logger } from 'pino';
 import type { EndpointSlice, Node, NodeInfo, Service } from '../kubernetes/model.js';
-import { serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
+import { IP_FAMILY, serviceKeyOf, sliceOwner } from '../kubernetes/model.js';
 import type { AddressFamily } from 'ipvs-netlink/address';
 import { type Clock, systemClock } from './clock.js';
 import type { ControllerFactory, ControllerPort, SyncResult } from '../kernel/controller-port.js';
 import { countsOf } from '../desired/known-objects.js';
 import { BULK_MESSAGES, collectAfterBulk, messagesOf, trimNativeHeap } from './heap.js';
 import { HealthServer } from './health-server.js';
-import { IP_FAMILY, ProxyMetrics } from './metrics.js';
+import { ProxyMetrics } from './metrics.js';
 import { MetricsServer } from './metrics-server.js';
 import { NetnsWatch } from './netns-watch.js';
 import { nodeEligible, nodeInfoOf, sameNodeInfo } from '../kubernetes/node.js';
