@@ -17,7 +17,10 @@ import { detectIptables } from './iptables-flavour.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { readKernel, type KernelRead } from './kernel-reader.js';
 import { closeClients, openClients, type Clients } from './netlink-clients.js';
-import { kubeProxySysctls, sysctlAccess, type SysctlAccess } from './sysctls.js';
+import { connReuseMode, ensureSysctls, kubeProxySysctls, sysctlAccess, type SysctlAccess } from './sysctls.js';
+
+/** Upstream's name for it, as its lines give it. */
+const CONN_REUSE = 'net/ipv4/vs/conn_reuse_mode';
 
 /** The handles of the namespace, opened together. */
 export interface Kernel {
@@ -83,8 +86,21 @@ export class NamespaceSession {
     return this.iptablesRunner;
   }
 
-  writeSysctls(): Promise<void> {
-    return this.sysctls.write(kubeProxySysctls(this.config, release()));
+  /**
+   * kube-proxy's IPVS sysctls, each written only where it differs; a change
+   * is logged as upstream's EnsureSysctl logs it (V(1), so at info). `atStart`:
+   * also NewProxier's lines about conn_reuse_mode, once.
+   */
+  async writeSysctls(atStart = false): Promise<void> {
+    const kernel = release();
+    if (atStart) {
+      const reuse = connReuseMode(kernel);
+      if (reuse === 'left') this.logger.debug({ sysctl: CONN_REUSE }, 'Left as-is');
+      if (reuse === 'unsupported') this.logger.error({ sysctl: CONN_REUSE, minimumKernelVersion: '4.1' }, "Can't set sysctl, kernel version doesn't satisfy minimum version requirements");
+    }
+    for (const c of await ensureSysctls(this.sysctls, kubeProxySysctls(this.config, kernel))) {
+      this.logger.info({ name: c.key.replaceAll('.', '/'), before: c.before ?? 0, after: c.after }, 'Changed sysctl');
+    }
   }
 
   /** ipvsadm --set semantics: a 0 leaves that timeout as the kernel has it. */

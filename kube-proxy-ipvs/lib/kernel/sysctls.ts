@@ -25,8 +25,7 @@ export function kubeProxySysctls(config: Pick<ProxyConfig, 'strictARP'>, kernelR
     // IPVS-NAT'ed packets must go through conntrack for MASQUERADE to see them.
     { key: 'net.ipv4.vs.conntrack', value: 1 },
   ];
-  const version = kernelVersion(kernelRelease);
-  if (version !== undefined && atLeast(version, [4, 1]) && !atLeast(version, [5, 9])) list.push({ key: 'net.ipv4.vs.conn_reuse_mode', value: 0 });
+  if (connReuseMode(kernelRelease) === 'set') list.push({ key: 'net.ipv4.vs.conn_reuse_mode', value: 0 });
   list.push(
     // Drop connections to a deleted real server at once, so clients retry instead of hanging.
     { key: 'net.ipv4.vs.expire_nodest_conn', value: 1 },
@@ -39,6 +38,14 @@ export function kubeProxySysctls(config: Pick<ProxyConfig, 'strictARP'>, kernelR
     list.push({ key: 'net.ipv4.conf.all.arp_ignore', value: 1 }, { key: 'net.ipv4.conf.all.arp_announce', value: 2 });
   }
   return list;
+}
+
+/** What becomes of conn_reuse_mode on this kernel: set to 0, left as the kernel has it, or not there (before 4.1). */
+export function connReuseMode(kernelRelease: string): 'set' | 'left' | 'unsupported' {
+  const version = kernelVersion(kernelRelease);
+  // An unreadable release is taken as a recent kernel's, whose default is right.
+  if (version === undefined || atLeast(version, [5, 9])) return 'left';
+  return atLeast(version, [4, 1]) ? 'set' : 'unsupported';
 }
 
 /** "5.10.0-21-amd64" → [5, 10]; undefined when unreadable. */
@@ -60,6 +67,27 @@ function atLeast(v: [number, number], min: [number, number]): boolean {
 export interface SysctlAccess {
   read(keys: readonly string[]): Promise<Map<string, number>>;
   write(sysctls: readonly Sysctl[]): Promise<void>;
+}
+
+/** A setting ensureSysctls wrote: what it read before (undefined: unreadable) and what it wrote. */
+export interface SysctlChange {
+  key: string;
+  before: number | undefined;
+  after: number;
+}
+
+/**
+ * Upstream's EnsureSysctl for each: read, and written only where the value
+ * differs, so a read-only /proc/sys (an unprivileged container's) whose
+ * values the host already set passes, as it does for kube-proxy, and a
+ * resync with nothing drifted writes nothing. Every differing one is
+ * tried; the failures are named together (write()).
+ */
+export async function ensureSysctls(access: SysctlAccess, sysctls: readonly Sysctl[]): Promise<SysctlChange[]> {
+  const current = await access.read(sysctls.map((s) => s.key));
+  const differing = sysctls.filter((s) => current.get(s.key) !== s.value);
+  if (differing.length > 0) await access.write(differing);
+  return differing.map((s) => ({ key: s.key, before: current.get(s.key), after: s.value }));
 }
 
 /**

@@ -26,7 +26,8 @@ type Line = Record<string, unknown> & { level: number; time: number; msg?: strin
 
 const LETTER = (level: number) => (level >= 60 ? 'F' : level >= 50 ? 'E' : level >= 40 ? 'W' : 'I');
 const VERBOSITY = (level: number) => (level <= 10 ? 5 : level <= 20 ? 2 : 0);
-const OMIT = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'name', 'component']);
+// pino's own keys (its base, pid and hostname, is left out: a field of those names is the caller's), and the component.
+const OMIT = new Set(['level', 'time', 'msg', 'component']);
 
 /** An Error as pino serialises it → its message, as klog and zapr print errors. */
 function plain(key: string, v: unknown): unknown {

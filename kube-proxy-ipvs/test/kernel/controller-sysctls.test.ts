@@ -5,7 +5,9 @@
  * left alone on this 6.1 kernel (#93297). A resync writes them again; the
  * IPVS timeouts are set at start, as `ipvsadm -L --timeout` shows. With
  * --netns a `sysctl` run in the namespace writes them; a controller in its
- * own namespace writes /proc/sys itself, with the same result.
+ * own namespace writes /proc/sys itself, with the same result. As
+ * kube-proxy's EnsureSysctl, each is written only where it differs (and
+ * logged then), so a read-only /proc/sys already set passes.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { release } from 'node:os';
@@ -111,6 +113,70 @@ c.close();`;
     },
     'as with --netns: every setting as kube-proxy makes it, conntrack restored by the resync',
   );
+});
+
+/**
+ * Runs a Controller (strictARP) in a node process inside `ns`, as the proxy runs on a node: start, a resync, close.
+ * `readOnlySys`: /proc/sys mounted read-only for it (an unprivileged container's), in the mount namespace
+ * `ip netns exec` makes for the run. Resolves with its exit code, stderr and the lines it logged at info and above.
+ */
+async function ownNamespaceRun(ns: Netns, readOnlySys: boolean): Promise<{ code: number; stderr: string; lines: Array<Record<string, unknown>> }> {
+  const controller = fileURLToPath(new URL('../../lib/kernel/controller.ts', import.meta.url));
+  const iptables = fileURLToPath(new URL('../../lib/kernel/iptables-runner.ts', import.meta.url));
+  const model = fileURLToPath(new URL('../../lib/kubernetes/model.ts', import.meta.url));
+  const code = `const { Controller } = await import(${JSON.stringify(controller)});
+const { LEGACY_IPTABLES } = await import(${JSON.stringify(iptables)});
+const { defaultProxyConfig } = await import(${JSON.stringify(model)});
+const lines = [];
+const at = (level) => (fields, msg) => void lines.push(typeof fields === 'string' ? { level, msg: fields } : { level, msg, ...fields });
+const logger = { info: at('info'), warn: at('warn'), error: at('error'), debug() {}, trace() {} };
+logger.child = () => logger;
+const c = new Controller({ config: defaultProxyConfig({ strictARP: true }), node: ${JSON.stringify(node)}, iptables: LEGACY_IPTABLES, logger });
+try {
+  await c.start();
+  await c.resync();
+} finally {
+  c.close();
+  process.stdout.write(JSON.stringify(lines));
+}`;
+  const script = `${readOnlySys ? 'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && ' : ''}exec "$@"`;
+  const r = await ns.tryExec('sh', ['-c', script, 'sh', process.execPath, ...process.execArgv, '--input-type=module', '-e', code]);
+  return { code: r.code, stderr: r.stderr, lines: r.stdout ? (JSON.parse(r.stdout) as Array<Record<string, unknown>>) : [] };
+}
+
+const STRICT_SETTINGS = ['net.ipv4.vs.conntrack=1', 'net.ipv4.vs.expire_nodest_conn=1', 'net.ipv4.vs.expire_quiescent_template=1', 'net.ipv4.ip_forward=1', 'net.ipv4.conf.all.arp_ignore=1', 'net.ipv4.conf.all.arp_announce=2'];
+
+t.test("each setting is written only where it differs, as kube-proxy's EnsureSysctl: a read-only /proc/sys the host already set passes", async (t) => {
+  const ns = await freshNetns(t, 'sysro');
+  const first = await ownNamespaceRun(ns, false);
+  t.equal(first.code, 0, first.stderr);
+  const changed = first.lines.filter((l) => l.msg === 'Changed sysctl');
+  t.same(
+    changed.map((l) => [l.name, l.before, l.after]).sort(),
+    [
+      ['net/ipv4/conf/all/arp_announce', 0, 2],
+      ['net/ipv4/conf/all/arp_ignore', 0, 1],
+      ['net/ipv4/ip_forward', 0, 1],
+      ['net/ipv4/vs/conntrack', 0, 1],
+      ['net/ipv4/vs/expire_nodest_conn', 0, 1],
+      ['net/ipv4/vs/expire_quiescent_template', 0, 1],
+    ],
+    "a fresh namespace: each setting changed once, logged as upstream's \"Changed sysctl\" (the resync found nothing to change)",
+  );
+
+  // The settings as an administrator (or an init container) makes them, with sysctl; then /proc/sys read-only.
+  const preset = await freshNetns(t, 'sysrp');
+  await preset.exec('sysctl', ['-q', '-w', ...STRICT_SETTINGS]);
+  const readOnly = await ownNamespaceRun(preset, true);
+  t.equal(readOnly.code, 0, `start and resync pass with nothing to write (${readOnly.stderr.trim().slice(-300)})`);
+  t.same(readOnly.lines.filter((l) => l.msg === 'Changed sysctl'), [], 'nothing changed, nothing written');
+  t.match((await preset.exec('sysctl', ['net.ipv4.vs.conntrack', 'net.ipv4.conf.all.arp_announce'])).split('\n'), ['net.ipv4.vs.conntrack = 1', 'net.ipv4.conf.all.arp_announce = 2'], 'sysctl reads them as set');
+
+  await preset.exec('sysctl', ['-q', '-w', 'net.ipv4.vs.expire_nodest_conn=0']);
+  const drifted = await ownNamespaceRun(preset, true);
+  t.not(drifted.code, 0, 'one setting differs and /proc/sys is read-only: the start fails');
+  t.match(drifted.stderr, /net\.ipv4\.vs\.expire_nodest_conn=1: .*read-only file system/i, 'naming the setting it could not write, and why');
+  t.notMatch(drifted.stderr, /net\.ipv4\.vs\.conntrack=1/, 'and only that one');
 });
 
 t.test('IPVS timeouts: set at start through the controller\'s handle; a 0 leaves the kernel\'s', async (t) => {

@@ -14,7 +14,7 @@ import { scopeOf } from '../../lib/plan/scope.js';
 import { plan } from '../../lib/plan/planner.js';
 import { KnownObjects } from '../../lib/desired/known-objects.js';
 import { withLines } from '../../lib/kernel/iptables-runner.js';
-import { kubeProxySysctls } from '../../lib/kernel/sysctls.js';
+import { connReuseMode, ensureSysctls, kubeProxySysctls } from '../../lib/kernel/sysctls.js';
 import { ProxyMetrics } from '../../lib/proxy/metrics.js';
 import { idleCounters } from '../support/fake-controller.js';
 import { IpsetBulkError, NetlinkError } from 'ipvs-netlink';
@@ -198,4 +198,26 @@ t.test('sysctls follow kube-proxy: conn_reuse_mode only on 4.1 to 5.8, ARP only 
   t.notOk(keys('5.9.0').includes('net.ipv4.vs.conn_reuse_mode=0'), '5.9 does not');
   t.notOk(keys('4.0.9').includes('net.ipv4.vs.conn_reuse_mode=0'), '4.0 does not');
   t.same(keys('6.1.0', true).slice(-2), ['net.ipv4.conf.all.arp_ignore=1', 'net.ipv4.conf.all.arp_announce=2']);
+  t.same(['4.0.9', '4.1.0', '5.8.18', '5.9.0', '6.1.0-37-amd64', 'unreadable'].map(connReuseMode), ['unsupported', 'set', 'set', 'left', 'left', 'left'], "conn_reuse_mode's three cases, as NewProxier tells them apart");
+});
+
+t.test("sysctls are written only where they differ, as kube-proxy's EnsureSysctl", async (t) => {
+  const access = (values: Record<string, number>, writable = true) => {
+    const written: string[] = [];
+    return {
+      written,
+      read: async (keys: readonly string[]) => new Map(keys.filter((k) => k in values).map((k) => [k, values[k]] as [string, number])),
+      write: async (sysctls: readonly { key: string; value: number }[]) => {
+        if (!writable) throw new Error(`could not set ${sysctls.map((s) => `${s.key}=${s.value}: EROFS`).join('; ')}`);
+        for (const s of sysctls) written.push(`${s.key}=${s.value}`);
+      },
+    };
+  };
+  const wanted = [{ key: 'a', value: 1 }, { key: 'b', value: 2 }, { key: 'c', value: 1 }];
+  const partly = access({ a: 1, b: 0 });
+  t.same(await ensureSysctls(partly, wanted), [{ key: 'b', before: 0, after: 2 }, { key: 'c', before: undefined, after: 1 }], 'the differing one and the unreadable one are changed, with what was read before');
+  t.same(partly.written, ['b=2', 'c=1'], 'and only they are written');
+  const readOnly = access({ a: 1, b: 2, c: 1 }, false);
+  t.same(await ensureSysctls(readOnly, wanted), [], 'all as wanted: nothing written, so a read-only /proc/sys passes');
+  await t.rejects(ensureSysctls(access({ a: 1, b: 2, c: 0 }, false), wanted), /could not set c=1: EROFS$/, 'one differing where nothing can be written: it alone is named');
 });

@@ -26,6 +26,21 @@ t.test('text: klog line format', async (t) => {
   t.match(lines[2], /^E\d{4} .*\] "plain"\n$/);
 });
 
+t.test("fields named as pino's base fields are the caller's, and printed", async (t) => {
+  for (const format of ['text', 'json'] as const) {
+    const { log, lines } = capture(format, 0);
+    log.info({ name: 'net/ipv4/vs/conntrack', before: 0, after: 1 }, 'Changed sysctl');
+    log.info({ pid: 42, hostname: 'node-a' }, 'fields');
+    if (format === 'text') {
+      t.match(lines[0], /\] "Changed sysctl" name="net\/ipv4\/vs\/conntrack" before=0 after=1\n$/, "text: upstream's EnsureSysctl line, name included");
+      t.match(lines[1], /\] "fields" pid=42 hostname="node-a"\n$/);
+    } else {
+      t.match(JSON.parse(lines[0]), { msg: 'Changed sysctl', name: 'net/ipv4/vs/conntrack', before: 0, after: 1 }, 'json: name included');
+      t.match(JSON.parse(lines[1]), { pid: 42, hostname: 'node-a' });
+    }
+  }
+});
+
 t.test('json: the Kubernetes JSON log shape', async (t) => {
   const { log, lines } = capture('json', 2);
   log.info({ ipFamily: 'IPv4', n: 3 }, 'Using ipvs Proxier');
