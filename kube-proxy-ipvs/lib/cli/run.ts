@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { stringify } from 'yaml';
 import { Controller } from '../kernel/controller.js';
 import type { ControllerFactory, ControllerPort } from '../kernel/controller-port.js';
+import type { HostFamilies } from '../kernel/host-families.js';
+import { INIT_ONLY } from '../kernel/ipvs-proxier-check.js';
 import { encodeConfiguration, sortedKeys } from '../proxy/config-schema.js';
 import { watchConfigFile } from '../proxy/config-watch.js';
 import { Configz } from '../proxy/configz.js';
@@ -21,6 +23,7 @@ import { checkPrivileges, explainStartError } from '../proxy/preflight.js';
 import { type HostSetup, realHost } from '../proxy/host-setup.js';
 import { Proxy } from '../proxy/proxy.js';
 import { controllerOptionsFor } from '../proxy/controller-start.js';
+import { checkHostFamilies } from '../proxy/node-ips.js';
 import { ManifestsSource } from '../proxy/sources/manifests-source.js';
 import type { Source } from '../proxy/sources/source.js';
 import type { EventRecorder } from '../proxy/sources/api-events.js';
@@ -153,10 +156,12 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
 /**
  * A controller for a one-shot job (--init-only, --cleanup): no objects and
  * no node addresses, closed when the job ends, start errors explained.
+ * `found`: the host's families, when the job makes the proxier.
  */
-async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: Logger, job: (c: ControllerPort) => Promise<void>): Promise<void> {
+async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: Logger, job: (c: ControllerPort) => Promise<void>, found?: HostFamilies): Promise<void> {
+  const node = { name: options.hostnameOverride, addresses: [], ...(found ? { families: found.families } : {}) };
   // Upstream's NewProxier returns under --init-only before its lines of each family (the scheduler, the sync periods).
-  const controller = factory({ ...controllerOptionsFor(options, { name: options.hostnameOverride, addresses: [] }, log), proxierLines: undefined });
+  const controller = factory({ ...controllerOptionsFor(options, node, log, found), proxierLines: found ? INIT_ONLY : undefined });
   try {
     await job(controller);
   } catch (err) {
@@ -168,17 +173,18 @@ async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: L
 
 /**
  * --init-only: the steps that need full privileges (the conntrack sysctls;
- * open IPVS, which loads it; the scheduler check, which loads its module;
+ * the host's families, as upstream's platform check finds them; open
+ * IPVS, which loads it; the scheduler check, which loads its module;
  * IPVS's sysctls and timeouts), then exit 0, as upstream's IPVS mode does
- * before its proxier would start. The OOM score is not set: upstream sets
- * it only when it runs.
+ * before its proxier would start, having logged so for each family. The
+ * OOM score is not set: upstream sets it only when it runs. Nor is the
+ * API server asked for the Node: no line here depends on its addresses.
  */
-function initOnly(options: ProxyOptions, factory: ControllerFactory, host: HostSetup, log: Logger): Promise<void> {
-  return oneShot(options, factory, log, async (controller) => {
-    await host.setConntrack(options.conntrack, log);
-    await controller.start();
-    log.info('System initialized and --init-only specified');
-  });
+async function initOnly(options: ProxyOptions, factory: ControllerFactory, host: HostSetup, log: Logger): Promise<void> {
+  await host.setConntrack(options.conntrack, log);
+  const found = await host.families();
+  checkHostFamilies(found, log);
+  await oneShot(options, factory, log, (controller) => controller.start(), found);
 }
 
 /** --cleanup: removes by ownership, read from the kernel. */

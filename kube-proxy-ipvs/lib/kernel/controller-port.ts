@@ -15,7 +15,7 @@ import type { SchedulingReason } from '../desired/scheduling.js';
 import type { EndpointSlice, NodeInfo, ProxyConfig, Service } from '../kubernetes/model.js';
 import type { IpsetOp, Operation } from '../plan/kernel-state.js';
 import type { IptablesTools } from './iptables-runner.js';
-import type { ProxierLines } from './ipvs-proxier-check.js';
+import type { INIT_ONLY, ProxierLines } from './ipvs-proxier-check.js';
 
 export interface ControllerOptions {
   /** A network namespace path (/run/netns/NAME); default: the process's own. */
@@ -35,12 +35,12 @@ export interface ControllerOptions {
    */
   ipvsTimeouts?: { tcp?: number; tcpFin?: number; udp?: number };
   /**
-   * What kube-proxy's NewProxier says of each family once past
-   * --init-only's return (ipvs-proxier-check.ts): whether the
-   * configuration named no scheduler (config.scheduler is then rr), and the
-   * sync periods. Absent (--init-only): none of those lines.
+   * What kube-proxy's NewProxier says of each family at start
+   * (ipvs-proxier-check.ts): whether the configuration named no scheduler
+   * (config.scheduler is then rr), and the sync periods; under --init-only,
+   * INIT_ONLY, that it returns there. Absent: none of those lines.
    */
-  proxierLines?: ProxierLines;
+  proxierLines?: ProxierLines | typeof INIT_ONLY;
 }
 
 export type ControllerFactory = (options: ControllerOptions) => ControllerPort;

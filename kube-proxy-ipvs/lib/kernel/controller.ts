@@ -40,7 +40,7 @@ import { emptyOperationCounts, rulesRefused, type ApplyReport } from './applier.
 import { removeOtherBackend } from './backend-switch.js';
 import { removeOwned } from './cleanup.js';
 import type { ControllerCounters, ControllerOptions, ControllerPort, NetlinkTraffic, SyncKind, SyncResult } from './controller-port.js';
-import { checkIpvsProxier, logProxierCreated } from './ipvs-proxier-check.js';
+import { checkIpvsProxier, logProxierFamilies, logProxierMode } from './ipvs-proxier-check.js';
 import { connectionsOf, currentOf } from './kernel-reader.js';
 import { NamespaceSession } from './namespace-session.js';
 import { closeClients, openCleanupClients } from './netlink-clients.js';
@@ -84,10 +84,13 @@ export class Controller implements ControllerPort {
       const { clients } = await this.session.open();
       // Upstream's CanUseIPVSProxier, before its NewProxier writes anything: the kernel takes the scheduler or the start fails.
       await checkIpvsProxier(clients.ipvs, this.config.scheduler, this.logger);
-      logProxierCreated(this.logger, this.node, this.options.proxierLines);
+      logProxierMode(this.logger, this.node);
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
-      await this.session.writeSysctls();
+      // Upstream writes them and the timeouts per family; they are the host's (or the namespace's), so once.
+      await this.session.writeSysctls(true);
       await this.session.setIpvsTimeouts(clients);
+      logProxierFamilies(this.logger, this.node, this.options.proxierLines);
+      // Upstream's platformCleanup runs before its check; here a proxy that cannot start leaves the rules that serve until then.
       await removeOtherBackend({
         backend: this.config.rulesBackend,
         ...(this.options.netns !== undefined ? { netns: this.options.netns } : {}),

@@ -51,25 +51,40 @@ export interface ProxierLines {
   syncPeriod: string;
 }
 
+/** Under --init-only NewProxier returns after the sysctls and timeouts, saying so. */
+export const INIT_ONLY = 'init-only';
+
 /** The bounded-frequency runner's burst, which upstream logs with the periods (this proxy's runner has none). */
 const BURST_SYNCS = 2;
 
 /**
- * The lines createProxier and NewProxier log once the check passed, which
- * guides and operators grep to tell the mode in use: "Using ipvs Proxier";
- * on a dual-stack host "Creating dualStackProxier for ipvs"; then, as
- * NewProxier runs per family with the family in its logger's values, unless
- * under --init-only (`lines` absent): at -v 2 "Record nodeIP and family",
- * "IPVS scheduler not specified, use rr by default" when the configuration
- * named none, and at -v 2 "ipvs sync params".
+ * The lines createProxier logs once the check passed, before NewProxier
+ * writes anything, which guides and operators grep to tell the mode in
+ * use: "Using ipvs Proxier"; on a dual-stack host "Creating
+ * dualStackProxier for ipvs".
  */
-export function logProxierCreated(logger: Pick<Logger, 'info' | 'debug'>, node: NodeInfo, lines: ProxierLines | undefined): void {
-  const families = servedFamilies(node);
+export function logProxierMode(logger: Pick<Logger, 'info'>, node: Pick<NodeInfo, 'addresses' | 'families'>): void {
   logger.info('Using ipvs Proxier');
-  if (families.length === 2) logger.info('Creating dualStackProxier for ipvs');
+  if (servedFamilies(node).length === 2) logger.info('Creating dualStackProxier for ipvs');
+}
+
+/**
+ * NewProxier's lines of each family, with the family in them as its
+ * logger's values put it, once its sysctls and timeouts are written: under
+ * --init-only "System initialized and --init-only specified" and nothing
+ * more; else at -v 2 "Record nodeIP and family", "IPVS scheduler not
+ * specified, use rr by default" when the configuration named none, and at
+ * -v 2 "ipvs sync params". None when `lines` is absent (a controller made
+ * outside the binary).
+ */
+export function logProxierFamilies(logger: Pick<Logger, 'info' | 'debug'>, node: Pick<NodeInfo, 'addresses' | 'families'>, lines: ProxierLines | typeof INIT_ONLY | undefined): void {
   if (lines === undefined) return;
-  for (const family of families) {
+  for (const family of servedFamilies(node)) {
     const ipFamily = IP_FAMILY[family];
+    if (lines === INIT_ONLY) {
+      logger.info({ ipFamily }, 'System initialized and --init-only specified');
+      continue;
+    }
     logger.debug({ ipFamily, nodeIP: familyNodeIP(node.addresses, family), family: ipFamily }, 'Record nodeIP and family');
     if (lines.schedulerDefaulted) logger.info({ ipFamily }, 'IPVS scheduler not specified, use rr by default');
     logger.debug({ ipFamily, minSyncPeriod: lines.minSyncPeriod, syncPeriod: lines.syncPeriod, burstSyncs: BURST_SYNCS }, 'ipvs sync params');

@@ -18,8 +18,7 @@ import { nodeInfoFor, proxyConfigOf, type ProxyOptions } from './options.js';
 
 /** Throws, as kube-proxy exits, when no family or not the primary one is usable. */
 export function startingNode(o: ProxyOptions, node: Node | undefined, found: HostFamilies, log: Logger): NodeInfo {
-  for (const m of found.missing) log.info({ ipFamily: IP_FAMILY[m.family], ...(m.error ? { error: m.error } : {}) }, m.message);
-  if (found.families.length === 0) throw new Error(`iptables is not available on this host : ${found.missing[0]?.error ?? 'no family usable'}`);
+  checkHostFamilies(found, log);
   const info: NodeInfo = { ...nodeInfoFor(o, node), families: found.families };
   const declared = nodeInfoOf(info.name, node, undefined).addresses;
   if (declared.length) log.info({ NodeIPs: declared }, 'Successfully retrieved NodeIPs');
@@ -39,6 +38,12 @@ export function startingNode(o: ProxyOptions, node: Node | undefined, found: Hos
   log.info({ node: info.name, addresses: info.addresses, families: info.families }, 'node');
   logMissingLocalDetector(o, primary, info.podCIDRs ?? [], log);
   return info;
+}
+
+/** platformCheckSupported's end: a family the host lacks is logged; with neither, the start fails. */
+export function checkHostFamilies(found: HostFamilies, log: Logger): void {
+  for (const m of found.missing) log.info({ ipFamily: IP_FAMILY[m.family], ...(m.error ? { error: m.error } : {}) }, m.message);
+  if (found.families.length === 0) throw new Error(`iptables is not available on this host : ${found.missing[0]?.error ?? 'no family usable'}`);
 }
 
 /** getLocalDetectors' notes: a CIDR mode with no range of the primary family detects no local traffic in it. */

@@ -9,7 +9,8 @@
  *    and our hint, --init-only included; nothing in the IPVS table;
  *  - one it has: the proxy starts and programs with it, and no dummy is
  *    left (198.51.100.0/24 is excluded, so the proxy's own syncs would not
- *    remove a leftover either); --init-only exits 0 with the table empty.
+ *    remove a leftover either); --init-only exits 0 with the table empty,
+ *    having said so once per family.
  */
 import t from 'tap';
 import { NODE_YAML, proxyNode, runBinary, serviceYaml, sliceYaml, startProxy, writeManifest, type ProxyNode } from '../support/proxy-env.js';
@@ -47,6 +48,11 @@ t.test('a scheduler the kernel has: the proxy starts with it, and no dummy virtu
   const init = await oneShot(env, ['--ipvs-scheduler', 'sh', '--init-only']);
   t.equal(init.code, 0, `--init-only exits 0 (${init.stderr.slice(-300)})`);
   t.same(await env.ipvsSave(), [], 'ipvsadm -Sn: the dummy was deleted (--init-only programs nothing else)');
+  const initialized = init.stderr.split('\n').filter((l) => l.includes('"System initialized and --init-only specified"'));
+  t.same(initialized.map((l) => /ipFamily="([^"]*)"/.exec(l)?.[1]), ['IPv4', 'IPv6'], "once per family, with the family, as each family's NewProxier says it (this host serves both)");
+  t.match(init.stderr, /"Creating dualStackProxier for ipvs"/, 'after the dual-stack line');
+  t.match(init.stderr, /"Changed sysctl" name="net\/ipv4\/vs\/conntrack" before=0 after=1/, 'a sysctl it changed in the fresh namespace, as EnsureSysctl logs it');
+  t.equal((await env.node.exec('sysctl', ['-n', 'net.ipv4.vs.conntrack'])).trim(), '1', 'sysctl reads it back');
 
   await env.backend('10.244.1.10', 'web-1');
   const proxy = await startProxy(t, env, ['--manifests', env.dir, '--ipvs-scheduler', 'sh', '--ipvs-exclude-cidrs', '198.51.100.0/24']);

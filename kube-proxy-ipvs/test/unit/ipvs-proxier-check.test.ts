@@ -8,7 +8,7 @@
 import t from 'tap';
 import pino from 'pino';
 import { NetlinkError } from 'ipvs-netlink';
-import { checkIpvsProxier, IpvsProxierError, logProxierCreated, type ProxierLines } from '../../lib/kernel/ipvs-proxier-check.js';
+import { checkIpvsProxier, INIT_ONLY, IpvsProxierError, logProxierFamilies, logProxierMode, type ProxierLines } from '../../lib/kernel/ipvs-proxier-check.js';
 import { controllerOptionsFor } from '../../lib/proxy/controller-start.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 
@@ -124,10 +124,12 @@ t.test("a name the library will not send fails as the kernel would answer upstre
 
 t.test("createProxier's and NewProxier's lines: the mode, dual-stack, and each family's, with the family in them", async (t) => {
   const periods = { minSyncPeriod: '0s', syncPeriod: '30s' };
-  const lines = (node: { name: string; addresses: string[]; families?: Array<'inet' | 'inet6'> }, proxierLines?: ProxierLines) => {
+  const lines = (node: { name: string; addresses: string[]; families?: Array<'inet' | 'inet6'> }, proxierLines?: ProxierLines | typeof INIT_ONLY) => {
     const out: string[] = [];
     const at = (level: string) => (fields: object | string, msg?: string) => void out.push(typeof fields === 'string' ? `${level} ${fields}` : `${level} ${msg} ${JSON.stringify(fields)}`);
-    logProxierCreated({ info: at('I'), debug: at('V2') } as never, node, proxierLines);
+    const logger = { info: at('I'), debug: at('V2') } as never;
+    logProxierMode(logger, node);
+    logProxierFamilies(logger, node, proxierLines);
     return out;
   };
   const dual = { name: 'n', addresses: ['192.0.2.1'], families: ['inet', 'inet6'] as Array<'inet' | 'inet6'> };
@@ -147,11 +149,22 @@ t.test("createProxier's and NewProxier's lines: the mode, dual-stack, and each f
   );
   t.notMatch(lines(dual, { schedulerDefaulted: false, ...periods }).join('\n'), /scheduler not specified/, 'a scheduler named: nothing about it');
   t.same(lines({ name: 'n', addresses: ['192.0.2.1'] }, { schedulerDefaulted: true, ...periods }).filter((l) => l.startsWith('I ')), ['I Using ipvs Proxier', 'I IPVS scheduler not specified, use rr by default {"ipFamily":"IPv4"}'], 'one family');
-  t.same(lines(dual), ['I Using ipvs Proxier', 'I Creating dualStackProxier for ipvs'], '--init-only: NewProxier returns before its lines of each family');
+  t.same(
+    lines(dual, INIT_ONLY),
+    [
+      'I Using ipvs Proxier',
+      'I Creating dualStackProxier for ipvs',
+      'I System initialized and --init-only specified {"ipFamily":"IPv4"}',
+      'I System initialized and --init-only specified {"ipFamily":"IPv6"}',
+    ],
+    '--init-only: NewProxier of each family says it returns, and says nothing more',
+  );
+  t.same(lines({ name: 'n', addresses: [], families: ['inet6'] }, INIT_ONLY), ['I Using ipvs Proxier', 'I System initialized and --init-only specified {"ipFamily":"IPv6"}'], '--init-only on a single-stack host: that family, though no node address is known');
+  t.same(lines(dual), ['I Using ipvs Proxier', 'I Creating dualStackProxier for ipvs'], 'no lines given (a controller made outside the binary): only the mode');
 });
 
 t.test('the scheduler counts as defaulted only when the configuration left it empty', async (t) => {
-  const at = (argv: string[]) => controllerOptionsFor(resolveOptions([...argv, '--hostname-override', 'n']).options, { name: 'n', addresses: [] }, silent).proxierLines?.schedulerDefaulted;
+  const at = (argv: string[]) => (controllerOptionsFor(resolveOptions([...argv, '--hostname-override', 'n']).options, { name: 'n', addresses: [] }, silent).proxierLines as ProxierLines).schedulerDefaulted;
   t.equal(at([]), true, 'no flag, no file: empty, as upstream leaves it (the proxy then uses rr)');
   t.equal(at(['--ipvs-scheduler', 'rr']), false, 'rr named is not defaulted');
   t.equal(at(['--ipvs-scheduler', 'lc']), false);

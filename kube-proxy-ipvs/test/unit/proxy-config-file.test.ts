@@ -13,6 +13,7 @@ import { parseConfig } from '../../lib/proxy/config-file.js';
 import { encodeConfiguration } from '../../lib/proxy/config-schema.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { run } from '../../lib/cli/run.js';
+import { INIT_ONLY } from '../../lib/kernel/ipvs-proxier-check.js';
 import { scratchDir } from '../support/scratch.js';
 
 const KUBEADM = new URL('../fixtures/config/kubeadm-ipvs-config.conf', import.meta.url).pathname;
@@ -186,13 +187,18 @@ t.test('--init-only: the privileged start, then return (exit 0) without reading 
   const factory = fakeFactory();
   const hostCalls: string[] = [];
   const host = {
-    families: async () => { throw new Error('not for --init-only'); },
+    families: async () => (hostCalls.push('families'), { families: ['inet6'] as Array<'inet' | 'inet6'>, missing: [{ family: 'inet' as const, message: 'No iptables support for family' as const, error: 'iptables-save: not found' }] }),
     setConntrack: async (settings: { maxPerCore: number | null }) => void hostCalls.push(`conntrack maxPerCore=${settings.maxPerCore}`),
     applyOomScoreAdj: async () => void hostCalls.push('oom'),
   };
   await run(['--init-only', '--hostname-override=node-a', '--ipvs-tcp-timeout=15m', '--manifests=/nonexistent', '--healthz-bind-address=127.0.0.1:1', '--logging-format=json', '-v', '0'], factory, host);
-  t.same(hostCalls, ['conntrack maxPerCore=32768'], 'the conntrack sysctls set; the OOM score not (upstream sets it only when it runs)');
+  t.same(hostCalls, ['conntrack maxPerCore=32768', 'families'], 'the conntrack sysctls set, then the families found, as upstream\'s platformSetup and platform check; the OOM score not (upstream sets it only when it runs)');
   t.same(factory.last?.calls, ['start', 'close'], 'the controller was started (IPVS, its sysctls and timeouts) and closed');
-  t.match(factory.last?.init, { ipvsTimeouts: { tcp: 900 } });
-  t.equal(factory.last?.init?.proxierLines, undefined, "no scheduler or sync-period lines: upstream's NewProxier returns before them under --init-only");
+  t.match(factory.last?.init, { ipvsTimeouts: { tcp: 900 }, node: { name: 'node-a', addresses: [], families: ['inet6'] } }, "the controller serves the host's families");
+  t.equal(factory.last?.init?.proxierLines, INIT_ONLY, "NewProxier's lines of each family: only that it returns under --init-only");
+
+  const none = { ...host, families: async () => ({ families: [] as Array<'inet' | 'inet6'>, missing: [{ family: 'inet' as const, message: 'No iptables support for family' as const, error: 'iptables-save: not found' }] }) };
+  const noFamily = fakeFactory();
+  await t.rejects(run(['--init-only', '--hostname-override=node-a', '--manifests=/nonexistent', '-v', '0'], noFamily, none), /iptables is not available on this host : iptables-save: not found/, 'no family usable: the start fails as upstream\'s');
+  t.equal(noFamily.last, undefined, 'before any controller is made');
 });
