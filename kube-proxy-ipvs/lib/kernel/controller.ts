@@ -216,7 +216,9 @@ export class Controller implements ControllerPort {
       const { ops: deletions, report: deleted } = await this.deleteIdleQuiesced(report);
       const stale = await this.staleConntrack.clean(allUdpTargets(this.objects.desired, report.applied));
       const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
-      await this.session.writeSysctls();
+      // Our repair of drift (an ip_vs reload resets them); upstream sets them at start only. One that
+      // cannot be written again (a read-only /proc/sys) is reported, and the resync's work stands.
+      await this.session.writeSysctls().catch((err: unknown) => this.logger.error({ err: (err as Error).message }, 'Could not set the IPVS sysctls again; set them on the node'));
       return result;
     });
   }

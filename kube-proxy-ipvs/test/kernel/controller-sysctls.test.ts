@@ -120,13 +120,14 @@ c.close();`;
  * `readOnlySys`: /proc/sys mounted read-only for it (an unprivileged container's), in the mount namespace
  * `ip netns exec` makes for the run. Resolves with its exit code, stderr and the lines it logged at info and above.
  */
-async function ownNamespaceRun(ns: Netns, readOnlySys: boolean): Promise<{ code: number; stderr: string; lines: Array<Record<string, unknown>> }> {
+async function ownNamespaceRun(ns: Netns, readOnlySys: boolean, driftAfterStart?: string): Promise<{ code: number; stderr: string; lines: Array<Record<string, unknown>> }> {
   const controller = fileURLToPath(new URL('../../lib/kernel/controller.ts', import.meta.url));
   const iptables = fileURLToPath(new URL('../../lib/kernel/iptables-runner.ts', import.meta.url));
   const model = fileURLToPath(new URL('../../lib/kubernetes/model.ts', import.meta.url));
   const code = `const { Controller } = await import(${JSON.stringify(controller)});
 const { LEGACY_IPTABLES } = await import(${JSON.stringify(iptables)});
 const { defaultProxyConfig } = await import(${JSON.stringify(model)});
+const { writeFileSync } = await import('node:fs');
 const lines = [];
 const at = (level) => (fields, msg) => void lines.push(typeof fields === 'string' ? { level, msg: fields } : { level, msg, ...fields });
 const logger = { info: at('info'), warn: at('warn'), error: at('error'), debug() {}, trace() {} };
@@ -134,12 +135,15 @@ logger.child = () => logger;
 const c = new Controller({ config: defaultProxyConfig({ strictARP: true }), node: ${JSON.stringify(node)}, iptables: LEGACY_IPTABLES, logger });
 try {
   await c.start();
+  // Drift behind its back, through a writable view of /proc/sys it does not use.
+  if (process.env.DRIFT) writeFileSync(process.env.DRIFT_VIEW + '/' + process.env.DRIFT, '0');
   await c.resync();
 } finally {
   c.close();
   process.stdout.write(JSON.stringify(lines));
 }`;
-  const script = `${readOnlySys ? 'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && ' : ''}exec "$@"`;
+  const view = driftAfterStart === undefined ? '' : `view=$(mktemp -d) && mount --bind /proc/sys "$view" && export DRIFT_VIEW="$view" DRIFT=${driftAfterStart} && `;
+  const script = `${view}${readOnlySys ? 'mount --bind /proc/sys /proc/sys && mount -o remount,bind,ro /proc/sys && ' : ''}exec "$@"`;
   const r = await ns.tryExec('sh', ['-c', script, 'sh', process.execPath, ...process.execArgv, '--input-type=module', '-e', code]);
   return { code: r.code, stderr: r.stderr, lines: r.stdout ? (JSON.parse(r.stdout) as Array<Record<string, unknown>>) : [] };
 }
@@ -171,6 +175,15 @@ t.test("each setting is written only where it differs, as kube-proxy's EnsureSys
   t.equal(readOnly.code, 0, `start and resync pass with nothing to write (${readOnly.stderr.trim().slice(-300)})`);
   t.same(readOnly.lines.filter((l) => l.msg === 'Changed sysctl'), [], 'nothing changed, nothing written');
   t.match((await preset.exec('sysctl', ['net.ipv4.vs.conntrack', 'net.ipv4.conf.all.arp_announce'])).split('\n'), ['net.ipv4.vs.conntrack = 1', 'net.ipv4.conf.all.arp_announce = 2'], 'sysctl reads them as set');
+
+  const drift = await ownNamespaceRun(preset, true, 'net/ipv4/vs/expire_nodest_conn');
+  t.equal(drift.code, 0, `a value that drifts after the start and cannot be set again fails no resync (${drift.stderr.trim().slice(-300)})`);
+  t.match(
+    drift.lines.filter((l) => l.level === 'error'),
+    [{ msg: 'Could not set the IPVS sysctls again; set them on the node', err: /net\.ipv4\.vs\.expire_nodest_conn=1: .*read-only file system/i }],
+    'it is reported, naming the setting, once for the one resync',
+  );
+  t.equal((await preset.exec('sysctl', ['-n', 'net.ipv4.vs.expire_nodest_conn'])).trim(), '0', 'sysctl reads the drifted value, not written');
 
   await preset.exec('sysctl', ['-q', '-w', 'net.ipv4.vs.expire_nodest_conn=0']);
   const drifted = await ownNamespaceRun(preset, true);
