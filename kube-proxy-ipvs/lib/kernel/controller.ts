@@ -81,7 +81,8 @@ export class Controller implements ControllerPort {
 
   start(): Promise<void> {
     return this.serially(async () => {
-      const { clients } = await this.session.open();
+      // A kernel before 5.16 does not load ip_vs on demand: modprobe it, as upstream's IPVS handle does.
+      const { clients } = await this.session.open(true);
       // Upstream's CanUseIPVSProxier, before its NewProxier writes anything: the kernel takes the scheduler or the start fails.
       await checkIpvsProxier(clients.ipvs, this.config.scheduler, this.logger);
       logProxierMode(this.logger, this.node);

@@ -14,6 +14,7 @@ import { Applier } from './applier.js';
 import type { ControllerOptions } from './controller-port.js';
 import { execIn, type Exec } from './exec.js';
 import { detectIptables } from './iptables-flavour.js';
+import { loadIpvsModule } from './ipvs-module.js';
 import { IptablesRunner } from './iptables-runner.js';
 import { readKernel, type KernelRead } from './kernel-reader.js';
 import { closeClients, openClients, type Clients } from './netlink-clients.js';
@@ -55,11 +56,13 @@ export class NamespaceSession {
    * nftables one for the nftables backend, which runs no iptables program
    * (the flavour is not even looked for).
    */
-  async open(): Promise<Kernel> {
+  /** `loadIpvs`: for the first open, as upstream's handle runs modprobe when it is made (ipvs-module.ts). */
+  async open(loadIpvs = false): Promise<Kernel> {
     if (!this.kernel) {
       const nft = this.config.rulesBackend === 'nftables';
       const iptables = nft ? undefined : await this.iptables();
-      const clients = await openClients(this.netlinkOptions(), { ipset: !nft, nftables: nft });
+      const load = loadIpvs ? () => loadIpvsModule(execIn(undefined), this.logger) : undefined;
+      const clients = await openClients(this.netlinkOptions(), { ipset: !nft, nftables: nft }, load);
       const noIptables = { apply: () => Promise.reject(new Error('the nftables backend runs no iptables program')) };
       this.kernel = { clients, applier: new Applier(clients, iptables ?? noIptables, this.logger) };
     }

@@ -7,7 +7,8 @@
  * nftables backend (and, where the kernel has nf_tables, to find the other
  * backend's leftovers).
  */
-import { Ipset, Ipvs, NetlinkError, Nftables, Rtnl } from 'ipvs-netlink';
+import { Ipset, Ipvs, Nftables, Rtnl } from 'ipvs-netlink';
+import { ipvsFamilyMissing } from './ipvs-module.js';
 
 export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'setTimeouts' | 'listServices' | 'addService' | 'deleteService' | 'counters' | 'close'>;
 export type IpsetClient = Pick<Ipset, 'create' | 'addMany' | 'delMany' | 'destroy' | 'list' | 'listNames' | 'counters' | 'close'>;
@@ -28,7 +29,11 @@ export interface OpenWhat {
   nftables: boolean;
 }
 
-export async function openClients(options: { netns?: string; timeoutMs?: number }, what: OpenWhat = { ipset: true, nftables: false }): Promise<Clients> {
+/**
+ * `loadIpvs`: called once when the kernel has no IPVS family, before IPVS
+ * is opened again (ipvs-module.ts); without it that failure is thrown.
+ */
+export async function openClients(options: { netns?: string; timeoutMs?: number }, what: OpenWhat = { ipset: true, nftables: false }, loadIpvs?: () => Promise<void>): Promise<Clients> {
   const opened: Array<{ close(): void }> = [];
   const open = async <T extends { close(): void }>(make: () => Promise<T>): Promise<T> => {
     const c = await make();
@@ -36,7 +41,13 @@ export async function openClients(options: { netns?: string; timeoutMs?: number 
     return c;
   };
   try {
-    const ipvs = await open(() => Ipvs.open(options));
+    const ipvs = await open(() =>
+      Ipvs.open(options).catch(async (err: unknown) => {
+        if (!loadIpvs || !ipvsFamilyMissing(err)) throw err;
+        await loadIpvs();
+        return Ipvs.open(options);
+      }),
+    );
     const ipset = what.ipset ? await open(() => Ipset.open(options)) : undefined;
     const nftables = what.nftables ? await open(() => Nftables.open(options)) : undefined;
     const rtnl = await Rtnl.open(options);
@@ -59,7 +70,7 @@ export type CleanupClients = Omit<Clients, 'ipvs'> & { ipvs?: IpvsClient };
  */
 export async function openCleanupClients(options: { netns?: string; timeoutMs?: number }): Promise<CleanupClients> {
   const ipvs = await Ipvs.open(options).catch((err: unknown) => {
-    if (err instanceof NetlinkError && (err.code === 'EPROTONOSUPPORT' || err.code === 'ENOENT')) return undefined;
+    if (ipvsFamilyMissing(err)) return undefined;
     throw err;
   });
   try {

@@ -166,7 +166,10 @@ t.test('the Dockerfile builds what the DaemonSet runs', async (t) => {
   }
   t.match(stages[0], /^node:\d+-slim AS build/);
   const runtimePackages = /apt-get install -y --no-install-recommends ([^\n\\&]+)/.exec(stages[1])![1].trim().split(/\s+/);
-  t.same(runtimePackages, ['iptables'], 'iptables (save/restore): nothing else, no ipset, ipvsadm or sysctl (procps)');
+  t.same(runtimePackages, ['iptables', 'kmod'], 'iptables (save/restore) and kmod (modprobe ip_vs where the kernel does not load it): nothing else, no ipset, ipvsadm or sysctl (procps)');
+  const [ds] = [byKind('DaemonSet').spec.template.spec];
+  const modules = ds.volumes.find((v: { hostPath?: { path: string } }) => v.hostPath?.path === '/lib/modules');
+  t.ok(modules && ds.containers[0].volumeMounts.some((m: { name: string; mountPath: string; readOnly?: boolean }) => m.name === modules.name && m.mountPath === '/lib/modules' && m.readOnly), "the node's /lib/modules, read-only, for that modprobe");
   const ignore = readFileSync('deploy/Dockerfile.dockerignore', 'utf8');
   for (const m of stages[0].matchAll(/^COPY (.+) \S+$/gm)) {
     for (const src of m[1].split(/\s+/)) {
