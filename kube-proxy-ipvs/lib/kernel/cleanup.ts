@@ -2,7 +2,8 @@
  * --cleanup: removes everything an IPVS proxy owns, read from the kernel
  * (so a previous run's leftovers too), whichever rules backend made it:
  * its iptables jumps and KUBE-* chains, the nftables tables, the virtual
- * servers outside excludeCIDRs, kube-ipvs0 with its addresses, and the
+ * servers outside excludeCIDRs, kube-ipvs0 with its addresses (when it is
+ * a dummy link, as upstream checks), and the
  * kube-proxy ipsets; and, as upstream's --cleanup, what kube-proxy's
  * iptables and nftables modes left (other-modes.ts). Other sets, chains,
  * tables and the excluded virtual servers stay. It keeps going past a
@@ -52,9 +53,22 @@ export async function removeOwned(clients: CleanupClients, iptables: IptablesRun
     const failed = results.find((r) => !r.ok);
     if (failed && !failed.ok) throw failed.error;
   });
-  await attempt(DUMMY_DEVICE, () => clients.rtnl.deleteLink(DUMMY_DEVICE));
+  await attempt(DUMMY_DEVICE, () => deleteDummyDevice(clients.rtnl));
   if (clients.ipset) await attempt('ipsets', () => destroyKubeIpsets(clients.ipset!));
   if (errors.length > 0) throw errors[0];
+}
+
+/**
+ * kube-ipvs0, as upstream's DeleteDummyDevice: a link of that name that is
+ * no dummy is not one a proxy made, and stays (the cleanup then fails, as
+ * upstream's, in its words).
+ */
+async function deleteDummyDevice(rtnl: Pick<CleanupClients['rtnl'], 'getLink' | 'deleteLink'>): Promise<void> {
+  const link = await rtnl.getLink(DUMMY_DEVICE);
+  if (!link) return;
+  // netlink's Type() reads "device" for a link without a kind (a physical one).
+  if (link.kind !== 'dummy') throw new Error(`expect dummy device, got device type: ${link.kind || 'device'}`);
+  await rtnl.deleteLink(DUMMY_DEVICE);
 }
 
 /** Destroys the kube-proxy ipsets of both families that exist (after the rules that use them are gone). */
