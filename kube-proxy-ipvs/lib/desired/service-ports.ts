@@ -53,8 +53,9 @@ export function servicePortInfos(svc: Service, family: AddressFamily): ServicePo
   const type = svc.spec.type ?? 'ClusterIP';
   const externalIPs = ofFamily(svc.spec.externalIPs ?? [], family);
   const loadBalancerVIPs = ofFamily(
-    // Ingresses with ipMode Proxy are reached through the load balancer itself, never as a local VIP.
-    (svc.status?.loadBalancer?.ingress ?? []).filter((i) => i.ip && i.ipMode !== 'Proxy').map((i) => i.ip as string),
+    // As IsVIPMode: an ingress is a local VIP without an ipMode or with VIP; with Proxy (or a mode this
+    // release does not know) the load balancer itself is reached, never this node.
+    (svc.status?.loadBalancer?.ingress ?? []).filter((i) => i.ip && (i.ipMode === undefined || i.ipMode === 'VIP')).map((i) => i.ip as string),
     family,
   );
   // As MapCIDRsByIPFamily: trimmed, read sloppily, blank ones skipped.

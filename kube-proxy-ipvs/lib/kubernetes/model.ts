@@ -38,18 +38,21 @@ export interface Service {
     selector?: Record<string, string>;
     clusterIP?: string;
     clusterIPs?: string[];
-    ipFamilies?: IPFamilyName[];
+    /** Any string: not read (the ClusterIPs' families decide). */
+    ipFamilies?: string[];
     ports?: ServicePort[];
     externalIPs?: string[];
     loadBalancerSourceRanges?: string[];
-    externalTrafficPolicy?: 'Cluster' | 'Local';
-    internalTrafficPolicy?: 'Cluster' | 'Local';
+    /** 'Cluster' or 'Local'; any other value reads as Cluster, as kube-proxy compares with Local only. */
+    externalTrafficPolicy?: string;
+    internalTrafficPolicy?: string;
     healthCheckNodePort?: number;
-    sessionAffinity?: 'None' | 'ClientIP';
+    /** 'None' or 'ClientIP'; any other value reads as None. */
+    sessionAffinity?: string;
     sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
   };
   status?: {
-    loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string; ipMode?: 'VIP' | 'Proxy' }> };
+    loadBalancer?: { ingress?: Array<{ ip?: string; hostname?: string; ipMode?: string }> };
   };
 }
 

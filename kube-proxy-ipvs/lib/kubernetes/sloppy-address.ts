@@ -11,9 +11,20 @@ import { canonicalAddress, parseCidr, type AddressFamily, type Cidr } from 'ipvs
 const LEADING_ZEROS = /(^|:)0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)\.0*(0|[1-9][0-9]*)((\/)0*(0|[1-9][0-9]*))?$/;
 const stripLeadingZeros = (value: string) => value.replace(LEADING_ZEROS, '$1$2.$3.$4.$5$7$8');
 
-/** canonicalAddress(), also taking IPv4 parts with leading zeros (ParseIPSloppy); white space is refused. */
+/** The canonical text of an IPv4-mapped IPv6 address, as canonicalAddress writes it. */
+const V4_MAPPED = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+/**
+ * canonicalAddress(), also taking IPv4 parts with leading zeros (ParseIPSloppy); white space is refused.
+ * An IPv4-mapped IPv6 address (::ffff:a.b.c.d, however spelt) is the IPv4 address, as Go's net.IP
+ * takes it (To4) and prints it: an old cluster's object may hold one where an IPv4 address goes.
+ */
 export function canonicalAddressSloppy(value: string): string | undefined {
-  return canonicalAddress(value) ?? canonicalAddress(stripLeadingZeros(value));
+  const text = canonicalAddress(value) ?? canonicalAddress(stripLeadingZeros(value));
+  const mapped = text === undefined ? null : V4_MAPPED.exec(text);
+  if (!mapped) return text;
+  const [high, low] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
+  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
 /** parseCidr(), also taking IPv4 parts with leading zeros (ParseCIDRSloppy); unlike parseCidr, white space around it is refused, as Go's. */

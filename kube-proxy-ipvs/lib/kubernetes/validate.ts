@@ -2,6 +2,15 @@
  * Shape checks for the objects we read from YAML, with errors that name
  * the field (`spec.ports[1].port must be ...`). Only the fields the proxy
  * uses are checked; everything else passes through untouched.
+ *
+ * A value the API server accepts (now, or in a newer release) is never
+ * refused where kube-proxy reads it leniently: an enum kube-proxy only
+ * compares with one value (externalTrafficPolicy == Local, sessionAffinity
+ * == ClientIP, an ingress's ipMode == VIP) takes any string, read as
+ * kube-proxy reads it, so a value a later release adds cannot take a
+ * whole Service down; a Node address entry without a type or an address,
+ * or a slice port without a number, is passed over as kube-proxy passes
+ * it over.
  */
 import type { EndpointSlice, Node, Service } from './model.js';
 import { canonicalAddressSloppy, parseCidrSloppy } from './sloppy-address.js';
@@ -93,7 +102,8 @@ export function validateService(o: Obj): Service {
   oneOf(spec.type, 'spec.type', ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName']);
   if (spec.clusterIP !== undefined && spec.clusterIP !== 'None' && spec.clusterIP !== '') ip(spec.clusterIP, 'spec.clusterIP');
   array(spec.clusterIPs, 'spec.clusterIPs').forEach((v, i) => v === 'None' || ip(v, `spec.clusterIPs[${i}]`));
-  array(spec.ipFamilies, 'spec.ipFamilies').forEach((v, i) => oneOf(v, `spec.ipFamilies[${i}]`, ['IPv4', 'IPv6']));
+  // Not read: the ClusterIPs' own families decide (GetClusterIPByFamily).
+  array(spec.ipFamilies, 'spec.ipFamilies').forEach((v, i) => string(v, `spec.ipFamilies[${i}]`));
   array(spec.ports, 'spec.ports').forEach((p, i) => {
     const port = object(p, `spec.ports[${i}]`)!;
     string(port.name, `spec.ports[${i}].name`);
@@ -103,10 +113,10 @@ export function validateService(o: Obj): Service {
   });
   array(spec.externalIPs, 'spec.externalIPs').forEach((v, i) => ipOrBlank(v, `spec.externalIPs[${i}]`));
   array(spec.loadBalancerSourceRanges, 'spec.loadBalancerSourceRanges').forEach((v, i) => cidr(v, `spec.loadBalancerSourceRanges[${i}]`));
-  oneOf(spec.externalTrafficPolicy, 'spec.externalTrafficPolicy', ['Cluster', 'Local']);
-  oneOf(spec.internalTrafficPolicy, 'spec.internalTrafficPolicy', ['Cluster', 'Local']);
+  string(spec.externalTrafficPolicy, 'spec.externalTrafficPolicy');
+  string(spec.internalTrafficPolicy, 'spec.internalTrafficPolicy');
   integer(spec.healthCheckNodePort, 'spec.healthCheckNodePort', 1, 65535);
-  oneOf(spec.sessionAffinity, 'spec.sessionAffinity', ['None', 'ClientIP']);
+  string(spec.sessionAffinity, 'spec.sessionAffinity');
   const affinity = object(spec.sessionAffinityConfig, 'spec.sessionAffinityConfig', true);
   const clientIP = object(affinity?.clientIP, 'spec.sessionAffinityConfig.clientIP', true);
   // The API server's limit: at most one day.
@@ -116,7 +126,7 @@ export function validateService(o: Obj): Service {
   array(lb?.ingress, 'status.loadBalancer.ingress').forEach((v, i) => {
     const ingress = object(v, `status.loadBalancer.ingress[${i}]`)!;
     if (ingress.ip !== undefined) ipOrBlank(ingress.ip, `status.loadBalancer.ingress[${i}].ip`);
-    oneOf(ingress.ipMode, `status.loadBalancer.ingress[${i}].ipMode`, ['VIP', 'Proxy']);
+    string(ingress.ipMode, `status.loadBalancer.ingress[${i}].ipMode`);
   });
   return o as unknown as Service;
 }
@@ -134,12 +144,17 @@ export function validateEndpointSlice(o: Obj): EndpointSlice {
     for (const c of ['ready', 'serving', 'terminating']) boolean(conditions?.[c], `endpoints[${i}].conditions.${c}`);
     string(ep.nodeName, `endpoints[${i}].nodeName`);
     string(ep.zone, `endpoints[${i}].zone`);
+    const hints = object(ep.hints, `endpoints[${i}].hints`, true);
+    for (const key of ['forZones', 'forNodes']) {
+      array(hints?.[key], `endpoints[${i}].hints.${key}`).forEach((h, j) => string(object(h, `endpoints[${i}].hints.${key}[${j}]`)!.name, `endpoints[${i}].hints.${key}[${j}].name`, false));
+    }
   });
   array(o.ports, 'ports').forEach((v, i) => {
     const port = object(v, `ports[${i}]`)!;
     string(port.name, `ports[${i}].name`);
     oneOf(port.protocol, `ports[${i}].protocol`, PROTOCOLS);
-    integer(port.port, `ports[${i}].port`, 1, 65535);
+    // 0, as no number, is passed over where the port is used ("Ignoring invalid endpoint port").
+    integer(port.port, `ports[${i}].port`, 0, 65535);
   });
   if (o.endpoints === undefined) (o as Obj).endpoints = [];
   return o as unknown as EndpointSlice;
@@ -150,8 +165,9 @@ export function validateNode(o: Obj): Node {
   const status = object(o.status, 'status', true);
   array(status?.addresses, 'status.addresses').forEach((v, i) => {
     const a = object(v, `status.addresses[${i}]`)!;
-    string(a.type, `status.addresses[${i}].type`, false);
-    string(a.address, `status.addresses[${i}].address`, false);
+    // An empty one is passed over, as GetNodeHostIPs passes over what is no IP of a type it reads.
+    string(a.type, `status.addresses[${i}].type`);
+    string(a.address, `status.addresses[${i}].address`);
   });
   return o as unknown as Node;
 }

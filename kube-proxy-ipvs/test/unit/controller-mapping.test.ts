@@ -193,6 +193,41 @@ const cases: Case[] = [
     },
   },
   {
+    name: "LoadBalancer ingress ipModes: VIP is a local VIP; one this release does not know is not (IsVIPMode), and the rest is programmed",
+    services: [
+      service('shop', { type: 'LoadBalancer', clusterIP: '10.96.0.40', ports: [{ name: 'https', port: 443, nodePort: 31443 }] }, {
+        loadBalancer: { ingress: [{ ip: '192.0.2.100', ipMode: 'VIP' }, { ip: '192.0.2.101', ipMode: 'Router' }] },
+      }),
+    ],
+    slices: [],
+    want: {
+      virtualServers: [vs('TCP', '10.96.0.40', 443, []), vs('TCP', '192.0.2.100', 443, []), vs('TCP', '192.168.1.10', 31443, [])],
+      ipsets: {
+        'KUBE-CLUSTER-IP': { type: 'hash:ip,port', entries: ['10.96.0.40,tcp:443'] },
+        'KUBE-IPVS-IPS': { type: 'hash:ip', entries: ['10.96.0.40', '192.0.2.100'] },
+        'KUBE-LOAD-BALANCER': { type: 'hash:ip,port', entries: ['192.0.2.100,tcp:443'] },
+        'KUBE-NODE-PORT-TCP': { type: 'bitmap:port', entries: ['31443'] },
+      },
+      boundAddresses: ['10.96.0.40', '192.0.2.100'],
+      setCount: 17,
+    },
+  },
+  {
+    name: 'an IPv4-mapped IPv6 address in an IPv4 slice and among externalIPs is the IPv4 address, as ParseIPSloppy reads it',
+    services: [service('web', { clusterIP: '10.96.0.50', externalIPs: ['::ffff:203.0.113.10'], ports: [{ name: 'http', port: 80 }] })],
+    slices: [slice('web', [endpoint('::ffff:10.244.2.6', { node: 'node-b' })], [{ name: 'http', port: 8080 }])],
+    want: {
+      virtualServers: [vs('TCP', '10.96.0.50', 80, [['10.244.2.6', 8080]]), vs('TCP', '203.0.113.10', 80, [['10.244.2.6', 8080]])],
+      ipsets: {
+        'KUBE-CLUSTER-IP': { type: 'hash:ip,port', entries: ['10.96.0.50,tcp:80'] },
+        'KUBE-EXTERNAL-IP': { type: 'hash:ip,port', entries: ['203.0.113.10,tcp:80'] },
+        'KUBE-IPVS-IPS': { type: 'hash:ip', entries: ['10.96.0.50', '203.0.113.10'] },
+      },
+      boundAddresses: ['10.96.0.50', '203.0.113.10'],
+      setCount: 17,
+    },
+  },
+  {
     name: 'externalIPs (ETP=Cluster): KUBE-EXTERNAL-IP; an externalIP that is a node address is not bound',
     services: [service('web', { clusterIP: '10.96.0.50', externalIPs: ['203.0.113.10', '192.168.1.10'], ports: [{ name: 'http', port: 80 }] })],
     slices: [remoteOnly],

@@ -19,7 +19,7 @@ import { parseDuration } from '../../lib/proxy/duration.js';
 import { nodeInfoFor, parseHostPort } from '../../lib/proxy/options.js';
 import { resolveOptions } from '../../lib/proxy/resolve-options.js';
 import { scratchDir } from '../support/scratch.js';
-import { validateEndpointSlice, validateService } from '../../lib/kubernetes/validate.js';
+import { validateEndpointSlice, validateNode, validateService } from '../../lib/kubernetes/validate.js';
 import { nodeInfoOf } from '../../lib/kubernetes/node.js';
 
 const parse = (...argv: string[]) => resolveOptions(['--hostname-override=node-a', ...argv]).options;
@@ -33,7 +33,9 @@ function configFile(body: string): string {
 
 t.test('the sloppy address readers: leading zeros read as decimal, the strict ones unchanged', async (t) => {
   t.equal(canonicalAddressSloppy('010.1.2.3'), '10.1.2.3');
-  t.equal(canonicalAddressSloppy('::ffff:001.002.003.004'), canonicalAddress('::ffff:1.2.3.4'));
+  t.equal(canonicalAddressSloppy('::ffff:001.002.003.004'), '1.2.3.4', 'an IPv4-mapped address is the IPv4 one, as Go\'s net.IP takes it (To4) and prints it');
+  t.same(['::ffff:10.244.1.10', '::FFFF:af4:10a', '0:0:0:0:0:ffff:a00:1'].map(canonicalAddressSloppy), ['10.244.1.10', '10.244.1.10', '10.0.0.1'], 'however it is spelt');
+  t.equal(canonicalAddressSloppy('64:ff9b::a00:1'), canonicalAddress('64:ff9b::a00:1'), 'other IPv6 addresses that carry an IPv4 one stay IPv6');
   t.equal(canonicalAddressSloppy('0256.1.2.3'), undefined, 'still at most 255');
   t.equal(canonicalAddressSloppy(' 10.1.2.3'), undefined, 'no white space');
   t.equal(canonicalAddress('010.1.2.3'), undefined, 'the library API stays strict');
@@ -136,4 +138,21 @@ t.test('objects: legacy address forms pass as the API server stored them; what n
   t.throws(() => validateService(svc({ loadBalancerSourceRanges: ['10.0.0.0/33'] })), /^spec\.loadBalancerSourceRanges\[0\] must be a CIDR/);
   t.throws(() => validateEndpointSlice(slice('')), /^endpoints\[0\]\.addresses\[0\] must be an IP address/, 'a blank endpoint address');
   t.same(nodeInfoOf('node-a', { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '192.168.001.010' }] } }, undefined).addresses, ['192.168.1.10'], "the Node's addresses as GetNodeHostIPs reads them");
+});
+
+t.test('objects: values kube-proxy reads leniently are not refused, so a value a later API adds takes no Service down', async (t) => {
+  const svc = (spec: Record<string, unknown>, status?: Record<string, unknown>) => ({ metadata: { name: 'web', namespace: 'default' }, spec: { clusterIP: '10.96.0.10', ports: [{ port: 80 }], ...spec }, ...(status ? { status } : {}) });
+  t.doesNotThrow(() => validateService(svc({}, { loadBalancer: { ingress: [{ ip: '192.0.2.7', ipMode: 'Router' }] } })), "an ingress ipMode this release does not know (kube-proxy's IsVIPMode: not a VIP)");
+  t.doesNotThrow(() => validateService(svc({ externalTrafficPolicy: 'PreferLocal', internalTrafficPolicy: 'Nearby', sessionAffinity: 'Cookie' })), 'traffic policies and affinity kube-proxy compares with Local and ClientIP only');
+  t.doesNotThrow(() => validateService(svc({ ipFamilies: ['IPv4', 'IPv7'] })), 'ipFamilies, which kube-proxy does not read');
+  t.throws(() => validateService(svc({ externalTrafficPolicy: 7 })), /^spec\.externalTrafficPolicy must be a string, got 7/, 'a value of the wrong kind is still refused, naming the field');
+  const slice = (extra: Record<string, unknown>) => ({ metadata: { name: 'web-1', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.244.1.5'] }], ...extra });
+  t.doesNotThrow(() => validateEndpointSlice(slice({ ports: [{ name: 'http', port: 0 }] })), 'a slice port 0, which kube-proxy passes over ("Ignoring invalid endpoint port")');
+  t.doesNotThrow(() => validateEndpointSlice(slice({ endpoints: [{ addresses: ['10.244.1.5'], hints: { forZones: [{ name: 'a' }], forNodes: [{ name: 'node-a' }] } }] })), 'hints as the API writes them');
+  t.throws(() => validateEndpointSlice(slice({ endpoints: [{ addresses: ['10.244.1.5'], hints: { forZones: 'zone-a' } }] })), /^endpoints\[0\]\.hints\.forZones must be a list, got "zone-a"/, 'hints of the wrong shape (a manifest\'s typo) are refused, naming the field');
+  t.throws(() => validateEndpointSlice(slice({ endpoints: [{ addresses: ['10.244.1.5'], hints: { forNodes: [null] } }] })), /^endpoints\[0\]\.hints\.forNodes\[0\] must be an object/);
+  t.throws(() => validateEndpointSlice(slice({ endpoints: [{ addresses: ['10.244.1.5'], hints: { forNodes: [{}] } }] })), /^endpoints\[0\]\.hints\.forNodes\[0\]\.name must be a non-empty string/);
+  const node = { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '' }, { type: '', address: '192.168.1.9' }, { type: 'InternalIP', address: '192.168.1.10' }] } };
+  t.doesNotThrow(() => validateNode(node), 'Node address entries without a type or an address, which the API server takes');
+  t.same(nodeInfoOf('node-a', node, undefined).addresses, ['192.168.1.10'], 'and GetNodeHostIPs passes over');
 });
