@@ -10,7 +10,7 @@
  */
 import ipaddr from 'ipaddr.js';
 
-import { dottedQuadValue, ipv4Text } from '../util/address.js';
+import { dottedQuadValue, ipv4Text, ipv6Spelling } from '../util/address.js';
 import { outOfRange, wrongType, wrongValue } from '../util/check.js';
 import { l4protos } from './names.js';
 
@@ -107,7 +107,7 @@ export function writeValue(t: DataType, v: unknown, field: string, part: number,
     case 'ipv6_addr':
       if (typeof v !== 'string') throw wrongType(at_(field, part), 'an IPv6 address string', v);
       if (!v.includes(':') || v.includes('%') || !ipaddr.IPv6.isValid(v)) throw wrongValue(at_(field, part), 'an IPv6 address', v);
-      out.set(ipaddr.IPv6.parse(v).toByteArray(), at);
+      out.set(ipaddr.IPv6.parse(ipv6Spelling(v)).toByteArray(), at);
       return;
     case 'ether_addr':
       if (typeof v !== 'string') throw wrongType(at_(field, part), 'an Ethernet address string', v);

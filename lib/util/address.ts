@@ -21,6 +21,18 @@ export interface ParsedAddress {
 }
 
 /**
+ * IPv6 text as ipaddr.js must be given it. It reads "::a.b.c.d", the
+ * deprecated IPv4-compatible form (RFC 4291 2.5.5.1, ::0:a.b.c.d to the
+ * kernel, inet_pton and `ip`), as IPv4-mapped (::ffff:a.b.c.d), another
+ * address; spelt with the zero group it reads it as written.
+ */
+export function ipv6Spelling(value: string): string {
+  return value.charCodeAt(0) === 58 && IPV4_COMPATIBLE.test(value) ? `::0:${value.slice(2)}` : value;
+}
+
+const IPV4_COMPATIBLE = /^::\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/**
  * A strict IPv4 dotted quad or IPv6 address (no zone, no prefix length).
  * Not a string: TypeError ERR_INVALID_ARG_TYPE; a string that is not an
  * address: TypeError ERR_INVALID_ARG_VALUE; both name `field`.
@@ -31,7 +43,7 @@ export function parseAddress(value: unknown, field: string): ParsedAddress {
     return { family: 'inet', text: ipaddr.IPv4.parse(value).toString() };
   }
   if (!value.includes('%') && ipaddr.IPv6.isValid(value)) {
-    return { family: 'inet6', text: ipaddr.IPv6.parse(value).toRFC5952String() };
+    return { family: 'inet6', text: ipaddr.IPv6.parse(ipv6Spelling(value)).toRFC5952String() };
   }
   throw wrongValue(field, 'an IPv4 or IPv6 address', value);
 }
@@ -46,7 +58,7 @@ export function writeAddress(value: unknown, out: Uint8Array, offset: number, fi
   if (typeof value === 'string') {
     if (writeDottedQuad(value, out, offset)) return 'inet';
     if (value.includes(':') && !value.includes('%') && ipaddr.IPv6.isValid(value)) {
-      out.set(ipaddr.IPv6.parse(value).toByteArray(), offset);
+      out.set(ipaddr.IPv6.parse(ipv6Spelling(value)).toByteArray(), offset);
       return 'inet6';
     }
   }

@@ -120,3 +120,14 @@ t.test('rename and swap by the ipset tool: the library reads the result and keep
   t.equal(await ipset.addMany('c', ['10.0.0.1,tcp:80']), 1, 'the next call sees the new set');
   t.same(await saved(ns, 'c'), ['10.0.0.1,tcp:80']);
 });
+
+t.test('IPv6 addresses that carry an IPv4 one: ::a.b.c.d (IPv4-compatible) is not ::ffff:a.b.c.d (IPv4-mapped)', async (t) => {
+  const { ns, ipset } = await setup(t);
+  await ipset.create('v6', 'hash:ip', { family: 'inet6' });
+  await ipset.addMany('v6', ['::10.0.0.1', '::ffff:10.0.0.2', '::0:10.0.0.3']);
+  t.same(await saved(ns, 'v6'), ['::10.0.0.1', '::10.0.0.3', '::ffff:10.0.0.2'], 'ipset save: each as written, none turned into another');
+  await ns.exec('ipset', ['add', 'v6', '::10.0.0.4']);
+  t.same((await ipset.list('v6')).entries.sort(), ['::10.0.0.1', '::10.0.0.3', '::10.0.0.4', '::ffff:10.0.0.2'], 'list() reads them back as the tool prints them, the one the tool added too');
+  await ipset.delMany('v6', ['::10.0.0.4']);
+  t.notOk((await saved(ns, 'v6')).includes('::10.0.0.4'), 'and deletes the one the tool added by the same spelling');
+});

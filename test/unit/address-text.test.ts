@@ -6,7 +6,7 @@
 import t from 'tap';
 import ipaddr from 'ipaddr.js';
 
-import { dottedQuadValue, ipv4Text } from '../../lib/util/address.js';
+import { dottedQuadValue, ipv4Text, parseAddress, writeAddress } from '../../lib/util/address.js';
 
 const reference = (b: Uint8Array, at: number) => ipaddr.fromByteArray([...b.subarray(at, at + 4)]).toString();
 
@@ -97,5 +97,20 @@ t.test('dottedQuadValue on longer strings: random parts of 0 to 4 digits, 3 to 5
   t.ok(accepted > 1000, `200,000 strings agree, ${accepted} of them dotted quads`);
   t.equal(dottedQuadValue('255.255.255.255'), 0xffffffff);
   t.equal(dottedQuadValue('0.0.0.0'), 0);
+  t.end();
+});
+
+t.test("IPv4-compatible IPv6 (::a.b.c.d) is read as the kernel and inet_pton read it, not as ipaddr.js's IPv4-mapped", (t) => {
+  const bytes = (text: string) => {
+    const out = new Uint8Array(16);
+    writeAddress(text, out, 0, 'op', 'address');
+    return [...out];
+  };
+  const compatible = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 1];
+  t.same(bytes('::10.0.0.1'), compatible, '::10.0.0.1 is ::0:a00:1');
+  t.same(bytes('::0:10.0.0.1'), compatible);
+  t.same(bytes('::ffff:10.0.0.1'), [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 10, 0, 0, 1], 'the mapped one keeps its ffff');
+  t.same(parseAddress('::10.0.0.1', 'a'), { family: 'inet6', text: '::a00:1' });
+  t.equal(parseAddress('1::10.0.0.1', 'a').text, '1::a00:1', 'other embedded forms as before');
   t.end();
 });
