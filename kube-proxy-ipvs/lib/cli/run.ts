@@ -178,12 +178,18 @@ async function oneShot(options: ProxyOptions, factory: ControllerFactory, log: L
  * IPVS's sysctls and timeouts), then exit 0, as upstream's IPVS mode does
  * before its proxier would start, having logged so for each family. The
  * OOM score is not set: upstream sets it only when it runs. Nor is the
- * API server asked for the Node: no line here depends on its addresses.
+ * API server asked for the Node: no step here needs its addresses (so the
+ * primary family is neither checked nor logged, as upstream does first).
  */
 async function initOnly(options: ProxyOptions, factory: ControllerFactory, host: HostSetup, log: Logger): Promise<void> {
-  await host.setConntrack(options.conntrack, log);
-  const found = await host.families();
-  checkHostFamilies(found, log);
+  let found: HostFamilies;
+  try {
+    await host.setConntrack(options.conntrack, log);
+    found = await host.families();
+    checkHostFamilies(found, log);
+  } catch (err) {
+    throw explainStartError(err);
+  }
   await oneShot(options, factory, log, (controller) => controller.start(), found);
 }
 

@@ -7,7 +7,7 @@
  */
 import { READY, SERVING, TERMINATING, type EndpointFacts, type SliceFacts } from '../kubernetes/object-facts.js';
 import { IP_FAMILY, type K8sProtocol } from '../kubernetes/model.js';
-import type { AddressFamily } from 'ipvs-netlink/address';
+import { familyOf, type AddressFamily } from 'ipvs-netlink/address';
 import { compareDestinations } from '../plan/kernel-state.js';
 
 export interface EndpointInfo {
@@ -49,6 +49,8 @@ export function endpointsForPort(
     const port = slice.ports.find((p) => p.name === portName && p.protocol === protocol);
     if (port?.port === undefined || port.port === 0) continue;
     for (const ep of slice.endpoints) {
+      // As addEndpoints: an address of the other family than the proxier's is dropped ("incorrect IP version").
+      if (familyOf(ep.address) !== family) continue;
       all.push({
         address: ep.address,
         port: port.port,

@@ -65,6 +65,8 @@ export class Controller implements ControllerPort {
   private readonly stats = new SyncStats();
   /** The addresses on the node's interfaces except kube-ipvs0, as last read; undefined before start(). */
   private hostAddresses?: string[];
+  /** The last failure to set the IPVS sysctls again at a resync, logged once until it changes or passes. */
+  private sysctlFailure?: string;
   private readonly staleConntrack: StaleConntrackCleaner;
   private readonly schedulers: SchedulerModules;
 
@@ -219,7 +221,14 @@ export class Controller implements ControllerPort {
       const result = this.finish('resync', [...ops, ...deletions], joinReports(report, deleted), started, traffic, stale);
       // Our repair of drift (an ip_vs reload resets them); upstream sets them at start only. One that
       // cannot be written again (a read-only /proc/sys) is reported, and the resync's work stands.
-      await this.session.writeSysctls().catch((err: unknown) => this.logger.error({ err: (err as Error).message }, 'Could not set the IPVS sysctls again; set them on the node'));
+      await this.session.writeSysctls().then(
+        () => (this.sysctlFailure = undefined),
+        (err: unknown) => {
+          const message = (err as Error).message;
+          if (message !== this.sysctlFailure) this.logger.error({ err: message }, 'Could not set the IPVS sysctls again; set them on the node');
+          this.sysctlFailure = message;
+        },
+      );
       return result;
     });
   }

@@ -12,9 +12,9 @@ import type { Logger } from 'pino';
 import { NetlinkError } from 'ipvs-netlink';
 import type { Exec } from './exec.js';
 
-/** The kernel has no IPVS family: not built, not loaded (and, before 5.16, not loaded on demand). */
+/** The kernel has no IPVS family: not built, not loaded (and, before 5.16, not loaded on demand). The library says so with EPROTONOSUPPORT only. */
 export function ipvsFamilyMissing(err: unknown): boolean {
-  return err instanceof NetlinkError && (err.code === 'EPROTONOSUPPORT' || err.code === 'ENOENT');
+  return err instanceof NetlinkError && err.code === 'EPROTONOSUPPORT';
 }
 
 /** Runs `modprobe -va ip_vs` in the host's mount namespace (modules are the kernel's, not a network namespace's). */

@@ -7,7 +7,7 @@
  * nftables backend (and, where the kernel has nf_tables, to find the other
  * backend's leftovers).
  */
-import { Ipset, Ipvs, Nftables, Rtnl } from 'ipvs-netlink';
+import { Ipset, Ipvs, NetlinkError, Nftables, Rtnl } from 'ipvs-netlink';
 import { ipvsFamilyMissing } from './ipvs-module.js';
 
 export type IpvsClient = Pick<Ipvs, 'apply' | 'dump' | 'listDestinations' | 'setTimeouts' | 'listServices' | 'addService' | 'deleteService' | 'counters' | 'close'>;
@@ -70,7 +70,7 @@ export type CleanupClients = Omit<Clients, 'ipvs'> & { ipvs?: IpvsClient };
  */
 export async function openCleanupClients(options: { netns?: string; timeoutMs?: number }): Promise<CleanupClients> {
   const ipvs = await Ipvs.open(options).catch((err: unknown) => {
-    if (ipvsFamilyMissing(err)) return undefined;
+    if (err instanceof NetlinkError && (err.code === 'EPROTONOSUPPORT' || err.code === 'ENOENT')) return undefined;
     throw err;
   });
   try {

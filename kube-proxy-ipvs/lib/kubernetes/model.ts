@@ -38,7 +38,7 @@ export interface Service {
     selector?: Record<string, string>;
     clusterIP?: string;
     clusterIPs?: string[];
-    /** Any string: not read (the ClusterIPs' families decide). */
+    /** Any string: not read (each ClusterIP's own family decides; the API server keeps the two in step). */
     ipFamilies?: string[];
     ports?: ServicePort[];
     externalIPs?: string[];

@@ -11,7 +11,9 @@ import { canonicalAddressSloppy } from './sloppy-address.js';
 
 export function nodeInfoOf(name: string, node: Node | undefined, bindIP: string | undefined): NodeInfo {
   const status = node?.status?.addresses ?? [];
-  const byType = (type: string) => status.filter((a) => a.type === type).map((a) => canonicalAddressSloppy(a.address)).filter((a): a is string => a !== undefined);
+  // An entry without an address (which a manifest may leave out) is passed over, as one that is no IP.
+  const byType = (type: string) =>
+    status.flatMap((a) => (a.type === type && typeof a.address === 'string' ? [canonicalAddressSloppy(a.address)] : [])).filter((a): a is string => a !== undefined);
   let addresses = [...new Set([...byType('InternalIP'), ...byType('ExternalIP')])];
   if (bindIP) {
     // The bind address is this family's primary; the other family's addresses stay (dual-stack).

@@ -21,22 +21,33 @@ const V4_MAPPED = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
  */
 export function canonicalAddressSloppy(value: string): string | undefined {
   const text = canonicalAddress(value) ?? canonicalAddress(stripLeadingZeros(value));
-  const mapped = text === undefined ? null : V4_MAPPED.exec(text);
-  if (!mapped) return text;
+  return text === undefined ? undefined : (unmapped(text) ?? text);
+}
+
+/** The IPv4 address of an IPv4-mapped one's canonical text; undefined for any other. */
+function unmapped(text: string): string | undefined {
+  const mapped = V4_MAPPED.exec(text);
+  if (!mapped) return undefined;
   const [high, low] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
   return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 }
 
-/** parseCidr(), also taking IPv4 parts with leading zeros (ParseCIDRSloppy); unlike parseCidr, white space around it is refused, as Go's. */
+/**
+ * parseCidr(), also taking IPv4 parts with leading zeros (ParseCIDRSloppy); unlike parseCidr, white space around it is refused, as Go's.
+ * An IPv4-mapped network of prefix 96 or more is the IPv4 one, as Go's IPNet prints it ("::ffff:10.0.0.0/104" is 10.0.0.0/8).
+ */
 export function parseCidrSloppy(value: string, field: string): Cidr {
   if (value !== value.trim()) throw new TypeError(`${field}: expected a CIDR (address/prefix) without white space, got ${JSON.stringify(value)}`);
+  let cidr: Cidr;
   try {
-    return parseCidr(value, field);
+    cidr = parseCidr(value, field);
   } catch (err) {
     const stripped = stripLeadingZeros(value);
     if (stripped === value) throw err;
-    return parseCidr(stripped, field);
+    cidr = parseCidr(stripped, field);
   }
+  const v4 = cidr.family === 'inet6' && cidr.prefix >= 96 ? unmapped(cidr.network) : undefined;
+  return v4 === undefined ? cidr : parseCidr(`${v4}/${cidr.prefix - 96}`, field);
 }
 
 /** netutils.IPFamilyOfCIDRString: the family of a CIDR read as ParseCIDRSloppy reads it, undefined when it is none. */

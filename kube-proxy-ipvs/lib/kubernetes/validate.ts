@@ -8,7 +8,7 @@
  * compares with one value (externalTrafficPolicy == Local, sessionAffinity
  * == ClientIP, an ingress's ipMode == VIP) takes any string, read as
  * kube-proxy reads it, so a value a later release adds cannot take a
- * whole Service down; a Node address entry without a type or an address,
+ * whole Service down (ipFamilies too, not read: see below); a Node address entry without a type or an address,
  * or a slice port without a number, is passed over as kube-proxy passes
  * it over.
  */
@@ -102,7 +102,8 @@ export function validateService(o: Obj): Service {
   oneOf(spec.type, 'spec.type', ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName']);
   if (spec.clusterIP !== undefined && spec.clusterIP !== 'None' && spec.clusterIP !== '') ip(spec.clusterIP, 'spec.clusterIP');
   array(spec.clusterIPs, 'spec.clusterIPs').forEach((v, i) => v === 'None' || ip(v, `spec.clusterIPs[${i}]`));
-  // Not read: the ClusterIPs' own families decide (GetClusterIPByFamily).
+  // Not read here: each ClusterIP's own family decides which family serves it, where upstream's
+  // GetClusterIPByFamily indexes clusterIPs by ipFamilies; the API server keeps the two in step.
   array(spec.ipFamilies, 'spec.ipFamilies').forEach((v, i) => string(v, `spec.ipFamilies[${i}]`));
   array(spec.ports, 'spec.ports').forEach((p, i) => {
     const port = object(p, `spec.ports[${i}]`)!;

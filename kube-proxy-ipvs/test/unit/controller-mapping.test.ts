@@ -228,6 +228,20 @@ const cases: Case[] = [
     },
   },
   {
+    name: "an endpoint address of the other family than its slice's is dropped, as addEndpoints drops it",
+    services: [service('web', { clusterIP: '10.96.0.50', ports: [{ name: 'http', port: 80 }] })],
+    slices: [slice('web', [endpoint('10.244.2.6', { node: 'node-b' }), endpoint('fd00::6', { node: 'node-b' })], [{ name: 'http', port: 8080 }])],
+    want: {
+      virtualServers: [vs('TCP', '10.96.0.50', 80, [['10.244.2.6', 8080]])],
+      ipsets: {
+        'KUBE-CLUSTER-IP': { type: 'hash:ip,port', entries: ['10.96.0.50,tcp:80'] },
+        'KUBE-IPVS-IPS': { type: 'hash:ip', entries: ['10.96.0.50'] },
+      },
+      boundAddresses: ['10.96.0.50'],
+      setCount: 17,
+    },
+  },
+  {
     name: 'externalIPs (ETP=Cluster): KUBE-EXTERNAL-IP; an externalIP that is a node address is not bound',
     services: [service('web', { clusterIP: '10.96.0.50', externalIPs: ['203.0.113.10', '192.168.1.10'], ports: [{ name: 'http', port: 80 }] })],
     slices: [remoteOnly],

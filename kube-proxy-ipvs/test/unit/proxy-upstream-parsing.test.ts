@@ -155,4 +155,9 @@ t.test('objects: values kube-proxy reads leniently are not refused, so a value a
   const node = { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '' }, { type: '', address: '192.168.1.9' }, { type: 'InternalIP', address: '192.168.1.10' }] } };
   t.doesNotThrow(() => validateNode(node), 'Node address entries without a type or an address, which the API server takes');
   t.same(nodeInfoOf('node-a', node, undefined).addresses, ['192.168.1.10'], 'and GetNodeHostIPs passes over');
+  const noAddressField = { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP' }, { type: 'InternalIP', address: '192.168.1.10' }] } };
+  t.doesNotThrow(() => validateNode(noAddressField), 'an entry without its address field (a manifest\'s)');
+  t.same(nodeInfoOf('node-a', noAddressField as never, undefined).addresses, ['192.168.1.10'], 'passed over too');
+  t.same(parseCidrSloppy('::ffff:10.0.0.0/104', 'c'), parseCidr('10.0.0.0/8', 'c'), "an IPv4-mapped network of prefix 96 or more is the IPv4 one, as Go's IPNet prints it");
+  t.equal(parseCidrSloppy('::ffff:0:0/64', 'c').family, 'inet6', 'a shorter one stays IPv6');
 });
