@@ -54,9 +54,9 @@ export class NamespaceSession {
   /**
    * The namespace's handles: the ipset one for the iptables backend, the
    * nftables one for the nftables backend, which runs no iptables program
-   * (the flavour is not even looked for).
+   * (the flavour is not even looked for). `loadIpvs`: for the first open,
+   * as upstream's handle runs modprobe when it is made (ipvs-module.ts).
    */
-  /** `loadIpvs`: for the first open, as upstream's handle runs modprobe when it is made (ipvs-module.ts). */
   async open(loadIpvs = false): Promise<Kernel> {
     if (!this.kernel) {
       const nft = this.config.rulesBackend === 'nftables';

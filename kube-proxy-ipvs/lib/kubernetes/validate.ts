@@ -8,9 +8,9 @@
  * compares with one value (externalTrafficPolicy == Local, sessionAffinity
  * == ClientIP, an ingress's ipMode == VIP) takes any string, read as
  * kube-proxy reads it, so a value a later release adds cannot take a
- * whole Service down (ipFamilies too, not read: see below); a Node address entry without a type or an address,
- * or a slice port without a number, is passed over as kube-proxy passes
- * it over.
+ * whole Service down (ipFamilies, which is not read here, likewise); a
+ * Node address entry without a type or an address, or a slice port
+ * without a number, is passed over as kube-proxy passes it over.
  */
 import type { EndpointSlice, Node, Service } from './model.js';
 import { canonicalAddressSloppy, parseCidrSloppy } from './sloppy-address.js';
@@ -166,7 +166,7 @@ export function validateNode(o: Obj): Node {
   const status = object(o.status, 'status', true);
   array(status?.addresses, 'status.addresses').forEach((v, i) => {
     const a = object(v, `status.addresses[${i}]`)!;
-    // An empty one is passed over, as GetNodeHostIPs passes over what is no IP of a type it reads.
+    // An empty or missing one is passed over, as GetNodeHostIPs passes over what is no IP of a type it reads.
     string(a.type, `status.addresses[${i}].type`);
     string(a.address, `status.addresses[${i}].address`);
   });
