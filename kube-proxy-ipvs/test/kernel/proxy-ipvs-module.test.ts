@@ -6,12 +6,11 @@
  *
  * Every IPVS module is unloaded for this file (in the sandbox it runs alone
  * in its guest; both are put back after) and the kernel's module helper
- * (kernel.modprobe) is a
- * script that, as such a kernel, finds nothing for the IPVS family's alias
- * and loads everything else (the scheduler the start-up check asks for),
- * in the sandbox from its module tree. The proxy's own `modprobe` is a script
- * first on its PATH that records how it was run; `/proc/modules` and
- * `ipvsadm` are the witnesses.
+ * (kernel.modprobe) is a script that, as such a kernel, finds nothing for
+ * the IPVS family's alias and loads everything else (the scheduler the
+ * start-up check asks for), in the sandbox from its module tree. The
+ * proxy's own `modprobe` is a script first on its PATH that records how it
+ * was run; `/proc/modules` and `ipvsadm` are the witnesses.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
