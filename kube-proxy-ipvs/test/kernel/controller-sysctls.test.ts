@@ -79,17 +79,21 @@ t.test('a resync writes the sysctls again (an ip_vs reload resets them)', async 
   t.match(await read(ns), { 'net/ipv4/vs/conntrack': 1, 'net/ipv4/vs/expire_nodest_conn': 1 }, 'restored by the resync');
 });
 
+/** The imports of a node program run inside a namespace with a Controller (as the proxy runs on a node). */
+const CONTROLLER_IMPORTS = [
+  ['Controller', '../../lib/kernel/controller.ts'],
+  ['LEGACY_IPTABLES', '../../lib/kernel/iptables-runner.ts'],
+  ['defaultProxyConfig', '../../lib/kubernetes/model.ts'],
+]
+  .map(([name, path]) => `const { ${name} } = await import(${JSON.stringify(fileURLToPath(new URL(path, import.meta.url)))});`)
+  .concat("const { writeFileSync } = await import('node:fs');")
+  .join('\n');
+
 t.test('in its own namespace (no --netns) they are written through /proc/sys, and by a resync again', async (t) => {
   const ns = await freshNetns(t, 'sysf');
   // A controller in a node process started inside the namespace, as the proxy runs on a node: start, then a resync
   // after conntrack was reset (what an ip_vs reload does).
-  const controller = fileURLToPath(new URL('../../lib/kernel/controller.ts', import.meta.url));
-  const iptables = fileURLToPath(new URL('../../lib/kernel/iptables-runner.ts', import.meta.url));
-  const model = fileURLToPath(new URL('../../lib/kubernetes/model.ts', import.meta.url));
-  const code = `const { Controller } = await import(${JSON.stringify(controller)});
-const { LEGACY_IPTABLES } = await import(${JSON.stringify(iptables)});
-const { defaultProxyConfig } = await import(${JSON.stringify(model)});
-const { writeFileSync } = await import('node:fs');
+  const code = `${CONTROLLER_IMPORTS}
 const c = new Controller({ config: defaultProxyConfig({ strictARP: true }), node: ${JSON.stringify(node)}, iptables: LEGACY_IPTABLES });
 await c.start();
 writeFileSync('/proc/sys/net/ipv4/vs/conntrack', '0');
@@ -121,13 +125,7 @@ c.close();`;
  * `ip netns exec` makes for the run. Resolves with its exit code, stderr and the lines it logged at info and above.
  */
 async function ownNamespaceRun(ns: Netns, readOnlySys: boolean, driftAfterStart?: string): Promise<{ code: number; stderr: string; lines: Array<Record<string, unknown>> }> {
-  const controller = fileURLToPath(new URL('../../lib/kernel/controller.ts', import.meta.url));
-  const iptables = fileURLToPath(new URL('../../lib/kernel/iptables-runner.ts', import.meta.url));
-  const model = fileURLToPath(new URL('../../lib/kubernetes/model.ts', import.meta.url));
-  const code = `const { Controller } = await import(${JSON.stringify(controller)});
-const { LEGACY_IPTABLES } = await import(${JSON.stringify(iptables)});
-const { defaultProxyConfig } = await import(${JSON.stringify(model)});
-const { writeFileSync } = await import('node:fs');
+  const code = `${CONTROLLER_IMPORTS}
 const lines = [];
 const at = (level) => (fields, msg) => void lines.push(typeof fields === 'string' ? { level, msg: fields } : { level, msg, ...fields });
 const logger = { info: at('info'), warn: at('warn'), error: at('error'), debug() {}, trace() {} };
