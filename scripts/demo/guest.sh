@@ -117,7 +117,8 @@ say "requests from an outside client to the web NodePort 192.168.56.10:30080"
 for _ in 1 2 3 4; do inns $NS_CLIENT curl -sS -m 3 http://192.168.56.10:30080/ || echo "(no answer)"; done
 say "healthz and a few metrics"
 curl -sS -m 2 http://127.0.0.1:10256/healthz; echo
-curl -sS -m 2 http://127.0.0.1:10249/metrics | grep -E '^kubeproxy_(ipvs_|ipset_entries|sync_proxy_rules_(duration_seconds_count|last_timestamp))'
+# Histograms by their count and sum: their buckets would fill the screen.
+curl -sS -m 2 http://127.0.0.1:10249/metrics | grep -E '^kubeproxy_(ipvs_|ipset_entries|sync_proxy_rules_(duration_seconds_count|last_timestamp))' | grep -v '_bucket{'
 
 if [ "$DURATION" != 0 ]; then
 	say "running for ${DURATION}s (IPVS_NETLINK_DEMO_DURATION)"
