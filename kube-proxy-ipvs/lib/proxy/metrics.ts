@@ -11,6 +11,7 @@ import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
 import { ConntrackReconcilerMetrics } from './conntrack-metrics.js';
 import { featureGateStates } from './feature-gate-state.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
+import { registerGoProcessExtras } from './process-metrics.js';
 import { registerRestClientMetrics } from './rest-client-metrics.js';
 import type { SocketCounters } from 'ipvs-netlink';
 import type { AddressFamily } from 'ipvs-netlink/address';
@@ -118,7 +119,10 @@ export class ProxyMetrics {
   constructor(counters: () => ControllerCounters | undefined, opts: { defaultMetrics?: boolean } = {}) {
     const r = [this.registry];
     const ipFamily = ['ip_family'] as const;
-    if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    if (opts.defaultMetrics ?? true) {
+      collectDefaultMetrics({ register: this.registry });
+      registerGoProcessExtras(this.registry);
+    }
     this.syncDuration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: alpha('SyncProxyRules latency in seconds'), labelNames: ipFamily, buckets: SYNC_BUCKETS, registers: r });
     // Ours: kube-proxy's IPVS mode has no full/partial split (its iptables mode's names mean something else).
     this.syncFullDuration = new Histogram({ name: 'kubeproxy_ipvs_sync_full_duration_seconds', help: 'Sync latency in seconds of full resyncs (kernel read back)', buckets: SYNC_BUCKETS, registers: r });
