@@ -16,9 +16,11 @@ const tests = project('tests');
 export const files = (dir: string, prefix = '') =>
   readdirSync(path.join(tests, dir)).filter((f) => f.startsWith(prefix) && f.endsWith('.test.js')).sort().map((f) => path.join(dir, f));
 // All the unit tests but those that type-check the repository's sources
-// with the TypeScript compiler (compile time, not the runtime under test;
-// consumers.test.ts compiles a strict consumer against the installed types).
-export const typeOnly = ['test/unit/ipset-types.test.js', 'test/unit/ipvs-rtnl-types.test.js'];
+// (and the README's examples) with the TypeScript compiler: compile time,
+// not the runtime under test, and neither the sources nor the README are
+// installed; consumers.test.ts compiles a strict consumer against the
+// installed types.
+export const typeOnly = ['test/unit/ipset-types.test.js', 'test/unit/ipvs-rtnl-types.test.js', 'test/unit/readme-snippets.test.js'];
 export const unit = files('test/unit').filter((f) => !typeOnly.includes(f));
 // The unit files that read the resident set (*-rss.test.js) to see what
 // glibc's malloc gave back: only node on this machine's kernel shows it.
