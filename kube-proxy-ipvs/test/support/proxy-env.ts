@@ -21,6 +21,8 @@ import { scratchDir } from './scratch.js';
 
 interface TapLike {
   teardown(fn: () => unknown): void;
+  passing?(): boolean;
+  comment?(...message: unknown[]): void;
 }
 
 /** The binary as an operator's `kube-proxy-ipvs` runs it: this node, its first line's flags, the script. */
@@ -145,6 +147,9 @@ export interface StartOptions {
   nodeFlags?: readonly string[];
 }
 
+/** How much of a proxy's log a failed test shows. */
+const LOG_LINES_ON_FAILURE = 80;
+
 /** Starts the binary on `env.node` and waits until its first sync completed (sync count ≥ 1). */
 export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args: string[], { waitMs = 60_000, nodeFlags = [] }: StartOptions = {}): Promise<RunningProxy> {
   const hz = `127.0.0.1:${portBase++}`;
@@ -178,6 +183,8 @@ export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args:
   };
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    // A failed wait says only what did not happen; the proxy's own log says why (a sync that failed, or never ran).
+    if (t.passing?.() === false) t.comment?.(`the proxy's last log lines:\n${log.split('\n').slice(-LOG_LINES_ON_FAILURE).join('\n')}`);
   });
   const end = Date.now() + waitMs;
   for (;;) {
@@ -215,7 +222,14 @@ export function writeManifest(env: Pick<ProxyNode, 'dir'>, name: string, text: s
   writeFileSync(join(env.dir, name), text);
 }
 
-export async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
+/**
+ * Waits for `fn` to hold. The default is long because a change lands at the
+ * proxy's next sync, which in a busy user-mode-linux guest may queue behind
+ * a periodic resync (the kernel read back, iptables-save run), which on a
+ * loaded machine there takes tens of seconds. A wait that succeeds costs no
+ * more for it.
+ */
+export async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await fn())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

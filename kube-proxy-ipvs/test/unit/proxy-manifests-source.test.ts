@@ -74,6 +74,19 @@ t.test('initial load, then add, update, delete per object', async (t) => {
   t.same(s.events.sort(), ['delete Service ns/bb', 'update Service ns/a']);
 });
 
+t.test('a file emptied in place deletes what it held (an empty file is no object, not a half-written one)', async (t) => {
+  const dir = scratchDir('kp-src-');
+  writeFileSync(join(dir, 'web.yaml'), svc('web'));
+  writeFileSync(join(dir, 'other.yaml'), svc('other'));
+  const s = await start(t, dir);
+  s.events.length = 0;
+  writeFileSync(join(dir, 'web.yaml'), '');
+  await until(() => s.events.length >= 1);
+  await sleep(100);
+  t.same(s.events, ['delete Service ns/web']);
+  t.same(s.rejected, [], 'nothing reported');
+});
+
 t.test('polling alone notices edits (no inotify, e.g. edits from outside a UML guest)', async (t) => {
   const dir = scratchDir('kp-src-');
   const file = join(dir, 'one.yaml');
