@@ -21,8 +21,8 @@ import { scratchDir } from './scratch.js';
 
 interface TapLike {
   teardown(fn: () => unknown): void;
-  passing?(): boolean;
-  comment?(...message: unknown[]): void;
+  passing(): boolean;
+  comment(...message: unknown[]): void;
 }
 
 /** The binary as an operator's `kube-proxy-ipvs` runs it: this node, its first line's flags, the script. */
@@ -184,7 +184,7 @@ export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args:
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     // A failed wait says only what did not happen; the proxy's own log says why (a sync that failed, or never ran).
-    if (t.passing?.() === false) t.comment?.(`the proxy's last log lines:\n${log.split('\n').slice(-LOG_LINES_ON_FAILURE).join('\n')}`);
+    if (!t.passing()) t.comment(`the proxy's last log lines:\n${log.split('\n').slice(-LOG_LINES_ON_FAILURE).join('\n')}`);
   });
   const end = Date.now() + waitMs;
   for (;;) {
