@@ -1,12 +1,12 @@
 /**
  * Controller benchmarks 4-6 (issue 6), run where IPVS exists:
  *
- *   bash scripts/with-kernel.sh node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs \
+ *   node scripts/test-files/ts-transpile.mjs
+ *   bash scripts/with-kernel.sh node --import=./scripts/test-files/ts-transpiled.mjs \
  *     bench/controller.mjs --services N [--runs R] [--changes C] [--manifest-changes M] --out FILE
  *
- * (the TypeScript loader is for the test API server, kube-proxy-ipvs/test/support/fake-apiserver.ts;
- * bench/run.mjs uses scripts/sandbox/ts-transpiled.mjs in QEMU, the project's TypeScript transpiled on the host,
- * which spares the QEMU guest ts-node's minutes).
+ * (the TypeScript loader is for the test API server, kube-proxy-ipvs/test/support/fake-apiserver.ts: the
+ * project's TypeScript transpiled on the host, which spares the guest ts-node's seconds, in QEMU minutes).
  *
  * 4. Cold start: the kube-proxy-ipvs binary started with --manifests DIR
  *    (N Services x 10 endpoints in YAML) on an empty network namespace,

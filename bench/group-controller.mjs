@@ -16,15 +16,15 @@ import { runLadder, saveLadder } from './sandboxes.mjs';
 export const fileOf = (ctx, sandbox) => path.join(ctx.results, `controller-${sandbox}${ctx.suffix}.json`);
 
 /**
- * The TypeScript loader for the test API server (kube-proxy-ipvs/test/support/fake-apiserver.ts): in QEMU the
- * project's TypeScript transpiled on the host (ts-node would spend minutes there), in UML ts-node as the tests use it.
+ * The TypeScript loader for the test API server (kube-proxy-ipvs/test/support/fake-apiserver.ts): the project's
+ * TypeScript transpiled on the host, as the tests run it (ts-node would spend seconds in UML, minutes in QEMU).
  */
-const LOADER = { uml: './node_modules/@tapjs/typescript/dist/esm/import.mjs', qemu: './scripts/sandbox/ts-transpiled.mjs' };
+const LOADER = './scripts/test-files/ts-transpiled.mjs';
 
 function runSandbox(ctx, sandbox, cfg) {
-  if (sandbox === 'qemu') ctx.run(process.execPath, ['scripts/sandbox/ts-transpile.mjs']);
+  ctx.run(process.execPath, ['scripts/test-files/ts-transpile.mjs']);
   const out = runLadder(ctx, 'controller', sandbox, cfg, (n, headline, outFile) => [
-    process.execPath, `--import=${LOADER[sandbox]}`, 'bench/controller.mjs', '--services', String(n),
+    process.execPath, `--import=${LOADER}`, 'bench/controller.mjs', '--services', String(n),
     '--runs', String(headline ? cfg.runs : 1), '--changes', String(headline ? cfg.changes : cfg.ladderChanges),
     '--manifest-changes', String(headline ? cfg.manifestChanges : 0), '--sync-period', cfg.syncPeriod,
     '--probe', ctx.probe, '--address-probe', ctx.addressProbe, '--out', outFile,

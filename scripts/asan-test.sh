@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # scripts/asan-test.sh [unit|host-ipset|host-tsan|kernel|kernel-ubsan|all]...   (default: unit)
 # scripts/asan-test.sh --exec asan|ubsan CMD [ARGS...]
-# Env: ASAN_TEST_REPORTER (tap reporter, default base), IPVS_NETLINK_ASAN_OPTIONS.
+# Env: ASAN_TEST_REPORTER (tap's reporter where tap's runner runs the files,
+# default base), IPVS_NETLINK_ASAN_OPTIONS. unit and host-ipset run each file
+# by node directly (files_under below) and print TAP.
 #
 # Runs the tests against sanitizer builds of the addon. Builds go to
 # .sandbox/asan/ and .sandbox/ubsan/ (a copy of binding.gyp + native/), never
 # to build/Release, which others keep using; tests load them through
 # IPVS_NETLINK_ADDON (lib/netlink/binding.ts).
-#   unit          tap test/unit (the library's), ASan + LSan + UBSan
-#   host-ipset    tap test/kernel/ipset-*.test.ts on this host (root),
+#   unit          test/unit (the library's), ASan + LSan + UBSan
+#   host-ipset    test/kernel/ipset-*.test.ts on this host (root),
 #                 conntrack-*.test.ts where it has conntrack netlink, and
 #                 nft-events and nft-objects, ASan + LSan + UBSan
 #   host-tsan     tap test/sanitizer/threads.test.ts on this host (root): a
@@ -150,6 +152,16 @@ unit_tests() {
 		[[ $f == *-rss.test.ts ]] || echo "$f"
 	done
 }
+# Test files run by node directly, each under the sanitizer (scripts/sandbox/
+# test-files.sh: TAP as tap's runner prints it, one summary), with the
+# TypeScript transpiled once instead of by ts-node in every file's process,
+# which under the sanitizer's allocator costs more than most files' tests.
+files_under() { # asan|ubsan FILES...
+	local kind=$1
+	shift
+	node scripts/test-files/ts-transpile.mjs >&2 &&
+		NODE_OPTIONS="--import=$ROOT/scripts/test-files/ts-transpiled.mjs" TEST_FILES_EXEC="$0 --exec $kind" bash scripts/test-files/test-files.sh "$@"
+}
 host_has_ipvs() { [ -e /proc/net/ip_vs ] || { modprobe -q ip_vs 2>/dev/null && [ -e /proc/net/ip_vs ]; }; }
 
 status=0
@@ -157,10 +169,10 @@ for what in "${@:-unit}"; do
 	case "$what" in
 	# The library's unit tests: they drive the addon. The proxy's run against
 	# fakes of the kernel and reach no native code worth the sanitizers' time.
-	unit) build asan; cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" $(unit_tests)) ;;
+	unit) build asan; cmd=(files_under asan $(unit_tests)) ;;
 	host-ipset)
 		build asan
-		cmd=("$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests ipset- no-leak))
+		cmd=(files_under asan $(kernel_tests ipset- no-leak))
 		if conntrack -C >/dev/null 2>&1; then cmd+=($(kernel_tests conntrack-)); fi
 		# nf_tables' event reader and object codec, on this host's nf_tables.
 		cmd+=(test/kernel/nft-events.test.ts test/kernel/nft-objects.test.ts) ;;

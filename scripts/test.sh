@@ -12,9 +12,9 @@
 #      first. Never skipped: if they cannot run, this fails.
 #  K2. then the shared steps (below) the host lane has not started.
 #  and the host lane:
-#  H1. every test file's types under the strict settings (one result: tap's
-#      loader runs TypeScript without type-checking it), then the unit tests
-#      of both packages (no privileges)
+#  H1. every test file's types under the strict settings (one result: the
+#      test runs transpile TypeScript without type-checking it), then the
+#      unit tests of both packages (no privileges)
 #  H2. ipset, nftables and conntrack kernel tests on this host's kernel (the
 #      proxy's nftables table too: kube-proxy-ipvs/test/host/)
 #      (ipset and nf_tables are built in, conntrack netlink too where the
@@ -168,8 +168,8 @@ if ! { [ -f build/Release/ipvs_netlink.node ] || npx --no-install node-gyp rebui
 	exit 1
 fi
 # The kernel tests run in sandbox guests by node itself, their TypeScript
-# transpiled here once (scripts/sandbox/test-files.sh says why).
-if ! node scripts/sandbox/ts-transpile.mjs; then
+# transpiled here once (scripts/test-files/test-files.sh says why).
+if ! node scripts/test-files/ts-transpile.mjs; then
 	echo "test: transpiling the tests' TypeScript failed" >&2
 	echo "0 passed, 1 failed"
 	exit 1
@@ -177,13 +177,13 @@ fi
 kernel_tests=()
 for f in test/kernel/*.test.ts; do [[ $f == test/kernel/nft-* ]] || kernel_tests+=("$f"); done
 kernel_tests+=(kube-proxy-ipvs/test/kernel/*.test.ts)
-bash scripts/sandbox/queue.sh "$queue" "${kernel_tests[@]}"
+bash scripts/test-files/queue.sh "$queue" "${kernel_tests[@]}"
 # Runs the kernel tests of the queue in a sandbox boot until none is left.
 kernel_tests_from_queue() { # LOG NAME
 	# One boot may take long beside the other lane; the limit is a guard
 	# against a hung guest, not a budget.
-	NODE_OPTIONS="--import=$PWD/scripts/sandbox/ts-transpiled.mjs${NODE_OPTIONS:+ $NODE_OPTIONS}" SANDBOX_TIMEOUT=${SANDBOX_TIMEOUT:-5000} \
-		run_tap "$1" bash scripts/with-kernel.sh bash scripts/sandbox/test-files.sh --queue "$queue"
+	NODE_OPTIONS="--import=$PWD/scripts/test-files/ts-transpiled.mjs${NODE_OPTIONS:+ $NODE_OPTIONS}" SANDBOX_TIMEOUT=${SANDBOX_TIMEOUT:-5000} \
+		run_tap "$1" bash scripts/with-kernel.sh bash scripts/test-files/test-files.sh --queue "$queue"
 }
 
 # The steps after the host lane's first two, each taken by whichever lane
@@ -271,8 +271,20 @@ kernel_lane_pid=$!
 step "type check of the tests"
 run_one typecheck npx --no-install tsc -p tsconfig.tests.json
 
+# Test files run by node one at a time with the TypeScript transpiled once
+# (above), not by tap's runner, which loads ts-node into every file's
+# process to transpile the library again: seconds a file, most of the time
+# of a unit test file. The same TAP, one summary.
+run_files() { # NAME FILES...
+	local name=$1
+	shift
+	NODE_OPTIONS="--import=$PWD/scripts/test-files/ts-transpiled.mjs${NODE_OPTIONS:+ $NODE_OPTIONS}" \
+		run_tap "$name" bash scripts/test-files/test-files.sh "$@"
+	expect_files "$name" "$@"
+}
+
 step "unit tests"
-run_tap unit npx --no-install tap --reporter=tap test/unit kube-proxy-ipvs/test/unit
+run_files unit test/unit/*.test.ts kube-proxy-ipvs/test/unit/*.test.ts
 
 step "ipset, nftables and conntrack kernel tests on the host kernel ($(uname -r))"
 host_tests=(test/kernel/ipset-*.test.ts test/kernel/nft-*.test.ts kube-proxy-ipvs/test/host/*.test.ts)
@@ -284,8 +296,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	failed=$((failed + 1))
 	status=1
 else
-	run_tap host npx --no-install tap --reporter=tap "${host_tests[@]}"
-	expect_files host "${host_tests[@]}"
+	run_files host "${host_tests[@]}"
 fi
 
 take_shared_steps

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/sandbox/queue.sh DIR FILES...: makes DIR/files, the shared list
+# scripts/test-files/queue.sh DIR FILES...: makes DIR/files, the shared list
 # test-files.sh --queue takes test files from, longest first, so that the
 # boots sharing it end close together (the longest files are not left for
 # last). The order comes from test-seconds (one "SECONDS FILE" a line, the

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# scripts/sandbox/test-files.sh FILES...      each test file, one after another
-# scripts/sandbox/test-files.sh --queue DIR   the files of a shared queue, until none is left
+# scripts/test-files/test-files.sh FILES...      each test file, one after another
+# scripts/test-files/test-files.sh --queue DIR   the files of a shared queue, until none is left
 #
-# Runs tap test files with node directly, in a sandbox guest, with the
-# project's TypeScript served by ts-transpiled.mjs (the caller puts it in
-# NODE_OPTIONS). tap's runner and ts-node cost each file seconds under
-# user-mode-linux and minutes under emulation; a tap test file is itself a
+# Runs tap test files with node directly, in a sandbox guest or on the host,
+# with the project's TypeScript served by ts-transpiled.mjs (the caller puts
+# it in NODE_OPTIONS). tap's runner and ts-node cost each file seconds on
+# the host (ts-node transpiles the library afresh in every file's process),
+# more under user-mode-linux and minutes under emulation; a tap test file is itself a
 # TAP producer, so this prints what the runner would: each file's tests
 # indented under "ok N - FILE" (or "not ok"), then one summary of its files
 # in tap's words, "# { total: T, pass: P, fail: F }", which scripts/test.sh
@@ -17,6 +18,10 @@
 # creating DIR/taken.N, which only one taker can do, so each file runs once
 # whichever boot gets to it. N in "ok N - FILE" is the file's place in the
 # list. Each file's time is added to DIR/seconds.
+#
+# TEST_FILES_EXEC, when set, is a command the node of each file runs under
+# (words split on spaces): scripts/asan-test.sh puts its sanitizer runtime
+# there, for node alone and not this script's own tools.
 set -uo pipefail
 # A test file's time limit, as tap's runner gives it (package.json
 # "tap".timeout): tap itself reads it from TAP_TIMEOUT, whose default when no
@@ -31,7 +36,8 @@ trap 'rm -f "$log"' EXIT
 run_file() { # N FILE
 	local n=$1 f=$2 start ms rc summary t p x
 	start=$(date +%s%N)
-	timeout --kill-after=10 "$FILE_TIMEOUT" node "$f" >"$log" 2>&1 </dev/null
+	# shellcheck disable=SC2086 # a command and its arguments, split on purpose
+	timeout --kill-after=10 "$FILE_TIMEOUT" ${TEST_FILES_EXEC:-} node "$f" >"$log" 2>&1 </dev/null
 	rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
 	ran=$((ran + 1))

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * node scripts/sandbox/ts-transpile.mjs: transpiles every TypeScript file of
+ * node scripts/test-files/ts-transpile.mjs: transpiles every TypeScript file of
  * the project (not node_modules) on the host, with tsconfig.json's options,
  * into .sandbox/ts/, for ts-transpiled.mjs to serve in a sandbox guest.
  *

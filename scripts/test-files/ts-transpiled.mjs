@@ -1,11 +1,13 @@
 /**
- * --import'ed into every node process of a sandbox guest whose tests run through
- * test-files.sh (scripts/test.sh's kernel tests, scripts/qemu/tap.sh): serves
- * the project's TypeScript from what ts-transpile.mjs made on the host and
- * stands in for ts-node, which tap would load into each test process (seconds
- * a file under user-mode-linux, minutes under emulation). See
- * ts-transpiled-hooks.mjs.
+ * --import'ed into every node process whose tests run through test-files.sh
+ * (scripts/test.sh's unit, host and kernel tests, scripts/qemu/tap.sh):
+ * serves the project's TypeScript from what ts-transpile.mjs made on the host
+ * and stands in for ts-node, which tap's runner would load into each test
+ * process (seconds a file on the host, more under user-mode-linux, minutes
+ * under emulation). See ts-transpiled-hooks.mjs.
  */
-import { register } from 'node:module';
+import * as module from 'node:module';
+import { syncHooks } from './ts-transpiled-hooks.mjs';
 
-register('./ts-transpiled-hooks.mjs', import.meta.url);
+if (typeof module.registerHooks === 'function') module.registerHooks(syncHooks);
+else module.register('./ts-transpiled-hooks.mjs', import.meta.url);
