@@ -185,12 +185,12 @@ export async function startProxy(t: TapLike, env: Pick<ProxyNode, 'node'>, args:
     if (!t.passing()) t.comment(`the proxy's last log lines:\n${log.split('\n').slice(-LOG_LINES_ON_FAILURE).join('\n')}`);
   });
   const end = Date.now() + waitMs;
-  for (;;) {
+  for (const delay of pollDelays()) {
     if (child.exitCode !== null) throw new Error(`kube-proxy-ipvs exited ${child.exitCode}:\n${log}`);
     const count = await syncCount(p).catch(() => 0);
     if (count >= 1) break;
     if (Date.now() > end) throw new Error(`kube-proxy-ipvs did not complete a sync in ${waitMs / 1000} s (pid ${child.pid}, exit ${child.exitCode}, ${log.length} bytes of log):\n${log.slice(-3000)}`);
-    await sleep(100);
+    await sleep(delay);
   }
   return p;
 }
@@ -229,10 +229,22 @@ export function writeManifest(env: Pick<ProxyNode, 'dir'>, name: string, text: s
  */
 export async function until(what: string, fn: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!(await fn())) {
+  for (const delay of pollDelays()) {
+    if (await fn()) return;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
+    await sleep(delay);
   }
+}
+
+/**
+ * The pauses between two looks at what a test waits for: 100 ms, growing by
+ * half each time to a second. The sandbox kernel has one CPU, and each look
+ * costs it (ipvsadm started through `ip netns exec`, or /metrics rendered by
+ * the proxy): a look every 100 ms took most of that CPU from the proxy whose
+ * sync the test was waiting for. A change seen late costs at most a second.
+ */
+function* pollDelays(): Generator<number> {
+  for (let delay = 100; ; delay = Math.min(delay * 1.5, 1000)) yield delay;
 }
 
 /** What a health-check node port answers `ns` at `url`: the HTTP status, and the local endpoints it counts. */
