@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/asan-test.sh [unit|host-ipset|host-tsan|kernel|kernel-ubsan|all]...   (default: unit)
+# scripts/asan-test.sh [unit|host-ipset|host-tsan|qemu-tsan|kernel|kernel-ubsan|all]...   (default: unit)
 # scripts/asan-test.sh --exec asan|ubsan CMD [ARGS...]
 # Env: ASAN_TEST_REPORTER (tap's reporter where tap's runner runs the files,
 # default base), IPVS_NETLINK_ASAN_OPTIONS. unit and host-ipset run each file
@@ -21,14 +21,18 @@
 #                 as the whole suite under it is many times too slow, and
 #                 without coverage, whose recorder tap would load into the
 #                 program as well, in the QEMU guest too); on
-#                 this host's kernel, and for IPVS in the QEMU sandbox kernel
-#                 (TSan, like ASan, cannot start in user-mode-linux)
+#                 this host's kernel
+#   qemu-tsan     the same for IPVS, in the QEMU sandbox kernel (TSan, like
+#                 ASan, cannot start in user-mode-linux): minutes of
+#                 emulation, so scripts/nightly.sh runs it, not CI
+#                 (test/sanitizer/threads-ipvs-qemu.test.ts)
 #   kernel        tap test/kernel and kube-proxy-ipvs/test/kernel, ASan + LSan + UBSan, where IPVS exists on
 #                 the host kernel. In the user-mode-linux sandbox ASan and
 #                 LSan cannot start (see below): exits 125 saying so.
 #   kernel-ubsan  tap test/kernel in the sandbox (or on the host) with UBSan,
 #                 the sanitizer that does run there
-#   all           unit host-ipset kernel-ubsan, and kernel when the host has IPVS
+#   all           unit host-ipset host-tsan qemu-tsan kernel-ubsan, and kernel
+#                 when the host has IPVS
 # Inside the sandbox this script runs again with --exec, since run.sh
 # passes only IPVS_NETLINK_* into the guest.
 # --exec sets up the sanitizer environment and runs CMD: LD_PRELOAD of the
@@ -162,6 +166,15 @@ files_under() { # asan|ubsan FILES...
 	node scripts/test-files/ts-transpile.mjs >&2 &&
 		NODE_OPTIONS="--import=$ROOT/scripts/test-files/ts-transpiled.mjs" TEST_FILES_EXEC="$0 --exec $kind" bash scripts/test-files/test-files.sh "$@"
 }
+# A ThreadSanitizer test file (test/sanitizer/): tap itself runs without
+# the sanitizer, the file runs its program under it.
+tsan_file() { # FILE
+	local runtime
+	runtime=$($CXX_BIN -print-file-name=libtsan.so)
+	[ -f "$runtime" ] || { echo "asan-test: $runtime not found (apt-get install -y libtsan2)" >&2; return 1; }
+	IPVS_NETLINK_TSAN_ADDON="$(addon_of tsan)" IPVS_NETLINK_TSAN_RUNTIME="$runtime" \
+		"$TAP" --reporter="$REPORTER" --disable-coverage --allow-incomplete-coverage "$1"
+}
 host_has_ipvs() { [ -e /proc/net/ip_vs ] || { modprobe -q ip_vs 2>/dev/null && [ -e /proc/net/ip_vs ]; }; }
 
 status=0
@@ -176,19 +189,16 @@ for what in "${@:-unit}"; do
 		if conntrack -C >/dev/null 2>&1; then cmd+=($(kernel_tests conntrack-)); fi
 		# nf_tables' event reader and object codec, on this host's nf_tables.
 		cmd+=(test/kernel/nft-events.test.ts test/kernel/nft-objects.test.ts) ;;
-	host-tsan)
-		build tsan
-		runtime=$($CXX_BIN -print-file-name=libtsan.so)
-		[ -f "$runtime" ] || { echo "asan-test: $runtime not found (apt-get install -y libtsan2)" >&2; exit 1; }
-		cmd=(env IPVS_NETLINK_TSAN_ADDON="$(addon_of tsan)" IPVS_NETLINK_TSAN_RUNTIME="$runtime" "$TAP" --reporter="$REPORTER" --disable-coverage --allow-incomplete-coverage test/sanitizer/threads.test.ts) ;;
+	host-tsan) build tsan; cmd=(tsan_file test/sanitizer/threads.test.ts) ;;
+	qemu-tsan) build tsan; cmd=(tsan_file test/sanitizer/threads-ipvs-qemu.test.ts) ;;
 	kernel) build asan; cmd=(bash scripts/with-kernel.sh "$0" --exec asan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests "" no-leak)) ;;
 	kernel-ubsan) build ubsan; cmd=(bash scripts/with-kernel.sh "$0" --exec ubsan "$TAP" --reporter="$REPORTER" --jobs=1 $(kernel_tests)) ;;
 	all)
-		parts=(unit host-ipset host-tsan kernel-ubsan)
+		parts=(unit host-ipset host-tsan qemu-tsan kernel-ubsan)
 		host_has_ipvs && parts+=(kernel)
 		"$0" "${parts[@]}" || status=1
 		continue ;;
-	*) echo "usage: $0 [unit|host-ipset|host-tsan|kernel|kernel-ubsan|all]... | --exec asan|ubsan CMD" >&2; exit 2 ;;
+	*) echo "usage: $0 [unit|host-ipset|host-tsan|qemu-tsan|kernel|kernel-ubsan|all]... | --exec asan|ubsan CMD" >&2; exit 2 ;;
 	esac
 	echo "== sanitizers: $what ==" >&2
 	"${cmd[@]}" || { echo "asan-test: $what FAILED" >&2; status=1; }
