@@ -156,8 +156,8 @@ unit_tests() {
 		[[ $f == *-rss.test.ts ]] || echo "$f"
 	done
 }
-# Test files run by node directly, each under the sanitizer (scripts/sandbox/
-# test-files.sh: TAP as tap's runner prints it, one summary), with the
+# Test files run by node directly, each under the sanitizer (scripts/
+# test-files/test-files.sh: TAP as tap's runner prints it, one summary), with the
 # TypeScript transpiled once instead of by ts-node in every file's process,
 # which under the sanitizer's allocator costs more than most files' tests.
 files_under() { # asan|ubsan FILES...

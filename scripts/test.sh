@@ -174,6 +174,8 @@ if ! node scripts/test-files/ts-transpile.mjs; then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+# What each test file's node is given to load that TypeScript (run_files, the kernel lanes).
+transpiled_node_options="--import=$PWD/scripts/test-files/ts-transpiled.mjs${NODE_OPTIONS:+ $NODE_OPTIONS}"
 # All but nftables' (the sandbox kernel has no nf_tables for ip/ip6/inet)
 # and the ipset leak test: it measures the library's native memory, which
 # the kernel's version does not change, and runs on the host kernel in a
@@ -189,7 +191,7 @@ bash scripts/test-files/queue.sh "$queue" "${kernel_tests[@]}"
 kernel_tests_from_queue() { # LOG NAME
 	# One boot may take long beside the other lane; the limit is a guard
 	# against a hung guest, not a budget.
-	NODE_OPTIONS="--import=$PWD/scripts/test-files/ts-transpiled.mjs${NODE_OPTIONS:+ $NODE_OPTIONS}" SANDBOX_TIMEOUT=${SANDBOX_TIMEOUT:-5000} \
+	NODE_OPTIONS="$transpiled_node_options" SANDBOX_TIMEOUT=${SANDBOX_TIMEOUT:-5000} \
 		run_tap "$1" bash scripts/with-kernel.sh bash scripts/test-files/test-files.sh --queue "$queue"
 }
 
@@ -285,7 +287,7 @@ run_one typecheck npx --no-install tsc -p tsconfig.tests.json
 run_files() { # NAME FILES...
 	local name=$1
 	shift
-	NODE_OPTIONS="--import=$PWD/scripts/test-files/ts-transpiled.mjs${NODE_OPTIONS:+ $NODE_OPTIONS}" \
+	NODE_OPTIONS="$transpiled_node_options" \
 		run_tap "$name" bash scripts/test-files/test-files.sh "$@"
 	expect_files "$name" "$@"
 }
