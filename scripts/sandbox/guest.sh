@@ -80,6 +80,54 @@ guest_modules() {
 		END { k = split(want, w, " "); for (i = 1; i <= k; i++) if (w[i] in have) printf "%s ", w[i] }'
 }
 
+# guest_cpu_pin: sets PIN, the words that start the sandbox kernel on one
+# host processor nobody else's sandbox kernel holds (none where only one
+# processor is allowed or none is free; SANDBOX_CPU=N asks for processor N,
+# SANDBOX_CPU=none for none). The hold is a lock on an open file that the
+# kernel's processes inherit: the runner closes its own copy with
+# guest_cpu_release once the kernel has started, so the processor is free
+# again when the last of them ends, however the runner ends.
+# Why one processor: user-mode-linux's guest processes are host processes
+# that hand the processor to one another at every system call and page
+# fault. Left to roam, each handover wakes the idle processor, which in a
+# virtual machine is a trip through the hypervisor: the same tests took
+# several times as long as on one processor.
+guest_cpu_pin() {
+	PIN=() PIN_FD=
+	local want=${SANDBOX_CPU:-} cpus=() part n i
+	[ "$want" = none ] && return 0
+	command -v taskset >/dev/null && command -v flock >/dev/null || return 0
+	if [ -n "$want" ]; then
+		PIN=(taskset -c "$want")
+		say "on processor $want"
+		return 0
+	fi
+	for part in $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr , ' '); do
+		if [[ $part == *-* ]]; then
+			for ((n = ${part%-*}; n <= ${part#*-}; n++)); do cpus+=("$n"); done
+		else
+			cpus+=("$part")
+		fi
+	done
+	[ "${#cpus[@]}" -gt 1 ] || return 0
+	# The highest first: the first processor usually takes the devices' interrupts.
+	for ((i = ${#cpus[@]} - 1; i >= 0; i--)); do
+		exec {PIN_FD}>>"${TMPDIR:-/tmp}/ipvs-netlink-sandbox-cpu-${cpus[i]}.lock"
+		if flock -n "$PIN_FD"; then
+			PIN=(taskset -c "${cpus[i]}")
+			say "on processor ${cpus[i]}"
+			return 0
+		fi
+		exec {PIN_FD}>&-
+	done
+	PIN_FD=
+	say "every processor has a sandbox kernel already: this one is not pinned"
+}
+guest_cpu_release() {
+	if [ -n "${PIN_FD:-}" ]; then exec {PIN_FD}>&-; fi
+	PIN_FD=
+}
+
 # guest_write_init NAME MODBASE MODULES CMD [ARGS...]: writes $RUN/init.sh,
 # the guest's PID 1 on the host's root: mounts, modules (MODBASE holds
 # VERSION/kernel/...), lo up, the command in CWD with its output appended to

@@ -70,16 +70,18 @@ guest_env_file
 guest_write_init uml "$MODBASE" "$(guest_modules "$MODBASE/$KVER")" "$@"
 mkdir -p "$RUN/uml"
 
+guest_cpu_pin
 say "booting linux.uml $KVER (mem=$MEM, timeout ${TIMEOUT}s) ..."
 START=$(date +%s.%N)
 
 # setsid: linux.uml and all helper processes it forks share one new process
 # group, so they can all be found and killed.
-LD_PRELOAD=$SHIM setsid "$UML" mem="$MEM" root=/dev/root rootfstype=hostfs rootflags=/ rw \
+LD_PRELOAD=$SHIM setsid "${PIN[@]}" "$UML" mem="$MEM" root=/dev/root rootfstype=hostfs rootflags=/ rw \
 	init="$RUN/init.sh" uml_dir="$RUN/uml" umid=sandbox \
 	con=null con0=null,fd:1 ssl=null quiet \
 	</dev/null >"$RUN/console.log" 2>&1 &
 UMLPID=$!
+guest_cpu_release
 
 ( sleep "$TIMEOUT" && touch "$RUN/timedout" && kill_guest TERM && sleep 5 && kill_guest KILL ) \
 	</dev/null >/dev/null 2>&1 &
