@@ -13,6 +13,7 @@ import path from 'node:path';
 
 import { clientSide } from './ipvs-client-side-run.mjs';
 import { ipvsReport } from './ipvs-report.mjs';
+import { kernelCosts } from './kernel-costs.mjs';
 import { profileSummary } from './profile-summary.mjs';
 import { runLadder, saveLadder } from './sandboxes.mjs';
 
@@ -28,6 +29,7 @@ function runSandbox(ctx, sandbox, cfg) {
     if (headline && sandbox === 'uml') argv.push('--strace-services', String(cfg.straceServices));
     else argv.push('--no-strace');
     if (!headline) argv.push('--no-client-side');
+    else argv.push('--cost-probe', ctx.costProbe);
     return argv;
   });
   const head = out.sizes[cfg.headline];
@@ -39,6 +41,8 @@ function runSandbox(ctx, sandbox, cfg) {
     head.hostClientSide.push(clientSide(cfg.headline, replies(cfg.headline), cfg.dumps));
   }
   head.hostKernel = os.release();
+  ctx.say(`ipvs (${sandbox}): what the host kernel charges, beside the sandbox's`);
+  head.hostKernelCosts = kernelCosts(ctx.costProbe, cfg.runs > 1 ? {} : { seconds: 0.2, runs: 1, jsRounds: 3 });
   // Where the library's own time goes, for the report: one more process, under the profiler (which slows it: not timed).
   const prefix = path.join(ctx.build, `ipvs-profile-${sandbox}`);
   clientSide(cfg.headline, replies(cfg.headline), 1, prefix);

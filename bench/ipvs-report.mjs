@@ -19,6 +19,19 @@ function profileLine(p) {
   return `a separate run under V8's CPU profiler (which slows it; ${f1(p.totalUs / 1000)} ms sampled), self time by function: ${top.map((x) => `\`${x.name.replace(/\s+/g, ' ').trim()}\` ${share(x.us)}`).join(', ')}`;
 }
 
+/**
+ * How a sandbox distorts, from what bench/kernel-costs.mjs measured in it and
+ * on the host in the same run; the sandbox's fixed description for results
+ * from before those were measured.
+ */
+function distortion(sb, head) {
+  const c = head.kernelCosts, h = head.hostKernelCosts;
+  if (!c || !h) return SANDBOXES[sb].distortion;
+  const x = (key) => ratio(c[key] / h[key]);
+  const us = (v) => (v < 10 ? v.toFixed(2) : f1(v));
+  return `measured in this run, against the host kernel (${head.hostKernel}): a system call ${us(c.getpidUs)} µs (getpid; ${x('getpidUs')} the host's), a fresh page ${us(c.pageUs)} µs (${x('pageUs')}), a generic-netlink round trip ${us(c.genlUs)} µs (${x('genlUs')}); plain C computation takes ${x('computeUs')} the host's time, JavaScript ${x('jsBestMs')} (compiled; ${x('jsFirstMs')} for its first round, compiling as it goes). ${SANDBOXES[sb].meaning}`;
+}
+
 export function ipvsReport(bySandbox, { targetIn, target }) {
   const required = Object.values(SANDBOXES).map((s) => s.label);
   const sbs = Object.keys(bySandbox);
@@ -37,14 +50,14 @@ export function ipvsReport(bySandbox, { targetIn, target }) {
   md.push('');
   md.push('IPVS runs in two sandbox kernels (the host kernel has no IPVS), the same Linux 6.1.176 IPVS code in each; every figure of benchmarks 1, 2 and 4-6 names the kernel it came from. They distort a real kernel in opposite directions:');
   md.push('');
-  for (const sb of sbs) md.push(`- **${SANDBOXES[sb].label}**: ${SANDBOXES[sb].distortion}`);
+  for (const sb of sbs) md.push(`- **${SANDBOXES[sb].label}**: ${distortion(sb, head[sb])}`);
   md.push('');
   md.push('A ratio that holds in both should hold on a real kernel, whose balance of user work to kernel work lies between them; a target that names both sandboxes is met only when it holds in each.');
   const straced = head.uml?.strace ? head.uml : sbs.map((sb) => head[sb]).find((r) => r.strace);
   const admPerRule = straced && straced.strace.ipvsadm.program.total / straced.straceOps;
   const probeRatio = sbs.map((sb) => `${ratio(fig[sb].ipvsadm.wallMs / fig[sb].probe.wallMs)} the floor probe's time in ${SANDBOXES[sb].label}`);
   md.push('');
-  md.push(`How much of \`ipvsadm -R\`'s headline is the sandbox's doing: in this run it takes ${probeRatio.join(' and ')}. It opens a new netlink socket and looks up the IPVS family for every rule (${admPerRule ? `${admPerRule.toFixed(0)} system calls per rule, counted below` : 'some 16 system calls per rule'}), which user-mode-linux prices at ~20 µs a call; the estimate for a real kernel ("\`ipvsadm -R\` on a real kernel", after the library's memory) prices those calls on this host's own kernel.`);
+  md.push(`How much of \`ipvsadm -R\`'s headline is the sandbox's doing: in this run it takes ${probeRatio.join(' and ')}. It opens a new netlink socket and looks up the IPVS family for every rule (${admPerRule ? `${admPerRule.toFixed(0)} system calls per rule, counted below` : 'some 16 system calls per rule'}), which user-mode-linux prices at ${head.uml?.kernelCosts ? `${f1(head.uml.kernelCosts.getpidUs)} µs for the cheapest call (getpid, measured above)` : '~20 µs a call'}; the estimate for a real kernel ("\`ipvsadm -R\` on a real kernel", after the library's memory) prices those calls on this host's own kernel.`);
 
   // --- 1 ---
   md.push('');

@@ -16,7 +16,9 @@
  * --no-strace: no system-call counts (they are the programs', the same in any
  * kernel; under QEMU's emulation strace makes ipvsadm -R of 200 services take
  * minutes). --no-client-side: no runs of the library's side alone (the
- * cluster-size ladder's other sizes).
+ * cluster-size ladder's other sizes). --cost-probe PATH: first, what this
+ * kernel charges for a system call, a page and so on (bench/kernel-costs.mjs),
+ * in the result as kernelCosts.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ import { parseArgs } from 'node:util';
 
 import { DESTS_PER_SERVICE, messages, restoreText } from './ipvs-rules.mjs';
 import { clientSide } from './ipvs-client-side-run.mjs';
+import { kernelCosts } from './kernel-costs.mjs';
 import { freshNetns, timed } from './netns-util.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,6 +44,7 @@ const { values: a } = parseArgs({
     'no-strace': { type: 'boolean', default: false },
     'no-client-side': { type: 'boolean', default: false },
     replies: { type: 'string', default: path.join(here, '.build', 'ipvs-dump-replies.bin') },
+    'cost-probe': { type: 'string' },
   },
 });
 const N = Number(a.services);
@@ -252,6 +256,14 @@ async function straced(n) {
 const started = Date.now();
 say(`${N} services x ${DESTS_PER_SERVICE} destinations = ${OPS} ops, ${RUNS} run(s)`);
 prepare(N);
+// Before anything else, while the boot is otherwise idle.
+let costs = null;
+if (a['cost-probe']) {
+  say('what this kernel charges: a system call, a page, a netlink round trip, computation, JavaScript');
+  // A single run (CI's small size) measures briefly: its figures show the probes work, not what they are.
+  costs = kernelCosts(a['cost-probe'], RUNS > 1 ? {} : { seconds: 0.2, runs: 1, jsRounds: 3 });
+  say(`  getpid ${costs.getpidUs} µs, a fresh page ${costs.pageUs} µs, a generic-netlink round trip ${costs.genlUs} µs`);
+}
 const runs = [];
 for (let r = 0; r < RUNS; r++) {
   const run = {};
@@ -290,6 +302,7 @@ const result = {
   elapsedS: (Date.now() - started) / 1000,
   raw: runs,
   strace,
+  kernelCosts: costs,
 };
 mkdirSync(path.dirname(a.out), { recursive: true });
 writeFileSync(a.out, JSON.stringify(result, null, 2) + '\n');

@@ -126,6 +126,7 @@ if (!['dist/lib/index.js', 'kube-proxy-ipvs/dist/lib/cli/main.js', 'build/Releas
   throw new Error('build first: npm run build');
 const probe = path.join(build, 'floor-probe');
 const addressProbe = path.join(build, 'address-probe');
+const costProbe = path.join(build, 'kernel-cost-probe');
 /** Compiles a C probe into place atomically: another run (--only, --sandboxes) may be executing the old one. */
 function compile(source, exe) {
   run('cc', ['-O2', '-Wall', '-o', `${exe}.${process.pid}`, path.join(here, source)]);
@@ -134,6 +135,7 @@ function compile(source, exe) {
 if (!a['report-only']) {
   compile('floor-probe.c', probe);
   compile('address-probe.c', addressProbe);
+  compile('kernel-cost-probe.c', costProbe);
 }
 const pkgVersion = (name) => spawnSync('dpkg-query', ['-W', '-f', '${Version}', name], { encoding: 'utf8' }).stdout?.trim() || 'unknown';
 const machine = {
@@ -157,7 +159,7 @@ const previousRun = existsSync(machineFile) ? JSON.parse(readFileSync(machineFil
 const measuredOn = Object.fromEntries(Object.entries(previousRun.measuredOn ?? {}).filter(([f]) => f.endsWith('.json')));
 const charts = [];
 const ctx = {
-  root, here, build, results, suffix, small, say, run, compile, writtenThisRun, probe, addressProbe,
+  root, here, build, results, suffix, small, say, run, compile, writtenThisRun, probe, addressProbe, costProbe,
   size: SIZES[a.size],
   maxServices: a['max-services'] ? Number(a['max-services']) : Infinity,
   resume: a.resume,

@@ -16,8 +16,11 @@ export const SANDBOXES = {
     name: 'uml',
     label: 'user-mode-linux',
     withKernel: 'uml',
+    // For results from before bench/kernel-costs.mjs measured it in each run (those booted it free to move between processors).
     distortion:
       'user-mode-linux runs user code near native speed (JavaScript ~2.6x slower than on this host) and makes every system call and page fault 40-120x dearer (getpid ~20 µs, a fresh page ~100 µs; spot measurements); its CPU accounting charges most of the guest kernel\'s work to user time. It inflates kernel work: it flatters whoever makes the fewest system calls and touches the fewest fresh pages.',
+    meaning:
+      'Its CPU accounting charges most of the guest kernel\'s work to user time. It inflates kernel work far more than user work: it flatters whoever makes the fewest system calls and touches the fewest fresh pages.',
   },
   qemu: {
     name: 'qemu',
@@ -25,6 +28,8 @@ export const SANDBOXES = {
     withKernel: 'qemu',
     distortion:
       'QEMU-TCG emulates every instruction: JIT-compiled JavaScript ~33x slower than on this host, the kernel\'s work less (a system call ~8x, a page fault ~16x, a generic-netlink round trip ~22x; spot measurements, scripts/qemu/README.md). It inflates user work more than kernel work: it flatters a C tool against a Node program.',
+    meaning:
+      'It emulates every instruction, and inflates user work more than kernel work: it flatters a C tool against a Node program.',
   },
 };
 
