@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/nightly.sh: the tests too long for CI's 2 cores, for a nightly
-# run, both in the QEMU kernel (node runs ~33x slower there, so a file takes
+# run, both in the QEMU kernel (node runs many times slower there, so a file takes
 # minutes), ending with "N passed, N failed":
 #  1. the nftables rules backend with real traffic (IPVS and nf_tables
 #     together), each file run by node in one boot; CI runs the cheap part

@@ -234,7 +234,7 @@ step_fuzz() {
 }
 
 # Every file here costs QEMU's emulation several times its time in
-# user-mode-linux (node's JIT-compiled code runs ~33x slower), so CI runs
+# user-mode-linux (node's JIT-compiled code runs many times slower), so CI runs
 # the few that exercise what differs between the two kernels' builds;
 # scripts/qemu/README.md has each file's time there. Add or drop files here.
 step_qemu() {

@@ -98,6 +98,7 @@ guest_cpu_pin() {
 	[ "$want" = none ] && return 0
 	command -v taskset >/dev/null && command -v flock >/dev/null || return 0
 	if [ -n "$want" ]; then
+		taskset -c "$want" true || die "SANDBOX_CPU=$want: taskset cannot put a process there"
 		PIN=(taskset -c "$want")
 		say "on processor $want"
 		return 0
@@ -110,6 +111,8 @@ guest_cpu_pin() {
 		fi
 	done
 	[ "${#cpus[@]}" -gt 1 ] || return 0
+	# Where affinity cannot be set (a container's seccomp policy), no pinning rather than no boot.
+	taskset -c "${cpus[0]}" true 2>/dev/null || return 0
 	# The highest first: the first processor usually takes the devices' interrupts.
 	for ((i = ${#cpus[@]} - 1; i >= 0; i--)); do
 		exec {PIN_FD}>>"${TMPDIR:-/tmp}/ipvs-netlink-sandbox-cpu-${cpus[i]}.lock"

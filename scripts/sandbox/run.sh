@@ -12,6 +12,8 @@
 #   SANDBOX_MEM      guest memory (default 1G)
 #   SANDBOX_KEEP=1   keep the per-run dir (.sandbox/run-XXXX) for debugging
 #   SANDBOX_QUIET=1  no progress lines on stderr
+#   SANDBOX_CPU      the host processor the kernel runs on: N, or none;
+#                    unset: one no other sandbox boot holds (guest.sh)
 # Passed into the guest: CI, NODE_OPTIONS, DEBUG, TAP*, IPVS_NETLINK_*, CHURN_*, BENCH_*.
 # Exit status: CMD's status; 124 if the guest timed out; 125 for sandbox
 # failures (kernel crashed, no status written, ...).

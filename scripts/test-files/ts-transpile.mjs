@@ -6,9 +6,9 @@
  *
  * Why: ts-node, which tap loads into every test process, loads the
  * TypeScript compiler and transpiles the library afresh in each test file's
- * process. Under QEMU's emulation (JavaScript ~33x slower) that is minutes a
- * file; under user-mode-linux, where each page first touched costs ~0.1 ms,
- * it is many seconds a file. On the host it takes seconds, once. Only files whose text changed are done
+ * process. Under QEMU's emulation (JavaScript many times slower) that is
+ * minutes a file; under user-mode-linux, where each page first touched
+ * costs tens of times what it does on metal, many seconds a file. On the host it takes seconds, once. Only files whose text changed are done
  * again; entries no file has any more are removed.
  */
 import { createHash } from 'node:crypto';
