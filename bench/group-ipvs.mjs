@@ -42,7 +42,7 @@ function runSandbox(ctx, sandbox, cfg) {
   }
   head.hostKernel = os.release();
   ctx.say(`ipvs (${sandbox}): what the host kernel charges, beside the sandbox's`);
-  head.hostKernelCosts = kernelCosts(ctx.costProbe, cfg.runs > 1 ? {} : { seconds: 0.2, runs: 1, jsRounds: 3 });
+  head.hostKernelCosts = kernelCosts(ctx.costProbe, { brief: cfg.runs === 1 });
   // Where the library's own time goes, for the report: one more process, under the profiler (which slows it: not timed).
   const prefix = path.join(ctx.build, `ipvs-profile-${sandbox}`);
   clientSide(cfg.headline, replies(cfg.headline), 1, prefix);

@@ -260,8 +260,7 @@ prepare(N);
 let costs = null;
 if (a['cost-probe']) {
   say('what this kernel charges: a system call, a page, a netlink round trip, computation, JavaScript');
-  // A single run (CI's small size) measures briefly: its figures show the probes work, not what they are.
-  costs = kernelCosts(a['cost-probe'], RUNS > 1 ? {} : { seconds: 0.2, runs: 1, jsRounds: 3 });
+  costs = kernelCosts(a['cost-probe'], { brief: RUNS === 1 });
   say(`  getpid ${costs.getpidUs} µs, a fresh page ${costs.pageUs} µs, a generic-netlink round trip ${costs.genlUs} µs`);
 }
 const runs = [];

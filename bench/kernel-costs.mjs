@@ -10,15 +10,19 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { median } from './report-format.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /**
  * { getpidUs, pageUs, genlUs, computeUs, jsFirstMs, jsBestMs }: the median of
- * `runs` runs of each probe, each C measure timed for `seconds`, JavaScript
- * for `jsRounds` rounds.
+ * three runs of each probe, each C measure timed for half a second,
+ * JavaScript for five rounds. `brief` (a benchmark size of a single run, as
+ * CI's): one short run, whose figures show the probes work, not what they
+ * are.
  */
-export function kernelCosts(costProbe, { seconds = 0.5, runs = 3, jsRounds = 5 } = {}) {
-  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+export function kernelCosts(costProbe, { brief = false } = {}) {
+  const { seconds, runs, jsRounds } = brief ? { seconds: 0.2, runs: 1, jsRounds: 3 } : { seconds: 0.5, runs: 3, jsRounds: 5 };
   const field = (text, name) => {
     const m = new RegExp(`${name} ([\\d.]+)`).exec(text);
     if (!m) throw new Error(`${path.basename(costProbe)}: no ${name} in: ${text}`);
