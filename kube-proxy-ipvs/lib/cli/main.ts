@@ -15,7 +15,7 @@
  */
 import { FlagError } from '../proxy/flag-parser.js';
 import { usage } from '../proxy/flags.js';
-import { makeLogger } from '../proxy/logger.js';
+import { makeLogger } from '../logging/logger.js';
 import { OptionsError } from '../proxy/options.js';
 import { runPlan } from './plan.js';
 import { loggerOf, run } from './run.js';

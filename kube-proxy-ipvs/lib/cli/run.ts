@@ -17,7 +17,7 @@ import { Configz } from '../proxy/configz.js';
 import { goPathError, yamlV2Tags } from '../proxy/config-file.js';
 import { usage } from '../proxy/flags.js';
 import { parseCommandLine, resolveOptions, type ResolvedOptions } from '../proxy/resolve-options.js';
-import { makeLogger } from '../proxy/logger.js';
+import { makeLogger } from '../logging/logger.js';
 import type { ProxyOptions } from '../proxy/options.js';
 import { checkPrivileges, explainStartError } from '../proxy/preflight.js';
 import { type HostSetup, realHost } from '../proxy/host-setup.js';

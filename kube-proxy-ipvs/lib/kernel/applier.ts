@@ -21,6 +21,7 @@ import { gracefulRemovals } from '../plan/planner.js';
 import type { AddressOp, IpsetOp, IptablesOp, IpvsOp, NftablesOp, Operation } from '../plan/kernel-state.js';
 import { nftChanges } from './nftables-tables.js';
 import { DUMMY_DEVICE } from '../plan/kernel-state.js';
+import { logV } from '../logging/logger.js';
 
 export interface FailedOperation {
   op: Operation;
@@ -60,7 +61,7 @@ export class Applier {
   constructor(
     private readonly clients: Clients,
     private readonly iptables: Pick<IptablesRunner, 'apply'>,
-    private readonly logger: Pick<Logger, 'warn' | 'debug'>,
+    private readonly logger: Pick<Logger, 'warn' | 'info' | 'debug' | 'trace'>,
   ) {}
 
   async apply(ops: readonly Operation[]): Promise<ApplyReport> {
@@ -88,7 +89,7 @@ export class Applier {
       this.counts[run.kind].failed += report.failed.length - before.failed;
     }
     for (const f of report.failed) this.logger.warn({ op: describe(f.op), err: f.error.message }, 'operation failed; retried at the next sync');
-    if (ops.length > 0) this.logger.debug({ applied: report.applied.length, failed: report.failed.length }, 'applied');
+    if (ops.length > 0) logV(this.logger, 4, { applied: report.applied.length, failed: report.failed.length }, 'applied');
     return report;
   }
 

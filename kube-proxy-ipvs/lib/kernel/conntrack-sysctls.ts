@@ -24,6 +24,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
+import { logV } from '../logging/logger.js';
 import type { Exec } from './exec.js';
 import { sysctlAccess } from './sysctls.js';
 
@@ -71,14 +72,14 @@ export function conntrackMax(c: Pick<ConntrackSettings, 'maxPerCore' | 'min'>, c
   const floor = c.min ?? 0;
   const scaled = c.maxPerCore * cpus;
   if (scaled > MAX_LIMIT) {
-    log?.debug({ scaled, limit: MAX_LIMIT }, 'GetConntrackMax: capping scaled conntrack-max-per-core');
+    if (log) logV(log, 3, { scaled, limit: MAX_LIMIT }, 'GetConntrackMax: capping scaled conntrack-max-per-core');
     return MAX_LIMIT;
   }
   if (scaled > floor) {
-    log?.debug('GetConntrackMax: using scaled conntrack-max-per-core');
+    if (log) logV(log, 3, {}, 'GetConntrackMax: using scaled conntrack-max-per-core');
     return scaled;
   }
-  log?.debug('GetConntrackMax: using conntrack-min');
+  if (log) logV(log, 3, {}, 'GetConntrackMax: using conntrack-min');
   return floor;
 }
 
@@ -93,6 +94,8 @@ export async function setConntrackSysctls(c: ConntrackSettings, io: ConntrackIO,
     };
     const max = conntrackMax(c, io.cpus(), log);
     if (max > 0) {
+      // Written on every start that manages the limit, whether or not it is raised (kube-proxy's SetMax).
+      log.info({ nfConntrackMax: max }, 'Setting nf_conntrack_max');
       const current = (await io.get([MAX]).catch(() => new Map<string, number>())).get(MAX);
       if (current === undefined || current < max) await set([[MAX, max]]);
       if ((await io.getHashsize()) < Math.floor(max / 4)) {

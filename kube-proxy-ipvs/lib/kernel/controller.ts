@@ -48,6 +48,7 @@ import { familiesOf } from './nftables-tables.js';
 import { SchedulerModules } from './scheduler-modules.js';
 import { StaleConntrackCleaner, type StaleConntrackReport } from './stale-conntrack.js';
 import { SyncStats, trafficBetween, trafficOf } from './sync-stats.js';
+import { logV } from '../logging/logger.js';
 
 export class Controller implements ControllerPort {
   private readonly objects: KnownObjects;
@@ -390,7 +391,7 @@ export class Controller implements ControllerPort {
     const ipsetFailures = this.stats.record(kind, durationSeconds, netlink, report);
     const result: SyncResult = { kind, planned: ops.length, applied: report.applied.length, failed: report.failed.length, durationSeconds, ipsetFailures, rulesFailed: rulesRefused(report), netlink, ...(staleConntrack ? { staleConntrack } : {}) };
     if (ipsetFailures.length > 0) this.logger.warn({ ipsetFailures: ipsetFailures.map((f) => ({ ...f, entries: f.entries.length })) }, 'ipset operations refused; the rest of the sync was applied');
-    this.logger.debug(result, 'sync');
+    logV(this.logger, 4, result, 'sync');
     return result;
   }
 }

@@ -26,6 +26,7 @@ import { familyNodeIP, servedFamilies } from '../desired/node-addresses.js';
 import { IP_FAMILY, type NodeInfo } from '../kubernetes/model.js';
 import { IPVS_SCHEDULERS } from '../kubernetes/service-scheduling.js';
 import type { IpvsClient } from './netlink-clients.js';
+import { logV } from '../logging/logger.js';
 
 /** The dummy virtual server, as upstream's. */
 export const DUMMY_VIRTUAL_SERVER = { protocol: 'tcp', address: '198.51.100.0', port: 20000 } as const;
@@ -94,7 +95,7 @@ export function logProxierFamilies(logger: Pick<Logger, 'info' | 'debug'>, node:
 type ProbeClient = Pick<IpvsClient, 'listServices' | 'addService' | 'deleteService'>;
 
 /** Throws IpvsProxierError when the kernel will not take `scheduler` ('' is rr, as upstream's default). */
-export async function checkIpvsProxier(ipvs: ProbeClient, scheduler: string, logger: Pick<Logger, 'error' | 'debug'>): Promise<void> {
+export async function checkIpvsProxier(ipvs: ProbeClient, scheduler: string, logger: Pick<Logger, 'error' | 'info' | 'debug' | 'trace'>): Promise<void> {
   const name = scheduler === '' ? 'rr' : scheduler;
   let services;
   try {
@@ -104,7 +105,7 @@ export async function checkIpvsProxier(ipvs: ProbeClient, scheduler: string, log
     throw refusal(err, name, 'list', 'could not get IPVS services: ');
   }
   if (services.some((s) => s.scheduler === name)) {
-    logger.debug({ count: services.length, scheduler: name }, 'VS exist, Skipping checks');
+    logV(logger, 5, { count: services.length, scheduler: name }, 'VS exist, Skipping checks');
     return;
   }
   const dummy = { ...DUMMY_VIRTUAL_SERVER, scheduler: name };

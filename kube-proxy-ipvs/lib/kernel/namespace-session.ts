@@ -9,6 +9,7 @@
 import { release } from 'node:os';
 import type { Logger } from 'pino';
 import type { ProxyConfig } from '../kubernetes/model.js';
+import { logV } from '../logging/logger.js';
 import { DUMMY_DEVICE, type DesiredState } from '../plan/kernel-state.js';
 import { Applier } from './applier.js';
 import type { ControllerOptions } from './controller-port.js';
@@ -91,7 +92,7 @@ export class NamespaceSession {
 
   /**
    * kube-proxy's IPVS sysctls, each written only where it differs; a change
-   * is logged as upstream's EnsureSysctl logs it (V(1), so at info). `atStart`:
+   * is logged as upstream's EnsureSysctl logs it, at V(1). `atStart`:
    * also NewProxier's lines about conn_reuse_mode, once.
    */
   async writeSysctls(atStart = false): Promise<void> {
@@ -102,7 +103,7 @@ export class NamespaceSession {
       if (reuse === 'unsupported') this.logger.error({ sysctl: CONN_REUSE, minimumKernelVersion: '4.1' }, "Can't set sysctl, kernel version doesn't satisfy minimum version requirements");
     }
     for (const c of await ensureSysctls(this.sysctls, kubeProxySysctls(this.config, kernel))) {
-      this.logger.info({ name: c.key.replaceAll('.', '/'), before: c.before ?? 0, after: c.after }, 'Changed sysctl');
+      logV(this.logger, 1, { name: c.key.replaceAll('.', '/'), before: c.before ?? 0, after: c.after }, 'Changed sysctl');
     }
   }
 

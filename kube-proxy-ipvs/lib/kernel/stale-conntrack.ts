@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { staleEntries, type UdpTarget } from '../plan/stale-conntrack.js';
 import { delta } from './sync-stats.js';
 import { IP_FAMILY } from '../kubernetes/model.js';
+import { logV } from '../logging/logger.js';
 
 /** What one cleanup did, per the log and the metrics. */
 export interface StaleConntrackReport {
@@ -82,7 +83,7 @@ export class StaleConntrackCleaner {
       }
     }
     const report: StaleConntrackReport = { ...counts, netlink: delta(before, ct.counters()), families };
-    this.logger.debug({ ...report, targetFamilies: [...targets.keys()] }, 'Finished reconciling conntrack entries');
+    logV(this.logger, 4, { ...report, targetFamilies: [...targets.keys()] }, 'Finished reconciling conntrack entries');
     return report;
   }
 

@@ -39,6 +39,7 @@ import { checkedPass, refusedSome, staleConntrackOf } from './sync-outcome.js';
 import { ProgrammingLatency } from './programming-latency.js';
 import { Wait } from './wait.js';
 import { controllerOptionsFor, startedController } from './controller-start.js';
+import { enabledAtV, logV } from '../logging/logger.js';
 
 /** How long kube-proxy waits for its Node object to exist and have addresses (nodeIPsTimeout). */
 const NODE_WAIT_MS = 30_000;
@@ -272,11 +273,12 @@ export class Proxy {
     if (batch.length === 0) return;
     this.incoming = [];
     if (this.stopping) return;
-    const debug = this.log.isLevelEnabled('debug');
+    const logEvents = enabledAtV(this.log, 4);
     let now: number | undefined;
     const queued = new Set<AddressFamily>();
     for (const e of batch) {
-      if (debug) this.log.debug({ type: e.type, object: eventLabel(e) }, 'object event');
+      // At V(4), as kube-proxy's informer handlers log each event.
+      if (logEvents) logV(this.log, 4, { type: e.type, object: eventLabel(e) }, 'object event');
       if (e.kind === 'Node') this.onNode(e.type, e.object);
       else if (!this.controller) this.buffered.push(e);
       else for (const f of this.apply(e, (now ??= this.clock.now()))) queued.add(f);
@@ -369,7 +371,7 @@ export class Proxy {
       this.log.warn({ kind: r.kind, refused: result!.failed, planned: result!.planned, durationMs: ms }, 'some operations were refused; the rest is programmed and a resync retries them');
     }
     if (r.kind === 'drain') {
-      this.log.debug({ durationMs: ms }, 'graceful-termination pass');
+      logV(this.log, 4, { durationMs: ms }, 'graceful-termination pass');
       return;
     }
     const end = r.startedAt + r.durationMs;
@@ -381,11 +383,11 @@ export class Proxy {
     this.serviceHealth.update(local.healthChecks).catch((err: unknown) => this.log.error({ err }, 'health check node ports'));
     const counters = this.controller?.counters();
     const fields = { kind: r.kind, durationMs: ms, virtualServers: counters?.virtualServers, realServers: counters?.realServers, ipsetEntries: counters?.ipsetEntries };
-    // The first sync is worth an info line (start-up is done); the rest are routine.
+    // The first sync is worth an info line (start-up is done); the rest are routine, at V(4) as kube-proxy's "syncProxyRules complete".
     if (!this.firstSyncLogged) {
       this.firstSyncLogged = true;
       this.log.info(fields, 'first sync done');
-    } else this.log.debug(fields, 'synced');
+    } else logV(this.log, 4, fields, 'synced');
     // A run that moved this many messages left garbage worth collecting now.
     if (messagesOf(result?.netlink) >= BULK_MESSAGES) this.collectAfterBulk(r.kind);
     // Otherwise each periodic resync gives the C heap's free pages back (see heap.ts): a few microseconds.

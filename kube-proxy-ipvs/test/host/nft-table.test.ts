@@ -31,7 +31,7 @@ const fixture = (name: string) => readFileSync(new URL(`../fixtures/nft/${name}`
 const node: NodeInfo = { name: 'node-a', addresses: ['192.168.1.10', 'fd00::10'], families: ['inet', 'inet6'] };
 /** The configuration test/fixtures/nft/table.nft and table6.nft are written for. */
 const config = defaultProxyConfig({ rulesBackend: 'nftables', clusterCIDRs: ['10.244.0.0/16'] });
-const silent = { warn: () => undefined, debug: () => undefined };
+const silent = { warn: () => undefined, info: () => undefined, debug: () => undefined, trace: () => undefined };
 
 /** `nft -j list ruleset`, without what differs between two namespaces holding the same rules (handles, the tool's version). */
 async function listed(ns: Netns): Promise<unknown[]> {

@@ -45,13 +45,13 @@ t.test('a scheduler the kernel has not got: the start fails as upstream, exit 1,
 
 t.test('a scheduler the kernel has: the proxy starts with it, and no dummy virtual server is left', async (t) => {
   const env = await manifests(t);
-  const init = await oneShot(env, ['--ipvs-scheduler', 'sh', '--init-only']);
+  const init = await oneShot(env, ['--ipvs-scheduler', 'sh', '--init-only', '-v', '1']);
   t.equal(init.code, 0, `--init-only exits 0 (${init.stderr.slice(-300)})`);
   t.same(await env.ipvsSave(), [], 'ipvsadm -Sn: the dummy was deleted (--init-only programs nothing else)');
   const initialized = init.stderr.split('\n').filter((l) => l.includes('"System initialized and --init-only specified"'));
   t.same(initialized.map((l) => /ipFamily="([^"]*)"/.exec(l)?.[1]), ['IPv4', 'IPv6'], "once per family, with the family, as each family's NewProxier says it (this host serves both)");
   t.match(init.stderr, /"Creating dualStackProxier for ipvs"/, 'after the dual-stack line');
-  t.match(init.stderr, /"Changed sysctl" name="net\/ipv4\/vs\/conntrack" before=0 after=1/, 'a sysctl it changed in the fresh namespace, as EnsureSysctl logs it');
+  t.match(init.stderr, /"Changed sysctl" name="net\/ipv4\/vs\/conntrack" before=0 after=1/, 'a sysctl it changed in the fresh namespace, as EnsureSysctl logs it (at V(1): -v 1)');
   t.equal((await env.node.exec('sysctl', ['-n', 'net.ipv4.vs.conntrack'])).trim(), '1', 'sysctl reads it back');
 
   await env.backend('10.244.1.10', 'web-1');

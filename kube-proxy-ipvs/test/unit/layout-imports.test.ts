@@ -5,7 +5,10 @@
  *
  *   kubernetes/ → desired/ → plan/ → kernel/ → proxy/ → cli/
  *
- * - kubernetes/, desired/ and plan/ (no kernel behind them) import nothing
+ * with logging/ (kube-proxy's log lines and verbosities) beneath them all:
+ * every stage may log through it, and it imports none of them.
+ *
+ * - logging/, kubernetes/, desired/ and plan/ (no kernel behind them) import nothing
  *   from kernel/, proxy/ or cli/, and of the library only types from
  *   'ipvs-netlink' and values from 'ipvs-netlink/address' (which loads no
  *   addon);
@@ -24,12 +27,13 @@ import t from 'tap';
 import ts from 'typescript';
 
 const LIB = fileURLToPath(new URL('../../lib', import.meta.url));
-const STAGES = ['kubernetes', 'desired', 'plan', 'kernel', 'proxy', 'cli'] as const;
+const STAGES = ['logging', 'kubernetes', 'desired', 'plan', 'kernel', 'proxy', 'cli'] as const;
 type Stage = (typeof STAGES)[number];
 /** The stages with no kernel behind them. */
-const PURE: readonly Stage[] = ['kubernetes', 'desired', 'plan'];
+const PURE: readonly Stage[] = ['logging', 'kubernetes', 'desired', 'plan'];
 /** What each stage may not import. */
 const FORBIDDEN: Record<Stage, readonly Stage[]> = {
+  logging: ['kubernetes', 'desired', 'plan', 'kernel', 'proxy', 'cli'],
   kubernetes: ['kernel', 'proxy', 'cli'],
   desired: ['kernel', 'proxy', 'cli'],
   plan: ['kernel', 'proxy', 'cli'],
@@ -126,7 +130,9 @@ t.test('the check sees what it must refuse', (t) => {
   t.equal(violations(at('kernel/x.ts'), "import { native } from 'ipvs-netlink/dist/lib/netlink/binding.js';").length, 1, 'a library internal by package path');
   t.equal(violations(at('kernel/x.ts'), "import { Ipvs } from '../../../lib/ipvs/client.js';").length, 1, 'the library by relative path');
   t.equal(violations(at('cli/x.ts'), "import { Controller } from '../kernel/controller.js';\nimport { plan } from '../plan/planner.js';").length, 0, 'downstream may import upstream');
-  t.same(violations(at('x.ts'), ''), ['x.ts: is in none of the stages (kubernetes, desired, plan, kernel, proxy, cli)']);
+  t.same(violations(at('x.ts'), ''), ['x.ts: is in none of the stages (logging, kubernetes, desired, plan, kernel, proxy, cli)']);
+  t.equal(violations(at('logging/x.ts'), "import type { LoggingOptions } from '../proxy/options.js';").length, 1, 'logging/ is beneath every stage');
+  t.equal(violations(at('kubernetes/x.ts'), "import { logV } from '../logging/logger.js';").length, 0, 'every stage may log through it');
   t.equal(violations(at('proxy/x.ts'), "import { createServer } from 'node:http';").length, 1, 'node:http by ES import');
   t.equal(violations(at('proxy/x.ts'), "import type { Server } from 'node:http';\nimport { createServer } from './node-http.js';").length, 0, 'its types, and the CommonJS-loaded one');
   t.equal(violations(at('proxy/x.ts'), "import { Counter } from 'prom-client';").length, 1, "prom-client's index");

@@ -13,13 +13,15 @@ import { type ConntrackIO, conntrackIO, conntrackMax, onlineCPUs, setConntrackSy
 import type { Exec } from '../../lib/kernel/exec.js';
 import { detectHostFamilies } from '../../lib/kernel/host-families.js';
 import { detectIptables, hasRandomFully } from '../../lib/kernel/iptables-flavour.js';
+import { makeLogger } from '../../lib/logging/logger.js';
 import { defaultOptions, proxyConfigOf } from '../../lib/proxy/options.js';
 import { applyOomScoreAdj } from '../../lib/proxy/oom-score.js';
 import { scratchDir } from '../support/scratch.js';
 
+/** The proxy's own logger at -v 5, its JSON lines parsed: `v` is the verbosity each was logged at. */
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
-  return { lines, logger: pino({ level: 'debug' }, { write: (l: string) => lines.push(JSON.parse(l)) }) };
+  return { lines, logger: makeLogger({ format: 'json', verbosity: 5 }, { write: (l: string) => lines.push(JSON.parse(l)) }) };
 }
 
 function fakeIO(values: Record<string, number>, cpus: number, hashsize: number) {
@@ -66,14 +68,27 @@ t.test('defaults on a 4-CPU host: max raised, hash size a quarter, TCP timeouts,
   await setConntrackSysctls(defaults, io, logger);
   t.same(writes, ['net/netfilter/nf_conntrack_max=131072', 'hashsize=32768', 'net/netfilter/nf_conntrack_tcp_timeout_established=86400'], 'close_wait already 3600: not written');
   t.same(
-    lines.filter((l) => l.level === 30).map((l) => [l.msg, l.entry ?? l.conntrackHashsize, l.value]),
+    lines.filter((l) => l.v === 0).map((l) => [l.msg, l.entry ?? l.conntrackHashsize ?? l.nfConntrackMax, l.value]),
     [
+      ['Setting nf_conntrack_max', 131072, undefined],
       ['Set sysctl', 'net/netfilter/nf_conntrack_max', 131072],
       ['Setting conntrack hashsize', 32768, undefined],
       ['Set sysctl', 'net/netfilter/nf_conntrack_tcp_timeout_established', 86400],
     ],
     "upstream's log lines",
   );
+  t.same(lines.filter((l) => l.v !== 0).map((l) => [l.v, l.msg]), [[3, 'GetConntrackMax: using conntrack-min']], 'the choice of limit at V(3) (4 x 32768 is not above the minimum)');
+});
+
+t.test('"Setting nf_conntrack_max" is written whenever the limit is managed, raised or not; never with maxPerCore 0', async (t) => {
+  const { io, writes } = fakeIO({ 'net/netfilter/nf_conntrack_max': 500000 }, 4, 200000);
+  const { logger, lines } = capture();
+  await setConntrackSysctls({ ...defaults, tcpEstablishedTimeoutMs: 0, tcpCloseWaitTimeoutMs: null }, io, logger);
+  t.same(writes, []);
+  t.same(lines.filter((l) => l.v === 0).map((l) => [l.msg, l.nfConntrackMax]), [['Setting nf_conntrack_max', 131072]]);
+  const quiet = capture();
+  await setConntrackSysctls({ ...defaults, maxPerCore: 0, tcpEstablishedTimeoutMs: 0, tcpCloseWaitTimeoutMs: null }, fakeIO({}, 4, 1).io, quiet.logger);
+  t.same(quiet.lines, []);
 });
 
 t.test('nf_conntrack_max is only raised; a big enough hash size is left', async (t) => {
@@ -109,7 +124,7 @@ t.test('OOM score: written to the file; a failure is logged at V(2), not fatal',
   t.equal(readFileSync(file, 'utf8'), '-999');
   const { logger, lines } = capture();
   await applyOomScoreAdj(-999, logger, join(file, 'not-a-dir', 'x'));
-  t.match(lines, [{ level: 20, msg: 'Failed to apply OOMScore', err: /ENOTDIR|ENOENT/ }]);
+  t.match(lines, [{ v: 2, msg: 'Failed to apply OOMScore', err: /ENOTDIR|ENOENT/ }]);
   await applyOomScoreAdj(null, logger, join(file, 'nope'));
   t.equal(lines.length, 1, 'null: nothing tried');
 });

@@ -5,7 +5,8 @@
  * what is written.
  */
 import t from 'tap';
-import { makeLogger } from '../../lib/proxy/logger.js';
+import { pino } from 'pino';
+import { logV, makeLogger } from '../../lib/logging/logger.js';
 
 function capture(format: 'text' | 'json', verbosity: number) {
   const lines: string[] = [];
@@ -55,4 +56,35 @@ t.test('json: the Kubernetes JSON log shape', async (t) => {
   t.same(Object.keys(error), ['ts', 'caller', 'msg', 'kind', 'err'], 'error lines: no v, err last');
   t.equal(error.err, 'content changed');
   t.notOk(lines.some((l) => l.includes('"level"')), 'no level key');
+});
+
+t.test("-v n writes the lines logged at V(0) to V(n), as klog's V(n).Info", async (t) => {
+  const written = (verbosity: number) => {
+    const { log, lines } = capture('text', verbosity);
+    const child = log.child({ component: 'conntrack' });
+    for (const v of [0, 1, 2, 3, 4, 5] as const) logV(child, v, { v }, `at V(${v})`);
+    return lines.map((l) => /"at V\((\d)\)"/.exec(l)?.[1]).join('');
+  };
+  t.equal(written(0), '0', '-v 0: V(0) only (a V(1) line such as "Changed sysctl" is not written)');
+  t.equal(written(1), '01');
+  t.equal(written(2), '012', '-v 2: not the V(3) and V(4) lines');
+  t.equal(written(3), '0123');
+  t.equal(written(4), '01234');
+  t.equal(written(5), '012345');
+  t.equal(written(9), '012345');
+});
+
+t.test('json: each line carries the V it was logged at', async (t) => {
+  const { log, lines } = capture('json', 5);
+  for (const v of [0, 1, 2, 3, 4, 5] as const) logV(log, v, {}, `V${v}`);
+  log.debug('debug');
+  log.trace('trace');
+  t.same(lines.map((l) => (JSON.parse(l) as { v: number }).v), [0, 1, 2, 3, 4, 5, 2, 5]);
+});
+
+t.test("a caller's own pino logger (no V(1), V(3), V(4) levels) gets the nearest of its own", async (t) => {
+  const got: number[] = [];
+  const log = pino({ level: 'trace' }, { write: (s: string) => void got.push((JSON.parse(s) as { level: number }).level) });
+  for (const v of [0, 1, 2, 3, 4, 5] as const) logV(log, v, {}, 'x');
+  t.same(got, [30, 30, 20, 20, 20, 10]);
 });
