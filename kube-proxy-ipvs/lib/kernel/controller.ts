@@ -88,7 +88,7 @@ export class Controller implements ControllerPort {
       const { clients } = await this.session.open(true);
       // Upstream's CanUseIPVSProxier, before its NewProxier writes anything: the kernel takes the scheduler or the start fails.
       await checkIpvsProxier(clients.ipvs, this.config.scheduler, this.logger);
-      logProxierMode(this.logger, this.node);
+      logProxierMode(this.logger);
       // IPVS's sysctls exist once ip_vs is loaded in the namespace, which opening the client made sure of.
       // Upstream writes them and the timeouts per family; they are the host's (or the namespace's), so once.
       await this.session.writeSysctls(true);

@@ -59,14 +59,13 @@ export const INIT_ONLY = 'init-only';
 const BURST_SYNCS = 2;
 
 /**
- * The lines createProxier logs once the check passed, before NewProxier
+ * The line createProxier logs once the check passed, before NewProxier
  * writes anything, which guides and operators grep to tell the mode in
- * use: "Using ipvs Proxier"; on a dual-stack host "Creating
- * dualStackProxier for ipvs".
+ * use. (Older kube-proxy releases also said "Creating dualStackProxier for
+ * ipvs" on a dual-stack host; the release this proxy follows does not.)
  */
-export function logProxierMode(logger: Pick<Logger, 'info'>, node: Pick<NodeInfo, 'addresses' | 'families'>): void {
+export function logProxierMode(logger: Pick<Logger, 'info'>): void {
   logger.info('Using ipvs Proxier');
-  if (servedFamilies(node).length === 2) logger.info('Creating dualStackProxier for ipvs');
 }
 
 /**

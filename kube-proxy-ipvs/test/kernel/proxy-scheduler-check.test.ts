@@ -50,7 +50,7 @@ t.test('a scheduler the kernel has: the proxy starts with it, and no dummy virtu
   t.same(await env.ipvsSave(), [], 'ipvsadm -Sn: the dummy was deleted (--init-only programs nothing else)');
   const initialized = init.stderr.split('\n').filter((l) => l.includes('"System initialized and --init-only specified"'));
   t.same(initialized.map((l) => /ipFamily="([^"]*)"/.exec(l)?.[1]), ['IPv4', 'IPv6'], "once per family, with the family, as each family's NewProxier says it (this host serves both)");
-  t.match(init.stderr, /"Creating dualStackProxier for ipvs"/, 'after the dual-stack line');
+  t.match(init.stderr, /"Using ipvs Proxier"/, 'the mode');
   t.match(init.stderr, /"Changed sysctl" name="net\/ipv4\/vs\/conntrack" before=0 after=1/, 'a sysctl it changed in the fresh namespace, as EnsureSysctl logs it (at V(1): -v 1)');
   t.equal((await env.node.exec('sysctl', ['-n', 'net.ipv4.vs.conntrack'])).trim(), '1', 'sysctl reads it back');
 

@@ -136,6 +136,20 @@ t.test('initial lists, then creates, updates and deletes arrive as events', asyn
   }
 });
 
+t.test("kube-proxy's start-up lines for each informer: started, waiting for its cache, synced once (not again at a relist)", async (t) => {
+  const lines: Array<{ msg: string; controller?: string }> = [];
+  const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const h = await harness(t, (api) => api.apply('nodes', node('node-a', '192.168.1.10')), log);
+  const said = (msg: string) => lines.filter((l) => l.msg === msg).map((l) => l.controller);
+  t.same(lines.filter((l) => l.msg.startsWith('Starting ')).map((l) => l.msg), ['Starting service config controller', 'Starting endpoint slice config controller', 'Starting node config controller']);
+  t.same(said('Waiting for caches to sync'), ['service config', 'endpoint slice config', 'node config']);
+  t.same(said('Caches are synced').sort(), ['endpoint slice config', 'node config', 'service config']);
+  h.api.compact();
+  await h.until('the relist', () => h.api.count('list services') >= 2);
+  await sleep(50);
+  t.equal(said('Caches are synced').length, 3, 'once each');
+});
+
 t.test('headless services and other proxies\' services are filtered by label', async (t) => {
   const h = await harness(t);
   const headless = svc('hl', 'None');

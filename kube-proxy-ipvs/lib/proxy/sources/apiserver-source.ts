@@ -40,6 +40,15 @@ export interface ApiServerSourceOptions {
 
 type Kind = SourceEvent['kind'];
 
+/**
+ * Each informer's name in kube-proxy's start-up lines ("Starting service
+ * config controller", client-go's "Waiting for caches to sync" and "Caches
+ * are synced" with controller="service config"), which operators grep for.
+ * kube-proxy also watches ServiceCIDRs ("serviceCIDR config") for its
+ * nftables mode; this proxy does not read them.
+ */
+const CONTROLLER: Record<Kind, string> = { Service: 'service config', EndpointSlice: 'endpoint slice config', Node: 'node config' };
+
 /** kube-proxy skips objects another proxy implementation claims, and headless services. */
 const SERVICE_SELECTOR = '!service.kubernetes.io/service-proxy-name,!service.kubernetes.io/headless';
 
@@ -108,6 +117,7 @@ export class ApiServerSource implements Source {
       // Wrapping the list tells us when the initial state (or a relist) has arrived.
       list: async (p, query) => {
         const result = await listObjects(kc, p, query);
+        if (!w.listed) this.options.logger.info({ controller: CONTROLLER[kind] }, 'Caches are synced');
         w.listed = true;
         return result;
       },
@@ -134,6 +144,8 @@ export class ApiServerSource implements Source {
     for (const w of this.watched) {
       if (this.stopped) return;
       w.startedAt = Date.now();
+      this.options.logger.info(`Starting ${CONTROLLER[w.kind]} controller`);
+      this.options.logger.info({ controller: CONTROLLER[w.kind] }, 'Waiting for caches to sync');
       await w.informer.start();
     }
     // Restarts after a failed first list are scheduled by failed(); wait for all lists or the deadline.
