@@ -23,7 +23,8 @@
 #                 program as well, in the QEMU guest too); on
 #                 this host's kernel
 #   qemu-tsan     the same for IPVS, in the QEMU sandbox kernel (TSan, like
-#                 ASan, cannot start in user-mode-linux)
+#                 ASan, cannot start in user-mode-linux): minutes of
+#                 emulation, so scripts/nightly.sh runs it, not CI
 #                 (test/sanitizer/threads-ipvs-qemu.test.ts)
 #   kernel        tap test/kernel and kube-proxy-ipvs/test/kernel, ASan + LSan + UBSan, where IPVS exists on
 #                 the host kernel. In the user-mode-linux sandbox ASan and

@@ -24,14 +24,12 @@
 #      - fuzzing: every decoder for 15 s, every saved failing input replayed
 #      - sanitizers: the unit tests and the host's ipset kernel tests again,
 #        against the addon built with ASan + LSan + UBSan, and the addon's
-#        threads under ThreadSanitizer, IPVS's in the QEMU kernel
-#        (scripts/asan-test.sh)
+#        threads under ThreadSanitizer (scripts/asan-test.sh)
 #      - the benchmarks at their small size (they must run, not be fast)
 #      - a chosen few kernel tests again in the second sandbox kernel,
 #        Debian's own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables
 #        for every family and distorts costs the other way from
-#        user-mode-linux, and there the proxy's nftables backend with real
-#        traffic
+#        user-mode-linux
 #      - the addon under valgrind's memcheck on the real kernel paths, in a
 #        sandbox boot of its own (there ASan cannot start)
 #  H4. a second sandbox boot taking kernel tests from K1's queue, while any
@@ -226,8 +224,6 @@ step_sanitizers() {
 		ASAN_TEST_REPORTER=tap run_tap asan-host-ipset bash scripts/asan-test.sh host-ipset
 		ASAN_TEST_REPORTER=tap run_tap tsan-host bash scripts/asan-test.sh host-tsan
 	fi
-	# The same program for IPVS, in the QEMU kernel (TSan cannot start in user-mode-linux).
-	ASAN_TEST_REPORTER=tap run_tap tsan-qemu bash scripts/asan-test.sh qemu-tsan
 }
 
 # Every decoder under libFuzzer + ASan + UBSan for 15 s each, after
@@ -239,18 +235,14 @@ step_fuzz() {
 
 # Every file here costs QEMU's emulation several times its time in
 # user-mode-linux (node's JIT-compiled code runs many times slower), so CI runs
-# the few kernel test files that exercise what differs between the two
-# kernels' builds, and the proxy's nftables backend with real traffic, which
-# needs nf_tables for ip, ip6 and inet (kube-proxy-ipvs/test/qemu/: the
-# user-mode-linux build lacks them); scripts/qemu/README.md has each file's
-# time there. Add or drop files here.
+# the few that exercise what differs between the two kernels' builds;
+# scripts/qemu/README.md has each file's time there. Add or drop files here.
 step_qemu() {
-	step "kernel tests in the QEMU sandbox kernel (a subset, and the nftables backend)"
+	step "kernel tests in the QEMU sandbox kernel (a subset)"
 	local qemu_tests=(
 		test/kernel/ipvs-batch.test.ts
 		test/kernel/ipvs-module-reload.test.ts
 		test/kernel/rtnl-links.test.ts
-		kube-proxy-ipvs/test/qemu/*.test.ts
 	)
 	run_tap qemu bash scripts/qemu/tap.sh --files "${qemu_tests[@]}"
 	expect_files qemu "${qemu_tests[@]}"

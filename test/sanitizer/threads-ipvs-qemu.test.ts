@@ -4,8 +4,9 @@
  * kernel has no IPVS): handles-across-threads.mjs's IPVS part, a batch
  * applied and dumped while counters are read and a dump is closed as it
  * starts. Node starts slowly under both the sanitizer and emulation (this
- * file takes minutes); scripts/asan-test.sh qemu-tsan runs it, after
- * threads.test.ts has run the other families on this host's kernel.
+ * file takes minutes), so it is a nightly run (scripts/nightly.sh, through
+ * scripts/asan-test.sh qemu-tsan); CI runs threads.test.ts, the same
+ * socket core's threads on this host's kernel.
  */
 import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

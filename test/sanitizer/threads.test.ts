@@ -5,7 +5,7 @@
  * event stream's reader run on others) run by a node process with the
  * sanitizer's runtime loaded and the addon built with it (scripts/
  * asan-test.sh host-tsan builds both and names them). IPVS, which this
- * kernel lacks, is threads-ipvs-qemu.test.ts, in the QEMU sandbox kernel.
+ * kernel lacks, is threads-ipvs-qemu.test.ts, a nightly run.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
