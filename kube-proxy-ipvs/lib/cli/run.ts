@@ -29,8 +29,12 @@ import type { Source } from '../proxy/sources/source.js';
 import type { EventRecorder } from '../proxy/sources/api-events.js';
 import { KUBERNETES_VERSION, versionOutput } from './version.js';
 
-/** How long a stop may take before the process exits anyway. */
-const STOP_TIMEOUT_MS = 10_000;
+/**
+ * How long a stop may take before the process exits anyway: within the 30 s
+ * a pod is given by default between SIGTERM and SIGKILL, and long enough
+ * for a sync in progress to end on a slow machine.
+ */
+const STOP_TIMEOUT_MS = 25_000;
 
 const factory: ControllerFactory = (options) => new Controller(options);
 
@@ -115,7 +119,7 @@ async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: 
     }
     log.info({ signal }, 'stopping');
     const timer = setTimeout(() => {
-      log.error({ timeoutMs: STOP_TIMEOUT_MS }, 'stop took too long; exiting');
+      log.error({ timeoutMs: STOP_TIMEOUT_MS, waitingFor: proxy.stopStage }, 'stop took too long; exiting');
       process.exit(1);
     }, STOP_TIMEOUT_MS);
     timer.unref();

@@ -213,6 +213,13 @@ export class Proxy {
   }
 
   /** Stops watching and syncing; the kernel state stays programmed (a restart adopts it). */
+  private stage = 'not stopping';
+
+  /** What a stop is waiting for, for the binary's message when it takes too long. */
+  get stopStage(): string {
+    return this.stage;
+  }
+
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
@@ -220,10 +227,15 @@ export class Proxy {
     this.nodeWait.end();
     clearInterval(this.netnsTimer);
     for (const s of this.serverStarts) s.cancel();
+    this.stage = 'the object source';
     await this.deps.source.stop().catch((err: unknown) => this.log.warn({ err }, 'stopping the source failed'));
+    this.stage = 'the sync in progress';
     await this.runner?.stop();
+    this.stage = 'the health and metrics servers';
     await Promise.all([this.healthServer.close(), this.metricsServer.close(), this.serviceHealth.close()]);
+    this.stage = 'the kernel handles';
     await this.controller?.close();
+    this.stage = 'done';
     this.log.info('kube-proxy-ipvs stopped; the programmed state is left in place');
   }
 

@@ -119,6 +119,23 @@ t.test("the Node deleted: upstream's line, /healthz 503 until it is back, and th
   t.pass('eligible again once it is back');
 });
 
+t.test('a stop says what it is waiting for (the binary names it when a stop takes too long)', async (t) => {
+  const dir = manifestsDir();
+  const source = new ManifestsSource({ path: dir, logger });
+  const proxy = new Proxy(options(dir), { source, controllerFactory: fakeFactory(), logger, defaultMetrics: false, host: fakeHost(['inet']) });
+  await proxy.start();
+  t.equal(proxy.stopStage, 'not stopping');
+  const stopSource = source.stop.bind(source);
+  let seen: string | undefined;
+  source.stop = async () => {
+    seen = proxy.stopStage;
+    await stopSource();
+  };
+  await proxy.stop();
+  t.equal(seen, 'the object source', 'while the source stops');
+  t.equal(proxy.stopStage, 'done');
+});
+
 t.test('the CAP_NET_ADMIN preflight reads the effective set', async (t) => {
   const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t${capEff}\n`;
   t.doesNotThrow(() => checkPrivileges({}, status('000001ffffffffff')), 'root: all capabilities');
