@@ -14,39 +14,13 @@ import type { EndpointSlice, Node, Service } from '../../lib/kubernetes/model.js
 import type { Clock } from '../../lib/proxy/clock.js';
 import { defaultOptions } from '../../lib/proxy/options.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
-import type { Source, SourceEvent, SourceHandlers } from '../../lib/proxy/sources/source.js';
+import type { SourceEvent } from '../../lib/proxy/sources/source.js';
 import { FakeClock } from '../support/fake-clock.js';
 import { fakeFactory } from '../support/fake-controller.js';
 import { fakeHost } from '../support/fake-host.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 import { logger, until } from '../support/started-proxy.js';
-
-class MemorySource implements Source {
-  readonly description = 'memory';
-  private handlers?: SourceHandlers;
-
-  constructor(private readonly initial: SourceEvent[]) {}
-
-  async start(handlers: SourceHandlers): Promise<void> {
-    this.handlers = handlers;
-    for (const e of this.initial) handlers.event(e);
-    handlers.synced();
-  }
-
-  async stop(): Promise<void> {}
-
-  emit(...events: SourceEvent[]): void {
-    for (const e of events) this.handlers!.event(e);
-  }
-
-  replay(...events: SourceEvent[]): void {
-    for (const e of events) this.handlers!.replayed!(e);
-  }
-
-  resync(): void {
-    this.handlers!.resync!();
-  }
-}
+import { MemorySource } from '../support/memory-source.js';
 
 const NODE: Node = { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '192.168.56.10' }] } } as Node;
 const web = (labels?: Record<string, string>, port = 80): Service => {

@@ -10,30 +10,12 @@ import type { Node } from '../../lib/kubernetes/model.js';
 import { makeLogger } from '../../lib/logging/logger.js';
 import { defaultOptions } from '../../lib/proxy/options.js';
 import { Proxy } from '../../lib/proxy/proxy.js';
-import type { Source, SourceEvent, SourceHandlers } from '../../lib/proxy/sources/source.js';
+import type { SourceEvent } from '../../lib/proxy/sources/source.js';
 import { fakeFactory } from '../support/fake-controller.js';
 import { fakeHost } from '../support/fake-host.js';
 import { endpoint, service, slice } from '../support/k8s-objects.js';
 import { until } from '../support/started-proxy.js';
-
-class MemorySource implements Source {
-  readonly description = 'memory';
-  private handlers?: SourceHandlers;
-
-  constructor(private readonly initial: SourceEvent[]) {}
-
-  async start(handlers: SourceHandlers): Promise<void> {
-    this.handlers = handlers;
-    for (const e of this.initial) handlers.event(e);
-    handlers.synced();
-  }
-
-  async stop(): Promise<void> {}
-
-  emit(e: SourceEvent): void {
-    this.handlers!.event(e);
-  }
-}
+import { MemorySource } from '../support/memory-source.js';
 
 const NODE = { metadata: { name: 'node-a' }, status: { addresses: [{ type: 'InternalIP', address: '192.168.56.10' }] } } as Node;
 const ports = [{ name: 'http', port: 8080 }];
