@@ -5,11 +5,14 @@
 #  2. the addon and the TypeScript build (the library, then kube-proxy-ipvs)
 # Then two lanes at once, each mostly one core's work (CI has two):
 #  the kernel lane, its lines marked "[kernel]":
-#  K1. the kernel tests but nftables' (IPVS, and ipset again on 6.1 but its
-#      leak test; the sandbox kernel has no nf_tables for ip/ip6/inet), in a user-mode-linux
-#      sandbox boot (or directly where the running kernel has IPVS;
-#      scripts/with-kernel.sh), taken one at a time from a queue, longest
-#      first. Never skipped: if they cannot run, this fails.
+#  K1. the kernel tests the host kernel cannot run (IPVS, rtnetlink, the
+#      controller and the proxy; conntrack too where the host has no
+#      conntrack netlink), in a user-mode-linux sandbox boot (or directly
+#      where the running kernel has IPVS; scripts/with-kernel.sh), taken one
+#      at a time from a queue, longest first. Never skipped: if they cannot
+#      run, this fails. scripts/nightly.sh runs the rest: the ipset and
+#      conntrack files on the sandbox's 6.1 kernel, and the two soak tests
+#      (the IPVS leak test, the proxy's churn).
 #  K2. then the shared steps (below) the host lane has not started.
 #  and the host lane:
 #  H1. every test file's types under the strict settings (one result: the
@@ -176,16 +179,28 @@ if ! node scripts/test-files/ts-transpile.mjs; then
 fi
 # What each test file's node is given to load that TypeScript (run_files, the kernel lanes).
 transpiled_node_options="--import=$PWD/scripts/test-files/ts-transpiled.mjs${NODE_OPTIONS:+ $NODE_OPTIONS}"
-# All but nftables' (the sandbox kernel has no nf_tables for ip/ip6/inet)
-# and the ipset leak test: it measures the library's native memory, which
-# the kernel's version does not change, and runs on the host kernel in a
-# tenth of its time in the sandbox (the IPVS leak test, which can run
-# nowhere else, stays).
+# Where this host's kernel has conntrack netlink, its tests run here (H2);
+# the sandbox runs them otherwise.
+host_conntrack=
+if conntrack -C >/dev/null 2>&1; then host_conntrack=1; fi
+# The sandbox runs what only it can: not nftables' (its kernel has no
+# nf_tables for ip/ip6/inet), and not ipset's or (where H2 runs them)
+# conntrack's, which the host lane runs on this host's kernel. The sandbox's
+# system calls cost tens of times the host's, so those files there took a
+# tenth of the kernel lane's time for what the host's run already checks;
+# their run on the sandbox's older kernel (6.1) is scripts/nightly.sh's.
+# So are the soak tests, minutes of the same work over and over to show that
+# nothing grows: the IPVS leak test and the proxy's churn.
+soak_tests=(test/kernel/ipvs-leak.test.ts kube-proxy-ipvs/test/kernel/proxy-churn.test.ts)
 kernel_tests=()
-for f in test/kernel/*.test.ts; do
-	[[ $f == test/kernel/nft-* || $f == test/kernel/ipset-leak.test.ts ]] || kernel_tests+=("$f")
+for f in test/kernel/*.test.ts kube-proxy-ipvs/test/kernel/*.test.ts; do
+	case " ${soak_tests[*]} " in *" $f "*) continue ;; esac
+	case $f in
+	test/kernel/nft-* | test/kernel/ipset-*) ;;
+	test/kernel/conntrack-*) [ -n "$host_conntrack" ] || kernel_tests+=("$f") ;;
+	*) kernel_tests+=("$f") ;;
+	esac
 done
-kernel_tests+=(kube-proxy-ipvs/test/kernel/*.test.ts)
 bash scripts/test-files/queue.sh "$queue" "${kernel_tests[@]}"
 # Runs the kernel tests of the queue in a sandbox boot until none is left.
 kernel_tests_from_queue() { # LOG NAME
@@ -297,8 +312,8 @@ run_files unit test/unit/*.test.ts kube-proxy-ipvs/test/unit/*.test.ts
 
 step "ipset, nftables and conntrack kernel tests on the host kernel ($(uname -r))"
 host_tests=(test/kernel/ipset-*.test.ts test/kernel/nft-*.test.ts kube-proxy-ipvs/test/host/*.test.ts)
-# Conntrack where this kernel has its netlink interface (the sandbox runs them regardless).
-if conntrack -C >/dev/null 2>&1; then host_tests+=(test/kernel/conntrack-*.test.ts); fi
+# Conntrack where this kernel has its netlink interface (else the sandbox runs them).
+if [ -n "$host_conntrack" ]; then host_tests+=(test/kernel/conntrack-*.test.ts); fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "test: kernel tests need root (network namespaces, netlink admin); run: sudo npm test" >&2
 	note_failure host "not run: needs root"
@@ -332,6 +347,13 @@ else
 fi
 # Every kernel test file ran in one of the two boots.
 expect_files kernel,kernel-2 "${kernel_tests[@]}"
+# Each kernel test file's time in this run, in the form of
+# scripts/test-files/test-seconds, which orders the queue: the figures to
+# put there when a machine's speed or the files change.
+if [ -s "$queue/seconds" ]; then
+	printf '\n== the kernel tests'"'"' seconds in this run (scripts/test-files/test-seconds) ==\n'
+	sort -k1,1nr -k2,2 "$queue/seconds"
+fi
 if [ -s "$failures" ]; then
 	printf '\n== what failed (the step, then the line) ==\n'
 	cat "$failures"
