@@ -37,6 +37,8 @@ export class NamespaceSession {
   private kernel?: Kernel;
   /** The iptables programs, once their flavour is found (the iptables backend, cleanup, a switch from it). */
   private iptablesRunner?: Promise<IptablesRunner>;
+  /** kube-ipvs0 was found to be no dummy link, and that was logged. */
+  private foreignDummyLogged = false;
 
   constructor(
     private readonly options: ControllerOptions,
@@ -119,13 +121,24 @@ export class NamespaceSession {
     }
   }
 
-  /** The kernel read shared by start() and resync(); kube-ipvs0 is (re)made only when it is missing, down or replaced. */
+  /**
+   * The kernel read shared by start() and resync(); kube-ipvs0 is made
+   * only when it is missing, and a dummy one brought up when it is down.
+   */
   async read(clients: Clients, desired: DesiredState): Promise<KernelRead> {
     // The nftables backend reads both families' tables: one of a family no longer served is removed.
     const nftFamilies = desired.nftables ? (['inet', 'inet6'] as const) : undefined;
     const read = await readKernel(clients, new Set(desired.ipsets.keys()), nftFamilies);
     const link = read.dummyLink;
-    if (!link || !link.up || link.kind !== 'dummy') await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
+    if (link && link.kind !== 'dummy') {
+      // As upstream's EnsureDummyDevice: a link of that name, whatever its
+      // kind, is the one the addresses go on, left as it is (not brought
+      // up, not replaced: it is someone else's). Said once, not every resync.
+      if (!this.foreignDummyLogged) this.logger.warn({ interface: DUMMY_DEVICE, kind: link.kind || 'device' }, 'Interface is not a dummy device; binding service addresses to it as it is');
+      this.foreignDummyLogged = true;
+    } else if (!link || !link.up) {
+      await clients.rtnl.ensureDummyLink(DUMMY_DEVICE);
+    }
     return read;
   }
 

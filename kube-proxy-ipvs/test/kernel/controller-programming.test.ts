@@ -11,7 +11,7 @@ import type { Controller } from '../../lib/kernel/controller.js';
 import { loadManifests } from '../../lib/kubernetes/manifests.js';
 import { defaultProxyConfig, type EndpointSlice, type Service } from '../../lib/kubernetes/model.js';
 import { freshNetns, type Netns } from '../../../test/support/netns.js';
-import { ipvsadmSave, kernelMatches, expectedIpvsadm, startController } from '../support/controller-kernel.js';
+import { ipvsadmSave, kernelMatches, expectedIpvsadm, kubeIpvs0Addresses, startController } from '../support/controller-kernel.js';
 import { service } from '../support/k8s-objects.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -124,4 +124,21 @@ t.test('the kernel holds exactly the plan, through changes, drift and graceful t
     t.ok(r.applied >= 6, 'it repaired each change (and rewrote the iptables chains)');
     await kernelMatches(t, top, ns, c.desired, 'after resync');
   });
+});
+
+t.test('a kube-ipvs0 that is no dummy link is used as it is, as upstream does', async (t) => {
+  const ns = await nodeNetns(t);
+  // Someone else's link of that name (one end of a veth pair, left down):
+  // upstream's EnsureDummyDevice only looks the name up, and binds to what it finds.
+  await ns.exec('ip', ['link', 'add', 'kube-ipvs0', 'type', 'veth', 'peer', 'name', 'kube-ipvs0-peer']);
+  const c = await startController(t, ns, { config, node });
+  for (const s of manifests.endpointSlices) c.upsertEndpointSlice(s);
+  for (const s of manifests.services) c.upsertService(s);
+  t.match(await c.sync(), { kind: 'full', failed: 0 }, 'the first sync succeeds');
+  t.match(await c.resync(), { kind: 'resync', failed: 0 }, 'so does a resync, which reads the link again');
+  const link = await ns.exec('ip', ['-d', '-o', 'link', 'show', 'dev', 'kube-ipvs0']);
+  t.match(link, /\bveth\b/, 'ip -d link: still a veth');
+  t.match(link, /state DOWN/, 'ip -d link: still down');
+  t.same(await kubeIpvs0Addresses(ns), [...c.desired.boundAddresses].sort(), 'ip addr: it holds exactly the bound addresses');
+  t.same(await ipvsadmSave(ns), expectedIpvsadm(c.desired).sort(), 'ipvsadm -Sn holds the plan');
 });
