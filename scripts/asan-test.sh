@@ -9,7 +9,7 @@
 # .sandbox/asan/ and .sandbox/ubsan/ (a copy of binding.gyp + native/), never
 # to build/Release, which others keep using; tests load them through
 # IPVS_NETLINK_ADDON (lib/netlink/binding.ts).
-#   unit          test/unit (the library's), ASan + LSan + UBSan
+#   unit          test/unit (the library's, those that reach the addon), ASan + LSan + UBSan
 #   host-ipset    test/kernel/ipset-*.test.ts on this host (root),
 #                 conntrack-*.test.ts where it has conntrack netlink, and
 #                 nft-events and nft-objects, ASan + LSan + UBSan
@@ -149,11 +149,19 @@ kernel_tests() { # PREFIX [no-leak]
 	done
 }
 # The library's unit test files, minus those that read the resident set
-# (*-rss.test.ts): under ASan it says nothing, for the same reason.
+# (*-rss.test.ts): under ASan it says nothing, for the same reason. Minus
+# too those that never reach the addon, whose runs under the sanitizers'
+# allocator are slow and check nothing the plain run does not:
+# the files whose own imports are all of lib/util/ (plain JavaScript), and
+# those that run the TypeScript compiler over the types and the README.
+type_only_tests=(test/unit/ipset-types.test.ts test/unit/ipvs-rtnl-types.test.ts test/unit/readme-snippets.test.ts)
 unit_tests() {
 	local f
 	for f in test/unit/*.test.ts; do
-		[[ $f == *-rss.test.ts ]] || echo "$f"
+		[[ $f == *-rss.test.ts ]] && continue
+		[[ " ${type_only_tests[*]} " == *" $f "* ]] && continue
+		grep -oE "from '\.[^']*'" "$f" | grep -qv "/lib/util/" || continue
+		echo "$f"
 	done
 }
 # Test files run by node directly, each under the sanitizer (scripts/

@@ -25,9 +25,10 @@
 #  H3. the shared steps, in order, each unless the kernel lane took it:
 #      - both packages as users install them (scripts/package-test.sh)
 #      - fuzzing: every decoder for 15 s, every saved failing input replayed
-#      - sanitizers: the unit tests and the host's ipset kernel tests again,
-#        against the addon built with ASan + LSan + UBSan, and the addon's
-#        threads under ThreadSanitizer (scripts/asan-test.sh)
+#      - sanitizers: the unit tests that reach the addon and the host's ipset
+#        kernel tests again, against the addon built with ASan + LSan +
+#        UBSan, and the addon's threads under ThreadSanitizer
+#        (scripts/asan-test.sh)
 #      - the benchmarks at their small size (they must run, not be fast)
 #      - a chosen few kernel tests again in the second sandbox kernel,
 #        Debian's own 6.1 under QEMU TCG (scripts/qemu/), which has nf_tables

@@ -7,7 +7,7 @@
  * shown. Under Bun, whose runtime tap cannot start on, the tests' `tap` is
  * support/tap-lite.mjs.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { project, qemuArm64, repo, runtime } from './env.js';
@@ -32,6 +32,10 @@ export const readsResidentSet = (f: string) => f.endsWith('-rss.test.js');
 // would blur it, so each has a process of its own.
 const measuresOwnMemory = (f: string) => readsResidentSet(f) || f.endsWith('-leak.test.js');
 export const hostIpset = files('test/kernel', 'ipset-');
+// The unit files whose own imports are all of lib/util/: the library's plain
+// JavaScript, the same code on every architecture and reaching no addon.
+export const plainJavaScript = (f: string) =>
+  [...readFileSync(path.join(tests, f), 'utf8').matchAll(/from '(\.[^']*)'/g)].every((m) => m[1]!.includes('/lib/util/'));
 const support = path.join(repo, 'test/package/support');
 
 export type RuntimeName = 'node22' | 'node24' | 'node24-arm64' | 'bun';
