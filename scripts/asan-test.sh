@@ -153,7 +153,8 @@ kernel_tests() { # PREFIX [no-leak]
 # too those that never reach the addon, whose runs under the sanitizers'
 # allocator are slow and check nothing the plain run does not:
 # the files whose own imports are all of lib/util/ (plain JavaScript), and
-# those that run the TypeScript compiler over the types and the README.
+# those that run the TypeScript compiler over the types and the README (the
+# files test/package/support/library-suites.ts leaves out as typeOnly).
 type_only_tests=(test/unit/ipset-types.test.ts test/unit/ipvs-rtnl-types.test.ts test/unit/readme-snippets.test.ts)
 unit_tests() {
 	local f
