@@ -8,6 +8,7 @@
         "native/addon/errno_name.cc",
         "native/addon/job.cc",
         "native/addon/js_values.cc",
+        "native/addon/large_buffer.cc",
         "native/netlink/attribute.cc",
         "native/netlink/message.cc",
         "native/netlink/batch.cc",

@@ -9,6 +9,7 @@
  * per operation: a 100,000-operation batch costs one buffer and a few
  * interned strings.
  */
+import { zeroedBytes } from '../netlink/large-buffer.js';
 import { type AddressFamily, writeAddress } from '../util/address.js';
 import { FieldNames, integer, interfaceName, knownFields, object, optionalBoolean, outOfRange, port, tableValue, wrongValue } from '../util/check.js';
 import { keepLayout } from '../util/keep-layout.js';
@@ -83,7 +84,7 @@ export class RequestWriter {
       this.bytes = spare;
       spare.fill(0, 0, need); // it holds an earlier batch; a fresh buffer is zeroed already
     } else {
-      this.bytes = new Uint8Array(need);
+      this.bytes = zeroedBytes(need);
     }
     this.zeroedTo = need;
     this.u16 = new Uint16Array(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length >> 1);
@@ -334,7 +335,7 @@ export class RequestWriter {
   }
 
   private grow(): void {
-    const next = new Uint8Array(this.bytes.length * 2);
+    const next = zeroedBytes(this.bytes.length * 2);
     next.set(this.bytes);
     this.bytes = next;
     this.u16 = new Uint16Array(next.buffer);

@@ -8,6 +8,7 @@
 #include "../nftables/events.h"
 #include "../nftables/handle.h"
 #include "../rtnl/handle.h"
+#include "large_buffer.h"
 
 namespace {
 
@@ -38,6 +39,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   nft::NftablesEvents::Init(env, exports);
   exports.Set("mallocInUse", Napi::Function::New(env, MallocInUse));
   exports.Set("trimMalloc", Napi::Function::New(env, TrimMalloc));
+  exports.Set("largeBuffer", Napi::Function::New(env, addon::NewLargeBuffer));
   return exports;
 }
 

@@ -2,7 +2,9 @@
  * apply(): a 5,000-operation batch with failing operations in the middle.
  * Each failing op reports its own error; every other op is applied (checked
  * with ipvsadm -Sn), and the batch takes far fewer system calls than ops;
- * the event loop keeps running meanwhile.
+ * the event loop keeps running meanwhile. And a batch big enough that its
+ * request records (96 bytes an op) pass 2 MiB, which go into a buffer the
+ * addon maps for them (lib/netlink/large-buffer.ts), applied whole.
  */
 import { constants } from 'node:os';
 import t from 'tap';
@@ -83,6 +85,28 @@ t.test('a 5,005-op batch with five failing ops', async (t) => {
   t.equal(dumped.reduce((n, s) => n + s.destinations.length, 0), SERVICES * DESTS);
   const s7 = dumped.find((s) => 'address' in s && s.address === vip(7));
   t.same(s7?.destinations.map((d) => d.weight).sort(), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+});
+
+t.test('a 22,000-op batch: its 2.1 MB of request records in a buffer of their own', async (t) => {
+  const env = await ipvsEnv(t);
+  const services = 2000;
+  const ops: BatchOp[] = [];
+  const expected: string[] = [];
+  for (let i = 0; i < services; i++) {
+    const service = { protocol: 'udp', address: `10.4.${i >> 8}.${i & 255}`, port: 53 } as const;
+    ops.push({ op: 'addService', service: { ...service, scheduler: 'rr' } });
+    expected.push(`-A -u ${service.address}:53 -s rr`);
+    for (let d = 0; d < 10; d++) {
+      ops.push({ op: 'addDestination', service, destination: { address: `10.5.${d}.${(i % 250) + 1}`, port: 5353, weight: d } });
+      expected.push(`-a -u ${service.address}:53 -r 10.5.${d}.${(i % 250) + 1}:5353 -m -w ${d}`);
+    }
+  }
+  t.ok(ops.length * 96 > 2 * 2 ** 20, `${ops.length} ops: past the 2 MiB from which the records get a buffer of their own`);
+  const results = await env.ipvs.apply(ops);
+  t.equal(results.filter((r) => r.ok).length, ops.length, 'every op applied');
+  const saved = await env.save();
+  t.equal(saved.length, ops.length, 'ipvsadm -Sn shows one line per op');
+  t.same(saved, expected.sort(), 'ipvsadm -Sn content');
 });
 
 t.test('apply: mixed updates and deletes report per op, in order', async (t) => {
