@@ -28,7 +28,12 @@ function hugePageMode(): string {
   }
 }
 
-let hugePages: boolean | undefined; // read once, at the first big buffer
+let hugePages: boolean | undefined;
+
+/** Whether this kernel offers huge pages; read once, at the first big buffer. */
+export function kernelOffersHugePages(): boolean {
+  return (hugePages ??= offersHugePages(hugePageMode()));
+}
 
 /**
  * A zeroed buffer of `bytes`. From 2 MiB on, where the kernel has
@@ -40,6 +45,6 @@ let hugePages: boolean | undefined; // read once, at the first big buffer
  * is collected. Other buffers come from V8 as usual.
  */
 export function zeroedBytes(bytes: number): Uint8Array {
-  if (bytes < LARGE_BYTES || !(hugePages ??= offersHugePages(hugePageMode()))) return new Uint8Array(bytes);
+  if (bytes < LARGE_BYTES || !kernelOffersHugePages()) return new Uint8Array(bytes);
   return new Uint8Array(native.largeBuffer(bytes));
 }

@@ -9,27 +9,15 @@ import t from 'tap';
 import { Ipvs, type BatchOp, type Destination, type ServiceWithDestinations } from '../../lib/index.js';
 import { ArgumentRangeError, ArgumentTypeError } from '../../lib/util/check.js';
 import { openHandle } from '../../lib/netlink/client.js';
+import { stubIpvs } from '../support/ipvs-stub.js';
 
 function stubbed(): { ipvs: Ipvs; calls: () => number } {
   let calls = 0;
-  const stub = {
-    open: async () => 0,
-    execute: async () => {
-      calls++;
-      return { failures: [], records: new ArrayBuffer(0), strings: [] };
-    },
-    dump: async () => {
-      calls++;
-      return { failures: [], records: new ArrayBuffer(0), strings: [] };
-    },
-    releaseReplies() {},
-    close() {},
-    counters: () => ({ sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 }),
-    familyId: () => 0,
+  const counted = async () => {
+    calls++;
+    return { failures: [], records: new ArrayBuffer(0), strings: [] };
   };
-  // The constructor is private to TypeScript only; open() would open a socket.
-  const ipvs = new (Ipvs as unknown as new (h: typeof stub) => Ipvs)(stub);
-  return { ipvs, calls: () => calls };
+  return { ipvs: stubIpvs({ execute: counted, dump: counted }), calls: () => calls };
 }
 
 const key = { protocol: 'tcp', address: '10.0.0.1', port: 80 } as const;

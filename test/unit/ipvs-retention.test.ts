@@ -8,9 +8,10 @@
  */
 import t from 'tap';
 
-import { type BatchOp, Ipvs } from '../../lib/index.js';
+import type { BatchOp, Ipvs } from '../../lib/index.js';
 import { gc } from '../support/gc.js';
 import { Replies } from '../support/ipvs-replies.js';
+import { stubIpvs } from '../support/ipvs-stub.js';
 
 /** Services 0..n-1 with four destinations each, as a dump's reply records. */
 function dumpOf(services: number): { failures: never[]; records: ArrayBuffer; strings: string[] } {
@@ -21,17 +22,7 @@ function dumpOf(services: number): { failures: never[]; records: ArrayBuffer; st
 }
 
 function stubbed(): Ipvs {
-  const stub = {
-    open: async () => 0,
-    execute: async () => ({ failures: [], records: new ArrayBuffer(0), strings: [] }),
-    dump: async () => dumpOf(200),
-    releaseReplies() {},
-    close() {},
-    counters: () => ({ sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 }),
-    familyId: () => 0,
-  };
-  // The constructor is private to TypeScript only; open() would open a socket.
-  return new (Ipvs as unknown as new (h: typeof stub) => Ipvs)(stub);
+  return stubIpvs({ dump: async () => dumpOf(200) });
 }
 
 /** A batch whose request records pass the 2 MiB a handle keeps for its next batch, and one under it. */

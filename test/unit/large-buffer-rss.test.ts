@@ -3,24 +3,24 @@
  * kernel has transparent huge pages, a buffer in a mapping of its own that
  * the kernel is asked to back with them, given back when the buffer is
  * collected; apply() writes a big batch's records into one. Where the
- * kernel has none (mode `never`), an ordinary buffer. Checked in the kernel's own account of this process's memory,
- * /proc/self/smaps: each mapping's place, size and flags ("hg" is
- * MADV_HUGEPAGE). Like the files that read the resident set, it runs on node
+ * kernel has none (mode `never`), an ordinary buffer. Checked in the
+ * kernel's own account of this process's memory, /proc/self/smaps: each
+ * mapping's place, size and flags ("hg" is MADV_HUGEPAGE). Like the files that read the resident set, it runs on node
  * on the host's kernel only (the package tests leave out *-rss files: under
  * qemu-user the mappings are the emulator's, and Bun collects its own way).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 
-import { type BatchOp, Ipvs } from '../../lib/index.js';
-import { offersHugePages, zeroedBytes } from '../../lib/netlink/large-buffer.js';
+import type { BatchOp } from '../../lib/index.js';
+import { kernelOffersHugePages, offersHugePages, zeroedBytes } from '../../lib/netlink/large-buffer.js';
 import { gc } from '../support/gc.js';
+import { stubIpvs } from '../support/ipvs-stub.js';
 
 const MiB = 2 ** 20;
-const THP_ENABLED = '/sys/kernel/mm/transparent_hugepage/enabled';
 // Where the kernel gives no huge pages (built without them, or mode
 // `never`), a big buffer is an ordinary one, as a small one always is.
-const hugePages = existsSync(THP_ENABLED) && offersHugePages(readFileSync(THP_ENABLED, 'utf8'));
+const hugePages = kernelOffersHugePages();
 
 interface Mapping {
   start: bigint;
@@ -102,20 +102,12 @@ t.test("apply() writes a big batch's request records into such a buffer", async 
   }
   const before = mappings();
   let seen: { bytes: number; found: Mapping[] } | undefined;
-  const stub = {
-    open: async () => 0,
-    execute: async (records: Uint8Array) => {
+  const ipvs = stubIpvs({
+    execute: async (records) => {
       seen = { bytes: records.buffer.byteLength, found: newMappings(before, 4 * MiB) };
       return { failures: [], records: new ArrayBuffer(0), strings: [] };
     },
-    dump: async () => ({ failures: [], records: new ArrayBuffer(0), strings: [] }),
-    releaseReplies() {},
-    close() {},
-    counters: () => ({ sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 }),
-    familyId: () => 0,
-  };
-  // The constructor is private to TypeScript only; open() would open a socket.
-  const ipvs = new (Ipvs as unknown as new (h: typeof stub) => Ipvs)(stub);
+  });
   const results = await ipvs.apply(ops);
   t.equal(results.length, ops.length);
   t.ok(results.every((r) => r.ok));

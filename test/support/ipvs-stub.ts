@@ -1,0 +1,24 @@
+/**
+ * An Ipvs over a stub of the addon's handle (lib/netlink/binding.ts,
+ * NativeIpvsHandle): no kernel, no socket. Every batch and dump answers
+ * "all done, nothing read" unless the test passes its own `execute` or
+ * `dump`, which see what the client hands the addon.
+ */
+import { Ipvs } from '../../lib/index.js';
+import type { NativeIpvsHandle, NativeIpvsReplies } from '../../lib/netlink/binding.js';
+
+const nothing = (): NativeIpvsReplies => ({ failures: [], records: new ArrayBuffer(0), strings: [] });
+
+export function stubIpvs(answers: Partial<Pick<NativeIpvsHandle, 'execute' | 'dump'>> = {}): Ipvs {
+  const stub: NativeIpvsHandle = {
+    open: async () => 0,
+    execute: answers.execute ?? (async () => nothing()),
+    dump: answers.dump ?? (async () => nothing()),
+    releaseReplies() {},
+    close() {},
+    counters: () => ({ sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 }),
+    familyId: () => 0,
+  };
+  // The constructor is private to TypeScript only; open() would open a socket.
+  return new (Ipvs as unknown as new (h: NativeIpvsHandle) => Ipvs)(stub);
+}
