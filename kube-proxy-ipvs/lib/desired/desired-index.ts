@@ -65,6 +65,10 @@ export class DesiredIndex {
   setService(serviceKey: string, next: ServiceContribution | undefined): Scope {
     const scope = emptyScope();
     const previous = this.contributions.get(serviceKey);
+    if (next && previous) {
+      keepStrings(next.setEntries, previous.setEntries);
+      keepStrings(next.boundAddresses, previous.boundAddresses);
+    }
     // Add the new counts before dropping the old ones, so what both versions share never drops to zero.
     if (next) this.apply(next, +1, scope);
     if (previous) this.apply(previous, -1, scope);
@@ -204,4 +208,16 @@ function maxElemOf(ctx: NodeContext, set: string): number | undefined {
     throw new RangeError(`ipsetMaxElem[${set}] must be an integer from 1 to 4294967295, got ${value}`);
   }
   return value;
+}
+
+/**
+ * Where a service's new contribution repeats its previous one (a Service's
+ * slices arriving after it, an endpoint changing), the previous strings
+ * are kept: the sets' counts hold the first string of each entry for as
+ * long as it is wanted, and a contribution with copies of its own would
+ * keep a second one.
+ */
+function keepStrings(next: string[], previous: readonly string[]): void {
+  const n = Math.min(next.length, previous.length);
+  for (let i = 0; i < n; i++) if (next[i] === previous[i]) next[i] = previous[i];
 }

@@ -204,6 +204,9 @@ function virtualServerSpec(info: ServicePortInfo, address: string, port: number,
   return spec;
 }
 
+/** One string per protocol for every virtual server, not a fresh lower-cased copy in each. */
+const LOWER: Readonly<Record<string, VirtualServerSpec['protocol']>> = { TCP: 'tcp', UDP: 'udp', SCTP: 'sctp' };
+
 function lower(p: ServicePortInfo['protocol']): VirtualServerSpec['protocol'] {
-  return p.toLowerCase() as VirtualServerSpec['protocol'];
+  return LOWER[p] ?? (p.toLowerCase() as VirtualServerSpec['protocol']);
 }

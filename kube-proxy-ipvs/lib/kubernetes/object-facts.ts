@@ -79,7 +79,8 @@ export class FactsBuilder {
     const s = svc.spec;
     const spec: Service['spec'] = {};
     if (s.type !== undefined) spec.type = s.type;
-    if (s.clusterIP !== undefined) spec.clusterIP = s.clusterIP;
+    // The API server keeps clusterIPs[0] equal to clusterIP; a parser gives each its own copy, and one is enough.
+    if (s.clusterIP !== undefined) spec.clusterIP = s.clusterIPs?.[0] === s.clusterIP ? s.clusterIPs[0] : s.clusterIP;
     if (s.clusterIPs !== undefined) spec.clusterIPs = s.clusterIPs;
     if (s.externalIPs?.length) spec.externalIPs = s.externalIPs;
     if (s.loadBalancerSourceRanges?.length) spec.loadBalancerSourceRanges = s.loadBalancerSourceRanges;

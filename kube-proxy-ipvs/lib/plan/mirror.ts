@@ -87,7 +87,8 @@ export class Mirror implements CurrentState {
       m.setVirtualServer(want?.key ?? key, { service, destinations: want ? shared(destinations, want.destinations) : destinations });
     }
     for (const set of snapshot.ipsets) m.setIpset(set.name, { type: set.type, entries: sharedEntries(set.entries, desired?.ipsets.get(set.name)?.entries) });
-    for (const a of snapshot.boundAddresses) m.boundAddresses.add(canonicalAddress(a) ?? a);
+    const bound = sharedEntries(snapshot.boundAddresses.map((a) => canonicalAddress(a) ?? a), desired?.boundAddresses);
+    for (const a of bound) m.boundAddresses.add(a);
     for (const [family, fingerprint] of snapshot.nftables ?? []) m.nftables.set(family, fingerprint);
     return m;
   }
@@ -233,7 +234,7 @@ function shared(have: CurrentDestination[], want: readonly DesiredDestination[])
   return have;
 }
 
-/** The entries as a set, each that the desired set has as the desired set's string. */
+/** The entries (or addresses) as a set, each that the desired set has as the desired set's string. */
 function sharedEntries(entries: readonly string[], desired: ReadonlySet<string> | undefined): Set<string> {
   if (!desired) return new Set(entries);
   // A Set hands back no stored string for a lookup: the desired strings are met by walking it once.

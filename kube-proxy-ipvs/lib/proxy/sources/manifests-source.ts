@@ -59,8 +59,13 @@ interface ParsedFile {
   documents: Map<string, Delivered[]>;
 }
 
+/**
+ * Joined, not a template literal: V8 keeps a template's result as a tree of
+ * its pieces (four small objects here), and every delivered object holds
+ * its key for as long as it exists; join() makes one flat string.
+ */
 function keyOf(kind: string, namespace: string | undefined, name: string): string {
-  return `${kind}/${kind === 'Node' ? '' : namespace || 'default'}/${name}`;
+  return [kind, kind === 'Node' ? '' : namespace || 'default', name].join('/');
 }
 
 function identityKey(id: ObjectIdentity): string {
