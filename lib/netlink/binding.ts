@@ -59,8 +59,13 @@ export interface NativeIpvsHandle {
    * introduces); the result carries the rest.
    */
   dump(onChunk?: (records: ArrayBuffer, strings: string[]) => void): Promise<NativeIpvsReplies>;
-  /** The last call's records have been read and no call follows at once: their view is detached, and a big reply's memory given back, now. */
-  releaseReplies(): void;
+  /**
+   * The last call's records have been read and no call follows at once:
+   * their view is detached, and a big reply's memory given back, now.
+   * Returns the reply memory the handle keeps for its next call, in bytes
+   * (0 while a call is writing into it).
+   */
+  releaseReplies(): number;
   close(): void;
   counters(): SocketCounters;
   familyId(): number;

@@ -48,14 +48,20 @@ class ArenaSlot {
   }
   void Release() { busy_ = false; }
 
-  // The view lent last is detached, and an arena filled past kKeepAtMost
+  // The view lent last is detached, and an arena grown past kKeepAtMost
   // let go (the memory behind a detached external ArrayBuffer is given back
-  // at once, not at some later GC).
-  void TakeBack() {
+  // at once, not at some later GC). Returns the bytes the slot keeps.
+  //
+  // Judged by capacity, not by what the last call wrote: a streamed dump
+  // ends with a short last chunk in arenas that grew while JavaScript was
+  // busy, and a small call right after a big one writes a few records into
+  // the big one's memory. Either way what stays resident is the capacity.
+  size_t TakeBack() {
     Detach();
-    if (busy_) return;
-    if (arena_->size() > kKeepAtMost) arena_ = std::make_shared<std::vector<uint8_t>>();
-    if (spare_->size() > kKeepAtMost) spare_ = std::make_shared<std::vector<uint8_t>>();
+    if (busy_) return 0;
+    if (arena_->capacity() > kKeepAtMost) arena_ = std::make_shared<std::vector<uint8_t>>();
+    if (spare_->capacity() > kKeepAtMost) spare_ = std::make_shared<std::vector<uint8_t>>();
+    return arena_->capacity() + spare_->capacity();
   }
 
  private:

@@ -181,8 +181,7 @@ Napi::Value IpvsHandle::Dump(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value IpvsHandle::ReleaseReplies(const Napi::CallbackInfo& info) {
-  arena_->TakeBack();
-  return info.Env().Undefined();
+  return Napi::Number::New(info.Env(), static_cast<double>(arena_->TakeBack()));
 }
 
 Napi::Value IpvsHandle::Close(const Napi::CallbackInfo& info) {

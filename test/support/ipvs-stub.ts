@@ -14,7 +14,9 @@ export function stubIpvs(answers: Partial<Pick<NativeIpvsHandle, 'execute' | 'du
     open: async () => 0,
     execute: answers.execute ?? (async () => nothing()),
     dump: answers.dump ?? (async () => nothing()),
-    releaseReplies() {},
+    releaseReplies() {
+      return 0;
+    },
     close() {},
     counters: () => ({ sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 }),
     familyId: () => 0,
