@@ -9,6 +9,6 @@ export * from './rtnl/index.js';
 export * from './conntrack/index.js';
 export * from './nftables/index.js';
 export { NetlinkError } from './netlink/errors.js';
-export { trimNativeHeap } from './netlink/native-heap.js';
+export { pinNativeHeapThresholds, trimNativeHeap } from './netlink/native-heap.js';
 export type { NetlinkErrorInit } from './netlink/errors.js';
 export type { SocketCounters } from './netlink/binding.js';

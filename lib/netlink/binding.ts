@@ -130,6 +130,8 @@ export interface NativeAddon {
   mallocInUse(): number;
   /** malloc_trim(0): the C heap's free pages back to the kernel; true when any were. */
   trimMalloc(): boolean;
+  /** mallopt(M_MMAP_THRESHOLD) and mallopt(M_TRIM_THRESHOLD), both `bytes`: true when glibc took both. */
+  pinMallocThresholds(bytes: number): boolean;
   /** A zeroed buffer of `bytes` in 2 MiB-aligned memory advised for huge pages, unmapped when collected (lib/netlink/large-buffer.ts). */
   largeBuffer(bytes: number): ArrayBuffer;
   [key: string]: unknown;

@@ -21,6 +21,7 @@ import { makeLogger } from '../logging/logger.js';
 import type { ProxyOptions } from '../proxy/options.js';
 import { checkPrivileges, explainStartError } from '../proxy/preflight.js';
 import { type HostSetup, realHost } from '../proxy/host-setup.js';
+import { pinNativeHeapThresholds } from '../proxy/heap.js';
 import { Proxy } from '../proxy/proxy.js';
 import { controllerOptionsFor } from '../proxy/controller-start.js';
 import { checkHostFamilies } from '../proxy/node-ips.js';
@@ -104,6 +105,7 @@ async function makeSource(o: ProxyOptions, log: Logger): Promise<{ source: Sourc
 }
 
 async function runProxy(options: ProxyOptions, factory: ControllerFactory, log: Logger): Promise<void> {
+  if (!pinNativeHeapThresholds()) log.debug('the C library keeps its own malloc thresholds');
   const effective = options.kubeProxyConfiguration;
   // kube-proxy's registered internal configuration, with the node IPs the start settles on (configz.ts).
   const cz = effective ? new Configz(effective) : undefined;

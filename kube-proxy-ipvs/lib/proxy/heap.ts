@@ -28,7 +28,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { trimNativeHeap } from 'ipvs-netlink';
+import { pinNativeHeapThresholds, trimNativeHeap } from 'ipvs-netlink';
 import type { Logger } from 'pino';
 
 /** Sent plus received netlink messages from which a run counts as bulk work (a resync of ~1,500 services). */
@@ -85,6 +85,16 @@ function collector(): (options?: GcOptions) => void {
  * halved (11.5 to 5.3 MiB fitted). A trim costs microseconds.
  */
 export { trimNativeHeap };
+
+/**
+ * For the proxy's whole life, glibc's mmap and trim thresholds held at
+ * their starting values (ipvs-netlink's pinNativeHeapThresholds). Left to
+ * itself, glibc raises them as the first big batch's buffers are freed;
+ * after that each worker thread that decoded a resync's dump keeps its
+ * buffers' megabytes resident in its arena, and trimNativeHeap() cannot
+ * reach them (measured in user-mode-linux at 10,000 Services: BENCHMARKS.md).
+ */
+export { pinNativeHeapThresholds };
 
 /** The garbage of a cold start or a big resync, collected now rather than held until the heap reaches V8's next limit; a debug line says what it freed. */
 export function collectAfterBulk(kind: string, log: Pick<Logger, 'debug'>, collect: () => void = collectGarbage): void {
