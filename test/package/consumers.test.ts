@@ -16,7 +16,7 @@ const run = (command: string[], cwd: string, file: string) => spawnSync(command[
 // The entry's runtime exports (types aside): a change here is a change of the public API.
 const expectedExports = [
   'Conntrack', 'ConntrackEventStream', 'GenerationChangedError', 'Ipset', 'IpsetBulkError', 'IpsetError', 'IpsetUnsupportedError', 'Ipvs', 'NetlinkError', 'Nftables',
-  'NftablesEventStream', 'NftablesTransactionError', 'Rtnl', 'SET_TYPES', 'STATUS_FLAGS', 'dataTypes', 'formatList', 'formatRule', 'keyOf', 'rulesetChanges',
+  'NftablesEventStream', 'NftablesTransactionError', 'Rtnl', 'SET_TYPES', 'STATUS_FLAGS', 'dataTypes', 'formatList', 'formatRule', 'keyOf', 'pinNativeHeapThresholds', 'rulesetChanges',
   'trimNativeHeap',
 ];
 
