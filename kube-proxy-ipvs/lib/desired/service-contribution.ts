@@ -204,9 +204,12 @@ function virtualServerSpec(info: ServicePortInfo, address: string, port: number,
   return spec;
 }
 
-/** One string per protocol for every virtual server, not a fresh lower-cased copy in each. */
-const LOWER: Readonly<Record<string, VirtualServerSpec['protocol']>> = { TCP: 'tcp', UDP: 'udp', SCTP: 'sctp' };
-
+/** The literals are one string each, for every virtual server; toLowerCase() would make a copy for each. */
 function lower(p: ServicePortInfo['protocol']): VirtualServerSpec['protocol'] {
-  return LOWER[p] ?? (p.toLowerCase() as VirtualServerSpec['protocol']);
+  switch (p) {
+    case 'TCP': return 'tcp';
+    case 'UDP': return 'udp';
+    case 'SCTP': return 'sctp';
+    default: return (p as string).toLowerCase() as VirtualServerSpec['protocol'];
+  }
 }
