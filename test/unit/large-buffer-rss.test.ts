@@ -5,9 +5,10 @@
  * collected; apply() writes a big batch's records into one. Where the
  * kernel has none (mode `never`), an ordinary buffer. Checked in the
  * kernel's own account of this process's memory, /proc/self/smaps: each
- * mapping's place, size and flags ("hg" is MADV_HUGEPAGE). Like the files that read the resident set, it runs on node
- * on the host's kernel only (the package tests leave out *-rss files: under
- * qemu-user the mappings are the emulator's, and Bun collects its own way).
+ * mapping's place, size and flags ("hg" is MADV_HUGEPAGE). Like the files
+ * that read the resident set, it runs on node on the host's kernel only
+ * (the package tests leave out *-rss files: under qemu-user the mappings
+ * are the emulator's, and Bun collects its own way).
  */
 import { readFileSync } from 'node:fs';
 import t from 'tap';

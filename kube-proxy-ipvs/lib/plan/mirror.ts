@@ -87,8 +87,7 @@ export class Mirror implements CurrentState {
       m.setVirtualServer(want?.key ?? key, { service, destinations: want ? shared(destinations, want.destinations) : destinations });
     }
     for (const set of snapshot.ipsets) m.setIpset(set.name, { type: set.type, entries: sharedEntries(set.entries, desired?.ipsets.get(set.name)?.entries) });
-    const bound = sharedEntries(snapshot.boundAddresses.map((a) => canonicalAddress(a) ?? a), desired?.boundAddresses);
-    for (const a of bound) m.boundAddresses.add(a);
+    sharedEntries(snapshot.boundAddresses.map((a) => canonicalAddress(a) ?? a), desired?.boundAddresses, m.boundAddresses);
     for (const [family, fingerprint] of snapshot.nftables ?? []) m.nftables.set(family, fingerprint);
     return m;
   }
@@ -234,13 +233,13 @@ function shared(have: CurrentDestination[], want: readonly DesiredDestination[])
   return have;
 }
 
-/** The entries (or addresses) as a set, each that the desired set has as the desired set's string. */
-function sharedEntries(entries: readonly string[], desired: ReadonlySet<string> | undefined): Set<string> {
-  if (!desired) return new Set(entries);
-  // A Set hands back no stored string for a lookup: the desired strings are met by walking it once.
-  const out = new Set<string>();
-  const have = new Set(entries);
-  for (const e of desired) if (have.has(e)) out.add(e);
+/** The entries (or addresses) added to `out`, each that the desired set has as the desired set's string. */
+function sharedEntries(entries: readonly string[], desired: ReadonlySet<string> | undefined, out = new Set<string>()): Set<string> {
+  if (desired) {
+    // A Set hands back no stored string for a lookup: the desired strings are met by walking it once.
+    const have = new Set(entries);
+    for (const e of desired) if (have.has(e)) out.add(e);
+  }
   for (const e of entries) out.add(e);
   return out;
 }
