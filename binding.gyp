@@ -14,6 +14,7 @@
         "native/netlink/batch.cc",
         "native/netlink/netns.cc",
         "native/netlink/socket.cc",
+        "native/netlink/receive_slots.cc",
         "native/netlink/conversation.cc",
         "native/netlink/dispatch.cc",
         "native/netlink/multicast.cc",

@@ -91,6 +91,7 @@ const stub = {
     return replies;
   },
   releaseReplies() {},
+  releaseBuffers: () => 0,
   close() {},
   counters: () => ({ ...counters }),
   familyId: () => 0,

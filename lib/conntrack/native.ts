@@ -2,7 +2,7 @@
  * The addon's conntrack surface (native/conntrack/handle.h), as the typed
  * client calls it.
  */
-import { native, type HandleOptions, type NativeResult, type SocketCounters } from '../netlink/binding.js';
+import { native, type HandleOptions, type NativeResult, type NativeSocketBuffers, type SocketCounters } from '../netlink/binding.js';
 import type { NativeRecords } from './records.js';
 import type { NativeFilter, NativeKey } from './validate.js';
 
@@ -17,7 +17,7 @@ export interface NativeDeleteResult {
   failures: NativeDeleteFailure[];
 }
 
-export interface NativeConntrackHandle {
+export interface NativeConntrackHandle extends NativeSocketBuffers {
   open(): Promise<void>;
   list(filter: NativeFilter): Promise<NativeRecords & { dumpRetries: number }>;
   get(key: NativeKey): Promise<NativeRecords & { errno: number; code: string; message: string }>;

@@ -56,8 +56,6 @@ const MAX_SPARE_BYTES = 2 << 20;
 export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
   /** The request buffer of the last batch, written into by the next one: its pages are already in memory. */
   private spare?: Uint8Array;
-  /** Hands the last reply records back to the addon when no call follows at once. */
-  private release?: NodeJS.Immediate;
 
   private constructor(handle: NativeIpvsHandle) {
     super(handle, 'Ipvs');
@@ -78,36 +76,20 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
    */
   private run<R>(w: RequestWriter, operation: string, read: (r: NativeReplies) => R): Promise<R> {
     return this.exclusive(operation, async () =>
-      this.reading(await this.native(operation, undefined, () => this.calling(() => this.handle.execute(w.records(), w.count, w.strings()))), read),
+      read(await this.native(operation, undefined, () => this.handle.execute(w.records(), w.count, w.strings()))),
     );
   }
 
   /**
-   * `read` the records, then hand them back once the caller is idle: a
-   * call made at once (a loop of dumps) reuses the reply memory, which is
+   * Once the caller is idle, the last call's records are handed back too:
+   * a call made at once (a loop of dumps) reuses the reply memory, which is
    * already paged in; otherwise a big reply's memory goes at the next turn
-   * of the event loop, not at the handle's next call, which may be a
-   * resync period away.
+   * of the event loop, not at the handle's next call, which may be a resync
+   * period away.
    */
-  private reading<R>(replies: NativeReplies, read: (r: NativeReplies) => R): R {
-    try {
-      return read(replies);
-    } finally {
-      this.release ??= setImmediate(() => {
-        this.release = undefined;
-        this.handle.releaseReplies();
-      });
-      this.release.unref();
-    }
-  }
-
-  /** Starts a native call: a release not yet made is not needed (the call reuses the memory, and its lease detaches the old view). */
-  private calling(call: () => Promise<unknown>): Promise<NativeReplies> {
-    if (this.release !== undefined) {
-      clearImmediate(this.release);
-      this.release = undefined;
-    }
-    return call() as Promise<NativeReplies>;
+  protected override releaseIdle(): void {
+    this.handle.releaseReplies();
+    super.releaseIdle();
   }
 
   /** Sends the requests and returns what came back for each; the first failure throws. */
@@ -219,7 +201,7 @@ export class Ipvs extends NetlinkClient<NativeIpvsHandle> {
       // The records are read as the addon hands them over, while the
       // kernel is still answering; the reader ends with the result.
       const reader = new DumpReader(withStats);
-      return this.reading(await this.native('dump', undefined, () => this.calling(() => this.handle.dump(reader.add))), (r) => reader.finish(r));
+      return reader.finish(await this.native('dump', undefined, () => this.handle.dump(reader.add)));
     });
   }
 

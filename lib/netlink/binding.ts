@@ -31,6 +31,18 @@ export interface HandleOptions {
   testIgnoreBudget?: boolean;
 }
 
+/** The memory every native handle's socket can give back once its caller is idle. */
+export interface NativeSocketBuffers {
+  /**
+   * The caller is idle: the socket's receive slots and send buffer past
+   * their small everyday size are given back. Returns the bytes given back
+   * (0 while a call runs).
+   */
+  releaseBuffers(): number;
+  /** Tests only: the socket's buffers resident now, in bytes (0 while a call runs). */
+  testBufferResidency(): number;
+}
+
 /** What every native per-op result carries: errno 0 means success. */
 export interface NativeResult {
   errno: number;
@@ -48,7 +60,7 @@ export interface NativeIpvsReplies {
   strings: string[];
 }
 
-export interface NativeIpvsHandle {
+export interface NativeIpvsHandle extends NativeSocketBuffers {
   open(): Promise<number>;
   /** Request records (lib/ipvs/request-writer.ts), their count, and the strings they name. */
   execute(records: Uint8Array, count: number, strings: string[]): Promise<NativeIpvsReplies>;
@@ -85,7 +97,7 @@ export interface NativeIpsetProtocol {
   kernel: number;
 }
 
-export interface NativeIpsetHandle {
+export interface NativeIpsetHandle extends NativeSocketBuffers {
   open(): Promise<NativeIpsetProtocol>;
   protocol(): NativeIpsetProtocol;
   command(op: object): Promise<NativeIpsetResult>;
@@ -98,7 +110,7 @@ export interface NativeIpsetHandle {
   counters(): SocketCounters;
 }
 
-export interface NativeRtnlHandle {
+export interface NativeRtnlHandle extends NativeSocketBuffers {
   open(): Promise<void>;
   execute(ops: object[]): Promise<Array<NativeResult & Record<string, unknown>>>;
   close(): void;

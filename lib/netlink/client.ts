@@ -6,7 +6,7 @@
 import { constants } from 'node:os';
 
 import { integer, knownFields, object, string, wrongValue } from '../util/check.js';
-import { type HandleOptions, type SocketCounters } from './binding.js';
+import { type HandleOptions, type NativeSocketBuffers, type SocketCounters } from './binding.js';
 import { NetlinkError, fromNativeFailure } from './errors.js';
 import { SerialQueue } from './serial-queue.js';
 
@@ -19,7 +19,7 @@ export interface OpenOptions {
 }
 
 /** What every native handle has. */
-export interface NativeHandle {
+export interface NativeHandle extends NativeSocketBuffers {
   /** Opens the socket (in the namespace the handle was made for). */
   open(): Promise<unknown>;
   /** Closes the socket without waiting: a call in flight sends nothing more, and what it did not send fails EBADF. */
@@ -68,6 +68,8 @@ export async function openHandle<H extends NativeHandle>(
 export abstract class NetlinkClient<H extends NativeHandle> {
   private readonly queue = new SerialQueue();
   private closed = false;
+  /** The release of idle memory, waiting for the event loop's next turn (see whenIdle). */
+  private idle?: NodeJS.Immediate;
 
   /**
    * The addon's handle: its socket and codec. Internal, for the family's
@@ -92,8 +94,42 @@ export abstract class NetlinkClient<H extends NativeHandle> {
       if (this.closed) {
         throw new NetlinkError({ errno: constants.errno.EBADF, code: 'EBADF', operation, detail: `the ${this.kind} handle is closed` });
       }
-      return task();
+      this.busy();
+      try {
+        return await task();
+      } finally {
+        this.whenIdle();
+      }
     });
+  }
+
+  /**
+   * What the handle lets go of once its caller is idle: the memory a big
+   * call grew (a dump's receive slots, a resync's send buffer), which a
+   * long-running caller would otherwise hold from one periodic full read to
+   * the next. A family that keeps more adds its own (and calls this).
+   */
+  protected releaseIdle(): void {
+    this.handle.releaseBuffers();
+  }
+
+  /** A call starts: a release not yet made is not wanted (the call may reuse that memory). */
+  private busy(): void {
+    if (this.idle === undefined) return;
+    clearImmediate(this.idle);
+    this.idle = undefined;
+  }
+
+  /**
+   * A call ended: release at the event loop's next turn, unless another
+   * call starts first (a loop of dumps keeps its memory paged in).
+   */
+  private whenIdle(): void {
+    this.idle ??= setImmediate(() => {
+      this.idle = undefined;
+      if (!this.closed) this.releaseIdle();
+    });
+    this.idle.unref();
   }
 
   /** Calls the addon: argument errors pass through, failures of the conversation become NetlinkErrors. */

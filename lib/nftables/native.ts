@@ -3,7 +3,7 @@
  * the kernel's numbers, field names as in native/nftables/schema_*.cc.
  * Everything above this file speaks in names.
  */
-import { native, type HandleOptions, type SocketCounters } from '../netlink/binding.js';
+import { native, type HandleOptions, type NativeSocketBuffers, type SocketCounters } from '../netlink/binding.js';
 
 /** One nf_tables message as the addon encodes and decodes it. */
 export interface RawMessage {
@@ -44,7 +44,7 @@ export interface NativeCommitResult {
 }
 
 /** The native handle (native/nftables/handle.h). */
-export interface NativeNftablesHandle {
+export interface NativeNftablesHandle extends NativeSocketBuffers {
   open(): Promise<void>;
   commit(changes: RawMessage[], options: { genid?: number }): Promise<NativeCommitResult>;
   query(requests: Array<RawMessage & { dump: boolean }>): Promise<Array<NativeOutcome & { messages: RawReply[] }>>;

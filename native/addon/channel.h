@@ -40,6 +40,20 @@ class Channel {
   }
   ~Channel() { UnpinNetns(); }
 
+  // Called on the JavaScript thread once the handle's caller is idle:
+  // gives back what a big transaction grew (NetlinkSocket::
+  // ReleaseIdleBuffers) and returns its bytes. Never waits: while a job
+  // runs, the caller is not idle, and nothing is done.
+  size_t ReleaseIdleBuffers() {
+    std::unique_lock<std::mutex> l(mu_, std::try_to_lock);
+    return l.owns_lock() && sock_ ? sock_->ReleaseIdleBuffers() : 0;
+  }
+  // The socket's buffers resident now, for tests; 0 while a job runs.
+  size_t BufferResidentBytes() {
+    std::unique_lock<std::mutex> l(mu_, std::try_to_lock);
+    return l.owns_lock() && sock_ ? sock_->BufferResidentBytes() : 0;
+  }
+
   std::mutex& mutex() { return mu_; }
   nl::NetlinkSocket* socket() { return sock_.get(); }
   const nl::SocketOptions& options() const { return opts_; }

@@ -79,7 +79,9 @@ void ConntrackHandle::Init(Napi::Env env, Napi::Object exports) {
                                   InstanceMethod("flush", &ConntrackHandle::Flush),
                                   InstanceMethod("stats", &ConntrackHandle::Stats),
                                   InstanceMethod("close", &ConntrackHandle::Close),
-                                  InstanceMethod("counters", &ConntrackHandle::Counters)});
+                                  InstanceMethod("counters", &ConntrackHandle::Counters),
+                                  InstanceMethod("releaseBuffers", &ConntrackHandle::ReleaseBuffers),
+                                  InstanceMethod("testBufferResidency", &ConntrackHandle::TestBufferResidency)});
   exports.Set("ConntrackHandle", f);
   exports.Set("conntrackConstants", Constants(env));
   ConntrackEvents::Init(env, exports);
@@ -135,6 +137,14 @@ Napi::Value ConntrackHandle::Close(const Napi::CallbackInfo& info) {
 
 Napi::Value ConntrackHandle::Counters(const Napi::CallbackInfo& info) {
   return addon::CountersToJs(info.Env(), channel_->counters());
+}
+
+Napi::Value ConntrackHandle::ReleaseBuffers(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(channel_->ReleaseIdleBuffers()));
+}
+
+Napi::Value ConntrackHandle::TestBufferResidency(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(channel_->BufferResidentBytes()));
 }
 
 }  // namespace conntrack

@@ -31,6 +31,8 @@ class ConntrackHandle : public Napi::ObjectWrap<ConntrackHandle> {
   Napi::Value Stats(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value Counters(const Napi::CallbackInfo& info);
+  Napi::Value ReleaseBuffers(const Napi::CallbackInfo& info);
+  Napi::Value TestBufferResidency(const Napi::CallbackInfo& info);
 
   std::shared_ptr<addon::Channel> channel_;
 };

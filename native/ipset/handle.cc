@@ -89,7 +89,9 @@ void IpsetHandle::Init(Napi::Env env, Napi::Object exports) {
                                   InstanceMethod("elements", &IpsetHandle::Elements),
                                   InstanceMethod("check", &IpsetHandle::Check),
                                   InstanceMethod("close", &IpsetHandle::Close),
-                                  InstanceMethod("counters", &IpsetHandle::Counters)});
+                                  InstanceMethod("counters", &IpsetHandle::Counters),
+                                  InstanceMethod("releaseBuffers", &IpsetHandle::ReleaseBuffers),
+                                  InstanceMethod("testBufferResidency", &IpsetHandle::TestBufferResidency)});
   exports.Set("IpsetHandle", f);
   exports.Set("ipsetConstants", Constants(env));
   RegisterTestEntryPoints(env, exports);
@@ -202,6 +204,14 @@ Napi::Value IpsetHandle::Close(const Napi::CallbackInfo& info) {
 
 Napi::Value IpsetHandle::Counters(const Napi::CallbackInfo& info) {
   return addon::CountersToJs(info.Env(), shared_.channel->counters());
+}
+
+Napi::Value IpsetHandle::ReleaseBuffers(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(shared_.channel->ReleaseIdleBuffers()));
+}
+
+Napi::Value IpsetHandle::TestBufferResidency(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(shared_.channel->BufferResidentBytes()));
 }
 
 }  // namespace ipset

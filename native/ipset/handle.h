@@ -29,6 +29,8 @@ class IpsetHandle : public Napi::ObjectWrap<IpsetHandle> {
   Napi::Value Check(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value Counters(const Napi::CallbackInfo& info);
+  Napi::Value ReleaseBuffers(const Napi::CallbackInfo& info);
+  Napi::Value TestBufferResidency(const Napi::CallbackInfo& info);
 
   Shared shared_;
 };

@@ -145,6 +145,8 @@ void IpvsHandle::Init(Napi::Env env, Napi::Object exports) {
                                   InstanceMethod("close", &IpvsHandle::Close),
                                   InstanceMethod("releaseReplies", &IpvsHandle::ReleaseReplies),
                                   InstanceMethod("counters", &IpvsHandle::Counters),
+                                  InstanceMethod("releaseBuffers", &IpvsHandle::ReleaseBuffers),
+                                  InstanceMethod("testBufferResidency", &IpvsHandle::TestBufferResidency),
                                   InstanceMethod("familyId", &IpvsHandle::FamilyId)});
   exports.Set("IpvsHandle", f);
   exports.Set("ipvsConstants", Constants(env));
@@ -191,6 +193,14 @@ Napi::Value IpvsHandle::Close(const Napi::CallbackInfo& info) {
 
 Napi::Value IpvsHandle::Counters(const Napi::CallbackInfo& info) {
   return addon::CountersToJs(info.Env(), channel_->counters());
+}
+
+Napi::Value IpvsHandle::ReleaseBuffers(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(channel_->ReleaseIdleBuffers()));
+}
+
+Napi::Value IpvsHandle::TestBufferResidency(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(channel_->BufferResidentBytes()));
 }
 
 Napi::Value IpvsHandle::FamilyId(const Napi::CallbackInfo& info) {

@@ -29,6 +29,8 @@ class IpvsHandle : public Napi::ObjectWrap<IpvsHandle> {
   // once: their view is detached, and a big arena let go, now.
   Napi::Value ReleaseReplies(const Napi::CallbackInfo& info);
   Napi::Value Counters(const Napi::CallbackInfo& info);
+  Napi::Value ReleaseBuffers(const Napi::CallbackInfo& info);
+  Napi::Value TestBufferResidency(const Napi::CallbackInfo& info);
   Napi::Value FamilyId(const Napi::CallbackInfo& info);
 
   std::shared_ptr<addon::Channel> channel_;

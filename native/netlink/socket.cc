@@ -35,6 +35,7 @@ Status NetlinkSocket::Open(const SocketOptions& opts, std::unique_ptr<NetlinkSoc
     if (!st.ok()) return st;
   }
   std::unique_ptr<NetlinkSocket> s(new NetlinkSocket(fd, opts));
+  if (!s->rx_.Map()) return Status::Errno(ENOMEM, "mmap", "the socket's receive buffers");
   Status st = s->Configure();
   if (!st.ok()) return st;
   out = std::move(s);
@@ -42,7 +43,7 @@ Status NetlinkSocket::Open(const SocketOptions& opts, std::unique_ptr<NetlinkSoc
 }
 
 NetlinkSocket::NetlinkSocket(int fd, const SocketOptions& opts)
-    : fd_(fd), opts_(opts), rx_(new uint8_t[kSlots * kSlotSize]) {}
+    : fd_(fd), opts_(opts) {}
 
 NetlinkSocket::~NetlinkSocket() {
   if (fd_ >= 0) close(fd_);
@@ -87,6 +88,18 @@ Status NetlinkSocket::Transact(std::vector<Exchange>& batch) {
   return Transact(b);
 }
 
+size_t NetlinkSocket::ReleaseIdleBuffers() {
+  size_t bytes = rx_.GiveBack();
+  // A batch of a few changes stays well under this; a resync's thousands
+  // of requests do not, and their buffer would be held until the next one.
+  constexpr size_t kKeepTx = 256u << 10;
+  if (tx_.capacity() > kKeepTx) {
+    bytes += tx_.capacity();
+    Bytes().swap(tx_);
+  }
+  return bytes;
+}
+
 bool NetlinkSocket::GrowSendBuffer(size_t bytes) {
   // The kernel takes a datagram of up to the send buffer less its own
   // overhead; 64 bytes covers it.
@@ -127,6 +140,7 @@ Status NetlinkSocket::Send(const Bytes& bytes, size_t messages) {
 }
 
 Status NetlinkSocket::Receive(MessageSink& sink, bool* progressed) {
+  constexpr size_t kSlots = ReceiveSlots::kSlots;
   mmsghdr msgs[kSlots];
   iovec iov[kSlots];
   sockaddr_nl from[kSlots];
@@ -136,7 +150,7 @@ Status NetlinkSocket::Receive(MessageSink& sink, bool* progressed) {
   Status overflow;
   for (;;) {
     for (size_t i = 0; i < kSlots; i++) {
-      iov[i] = {rx_.get() + i * kSlotSize, kSlotSize};
+      iov[i] = {rx_.slot(i), ReceiveSlots::kSlotSize};
       std::memset(&msgs[i], 0, sizeof msgs[i]);
       msgs[i].msg_hdr.msg_iov = &iov[i];
       msgs[i].msg_hdr.msg_iovlen = 1;
@@ -157,6 +171,7 @@ Status NetlinkSocket::Receive(MessageSink& sink, bool* progressed) {
       return Status::Errno(errno, "recvmmsg");
     }
     if (n == 0) return overflow;
+    rx_.Filled(static_cast<size_t>(n));
     if (drop_replies_) continue;
     *progressed = true;
     for (int i = 0; i < n; i++) {
@@ -165,7 +180,7 @@ Status NetlinkSocket::Receive(MessageSink& sink, bool* progressed) {
         return Status::Errno(EMSGSIZE, "recvmmsg", "a reply was larger than the receive buffer");
       parts_.clear();
       std::string err;
-      if (!SplitMessages(rx_.get() + i * kSlotSize, msgs[i].msg_len, parts_, err))
+      if (!SplitMessages(rx_.slot(i), msgs[i].msg_len, parts_, err))
         return Status::Errno(EBADMSG, "recvmmsg", err);
       for (const Message& m : parts_) {
         LiveCounters::Add(counters_->messages_received, 1);

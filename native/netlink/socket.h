@@ -19,6 +19,7 @@
 #include "attribute.h"
 #include "batch.h"
 #include "message.h"
+#include "receive_slots.h"
 #include "status.h"
 
 namespace nl {
@@ -105,6 +106,12 @@ class NetlinkSocket {
   // `n` consecutive sequence numbers, never handed out again; the first.
   uint32_t TakeSequence(size_t n);
   void CountDumpRestart() { LiveCounters::Add(counters_->dumps_restarted, 1); }
+  // Gives back the receive slots and send buffer a big transaction grew
+  // (see ReceiveSlots), for a caller that is idle now; returns the bytes
+  // given back. Not while a transaction runs (the owner's lock says so).
+  size_t ReleaseIdleBuffers();
+  // The receive and send buffers' bytes resident now (tests, diagnostics).
+  size_t BufferResidentBytes() const { return rx_.ResidentBytes() + tx_.capacity(); }
 
   // Fault injection for tests: the socket reads and discards every reply,
   // as if the kernel never answered, so timeouts can be shown honestly.
@@ -139,10 +146,7 @@ class NetlinkSocket {
   LiveCounters own_counters_;
   LiveCounters* counters_ = &own_counters_;
 
-  // recvmmsg buffers: many slots so one call drains many answers.
-  static constexpr size_t kSlots = 64;
-  static constexpr size_t kSlotSize = 64 * 1024;
-  std::unique_ptr<uint8_t[]> rx_;
+  ReceiveSlots rx_;
   std::vector<Message> parts_;  // one datagram's messages; reused
   // The messages of one sendmsg, back to back; reused by every batch.
   Bytes tx_;

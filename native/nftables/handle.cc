@@ -107,7 +107,9 @@ void NftablesHandle::Init(Napi::Env env, Napi::Object exports) {
                                   InstanceMethod("commit", &NftablesHandle::Commit),
                                   InstanceMethod("query", &NftablesHandle::Query),
                                   InstanceMethod("close", &NftablesHandle::Close),
-                                  InstanceMethod("counters", &NftablesHandle::Counters)});
+                                  InstanceMethod("counters", &NftablesHandle::Counters),
+                                  InstanceMethod("releaseBuffers", &NftablesHandle::ReleaseBuffers),
+                                  InstanceMethod("testBufferResidency", &NftablesHandle::TestBufferResidency)});
   exports.Set("NftablesHandle", f);
   exports.Set("nftablesConstants", Constants(env));
   RegisterTestEntryPoints(env, exports);
@@ -171,6 +173,14 @@ Napi::Value NftablesHandle::Close(const Napi::CallbackInfo& info) {
 
 Napi::Value NftablesHandle::Counters(const Napi::CallbackInfo& info) {
   return addon::CountersToJs(info.Env(), channel_->counters());
+}
+
+Napi::Value NftablesHandle::ReleaseBuffers(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(channel_->ReleaseIdleBuffers()));
+}
+
+Napi::Value NftablesHandle::TestBufferResidency(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(channel_->BufferResidentBytes()));
 }
 
 }  // namespace nft

@@ -30,6 +30,8 @@ class NftablesHandle : public Napi::ObjectWrap<NftablesHandle> {
   Napi::Value Query(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value Counters(const Napi::CallbackInfo& info);
+  Napi::Value ReleaseBuffers(const Napi::CallbackInfo& info);
+  Napi::Value TestBufferResidency(const Napi::CallbackInfo& info);
 
   std::shared_ptr<addon::Channel> channel_;
 };

@@ -143,7 +143,9 @@ void RtnlHandle::Init(Napi::Env env, Napi::Object exports) {
                                  {InstanceMethod("open", &RtnlHandle::Open),
                                   InstanceMethod("execute", &RtnlHandle::Execute),
                                   InstanceMethod("close", &RtnlHandle::Close),
-                                  InstanceMethod("counters", &RtnlHandle::Counters)});
+                                  InstanceMethod("counters", &RtnlHandle::Counters),
+                                  InstanceMethod("releaseBuffers", &RtnlHandle::ReleaseBuffers),
+                                  InstanceMethod("testBufferResidency", &RtnlHandle::TestBufferResidency)});
   exports.Set("RtnlHandle", f);
   // What the TypeScript side checks and sends, as the headers define it.
   Napi::Object c = Napi::Object::New(env);
@@ -184,6 +186,14 @@ Napi::Value RtnlHandle::Close(const Napi::CallbackInfo& info) {
 
 Napi::Value RtnlHandle::Counters(const Napi::CallbackInfo& info) {
   return addon::CountersToJs(info.Env(), channel_->counters());
+}
+
+Napi::Value RtnlHandle::ReleaseBuffers(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(channel_->ReleaseIdleBuffers()));
+}
+
+Napi::Value RtnlHandle::TestBufferResidency(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(channel_->BufferResidentBytes()));
 }
 
 }  // namespace rtnl

@@ -22,6 +22,8 @@ class RtnlHandle : public Napi::ObjectWrap<RtnlHandle> {
   Napi::Value Execute(const Napi::CallbackInfo& info);
   Napi::Value Close(const Napi::CallbackInfo& info);
   Napi::Value Counters(const Napi::CallbackInfo& info);
+  Napi::Value ReleaseBuffers(const Napi::CallbackInfo& info);
+  Napi::Value TestBufferResidency(const Napi::CallbackInfo& info);
 
   std::shared_ptr<addon::Channel> channel_;
 };

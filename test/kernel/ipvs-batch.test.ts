@@ -112,12 +112,19 @@ t.test('a 27,500-op batch: its 2.6 MB of request records in a buffer of their ow
   // past what it keeps between calls (4 MiB). A small call right after it
   // writes a few records into that same memory; once the caller is idle,
   // the memory goes all the same, not only when the last call filled it.
-  const handle = (env.ipvs as unknown as { handle: { dump(): Promise<{ records: ArrayBuffer }>; releaseReplies(): number } }).handle;
+  const handle = (env.ipvs as unknown as { handle: { dump(): Promise<{ records: ArrayBuffer }>; releaseReplies(): number; testBufferResidency(): number } })
+    .handle;
   const whole = await handle.dump();
+  const received = handle.testBufferResidency();
   t.equal(whole.records.byteLength, ops.length * 160, `the read lent ${ops.length} records`);
   t.ok(whole.records.byteLength > 4 * 2 ** 20, 'more than the handle keeps between calls');
   t.ok((await env.ipvs.info()).connTableSize > 0, 'a small call right after it (info)');
   t.ok(handle.releaseReplies() <= 4 * 2 ** 20, 'once idle, the handle keeps at most 4 MiB of reply memory');
+  // The read filled the socket's receive slots too; the client gives them
+  // back at the event loop's next turn after its last call (info).
+  await new Promise((resolve) => setImmediate(resolve));
+  const idle = handle.testBufferResidency();
+  t.ok(received > 512 << 10 && idle <= 256 << 10, `the socket's buffers: ${received} bytes resident after the read, ${idle} once idle`);
 });
 
 t.test('apply: mixed updates and deletes report per op, in order', async (t) => {

@@ -110,7 +110,13 @@ t.test('open options: checked before anything is opened', async (t) => {
   let made = 0;
   const make = () => {
     made++;
-    return { open: async () => undefined, close() {}, counters: () => ({ sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 }) };
+    return {
+      open: async () => undefined,
+      close() {},
+      counters: () => ({ sendmsgCalls: 0, recvCalls: 0, messagesSent: 0, messagesReceived: 0, dumpsRestarted: 0 }),
+      releaseBuffers: () => 0,
+      testBufferResidency: () => 0,
+    };
   };
   const cases: Array<[unknown, Code, string]> = [
     [null, 'ERR_INVALID_ARG_TYPE', 'options'],
