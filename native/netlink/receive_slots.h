@@ -35,8 +35,8 @@ class ReceiveSlots {
   void Filled(size_t n) {
     if (n > filled_) filled_ = n;
   }
-  // Gives back the slots past kKept that were written since the last call;
-  // returns the bytes given back (none when no receive went past kKept).
+  // Gives back the slots past kKept once a receive since the last call went
+  // past them; returns the bytes of the range given back (0 when none did).
   size_t GiveBack();
   // The slots' bytes resident now, as the kernel reports them (mincore):
   // for tests and diagnostics, it costs a system call.
