@@ -215,7 +215,10 @@ async function memoryAfterResync(p) {
   const byMapping = p.residentByMapping();
   // Settled: the idle stretch before the next resync, where the proxy spends most of its time
   // (V8 gives back the young generation's pages only once the process has been idle a while).
-  await sleep(Math.max(0, SYNC_PERIOD_MS - 2000 - msBetween(begin.t, now())));
+  const idleMs = SYNC_PERIOD_MS - 2000 - msBetween(begin.t, now());
+  // A resync that outlasts the period is followed by the next at once: "settled" would be read inside it.
+  if (idleMs <= 0) throw new Error(`the first resync took ${msBetween(begin.t, e.t).toFixed(0)} ms, --sync-period ${a['sync-period']} leaves no idle stretch before the next: give a longer period`);
+  await sleep(idleMs);
   const settled = { ...p.memory(), byMapping: p.residentByMapping() };
   return {
     rss: m.rss,

@@ -26,7 +26,7 @@ function runSandbox(ctx, sandbox, cfg) {
   const out = runLadder(ctx, 'controller', sandbox, cfg, (n, headline, outFile) => [
     process.execPath, `--import=${LOADER}`, 'bench/controller.mjs', '--services', String(n),
     '--runs', String(headline ? cfg.runs : 1), '--changes', String(headline ? cfg.changes : cfg.ladderChanges),
-    '--manifest-changes', String(headline ? cfg.manifestChanges : 0), '--sync-period', cfg.syncPeriod,
+    '--manifest-changes', String(headline ? cfg.manifestChanges : 0), '--sync-period', cfg.syncPeriodAt?.[n] ?? cfg.syncPeriod,
     '--probe', ctx.probe, '--address-probe', ctx.addressProbe, '--out', outFile,
   ]);
   saveLadder(ctx, 'controller', fileOf(ctx, sandbox), out);
