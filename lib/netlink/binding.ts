@@ -35,8 +35,8 @@ export interface HandleOptions {
 export interface NativeSocketBuffers {
   /**
    * The caller is idle: the socket's receive slots and send buffer past
-   * their small everyday size are given back. Returns the bytes given back
-   * (0 while a call runs).
+   * their small everyday size are given back. Returns the bytes of what was
+   * given back (0 when nothing had grown, or while a call runs).
    */
   releaseBuffers(): number;
   /** Tests only: the socket's buffers resident now, in bytes (0 while a call runs). */
