@@ -27,14 +27,14 @@ bool ReceiveSlots::Map() {
 }
 
 size_t ReceiveSlots::GiveBack() {
-  if (filled_ <= kKept) return 0;
+  if (!spilled_) return 0;
   // A slot is a whole number of pages and the mapping starts on a page,
   // so the range needs no rounding. Every slot past kKept, not only those
   // written: pages may be resident beyond them (a huge page given before
   // MADV_NOHUGEPAGE took, or where it is refused), and advising pages that
   // are not there costs nothing. MADV_DONTNEED, not MADV_FREE: the pages
   // leave the resident set now, not when the system runs short.
-  filled_ = 0;
+  spilled_ = false;
   const size_t bytes = (kSlots - kKept) * kSlotSize;
   if (madvise(slot(kKept), bytes, MADV_DONTNEED) != 0) return 0;
   return bytes;

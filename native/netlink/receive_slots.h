@@ -33,7 +33,7 @@ class ReceiveSlots {
   uint8_t* slot(size_t i) { return base_ + i * kSlotSize; }
   // A receive wrote into the first `n` slots.
   void Filled(size_t n) {
-    if (n > filled_) filled_ = n;
+    if (n > kKept) spilled_ = true;
   }
   // Gives back the slots past kKept once a receive since the last call went
   // past them; returns the bytes of the range given back (0 when none did).
@@ -44,7 +44,7 @@ class ReceiveSlots {
 
  private:
   uint8_t* base_ = nullptr;
-  size_t filled_ = 0;  // slots written since the last GiveBack()
+  bool spilled_ = false;  // a slot past kKept written since the last GiveBack()
 };
 
 }  // namespace nl

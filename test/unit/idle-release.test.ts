@@ -46,13 +46,13 @@ t.test('calls back to back: one release, after the last', async (t) => {
 });
 
 t.test('a call that fails still ends in a release; a closed handle is not touched', async (t) => {
+  let buffers = 0;
   const ipvs = stubIpvs({
     execute: async () => {
       throw Object.assign(new Error('sendmsg: ENOBUFS'), { errno: 105, code: 'ENOBUFS' });
     },
     releaseBuffers: () => (buffers++, 0),
   });
-  let buffers = 0;
   await t.rejects(ipvs.addService(service));
   await turn();
   t.equal(buffers, 1, 'released after the failure');
