@@ -10,7 +10,7 @@
 import { BUILD_INFO_LABELS, buildInfo } from './build-info.js';
 import { ConntrackReconcilerMetrics } from './conntrack-metrics.js';
 import { featureGateStates } from './feature-gate-state.js';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from './prom-client-parts.js';
+import { Counter, Gauge, Histogram, registerDefaultMetrics, Registry } from './prom-client-parts.js';
 import { registerGoProcessExtras } from './process-metrics.js';
 import { registerRestClientMetrics } from './rest-client-metrics.js';
 import type { SocketCounters } from 'ipvs-netlink';
@@ -120,7 +120,7 @@ export class ProxyMetrics {
     const r = [this.registry];
     const ipFamily = ['ip_family'] as const;
     if (opts.defaultMetrics ?? true) {
-      collectDefaultMetrics({ register: this.registry });
+      registerDefaultMetrics(this.registry);
       registerGoProcessExtras(this.registry);
     }
     this.syncDuration = new Histogram({ name: 'kubeproxy_sync_proxy_rules_duration_seconds', help: alpha('SyncProxyRules latency in seconds'), labelNames: ipFamily, buckets: SYNC_BUCKETS, registers: r });
