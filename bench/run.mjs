@@ -87,8 +87,8 @@ const SIZES = {
     'stale-conntrack': { services: 200, runs: 1 },
     // The small size's resync period is shorter than the full size's, so the memory figure (taken after the first
     // resync) waits less; but its first resync took 6-10 s in user-mode-linux in CI's runs (a loaded machine; at
-    // this size its iptables-save dominates, a program start that sandbox prices at over a second), and the period
-    // must leave an idle stretch after it (bench/controller.mjs refuses one that does not).
+    // this size its IPv4 iptables-save dominates, whose getsockopt calls are slow in that sandbox: BENCHMARKS.md),
+    // and the period must leave an idle stretch after it (bench/controller.mjs refuses one that does not).
     controller: { uml: { sizes: [200], headline: 200, runs: 1, changes: 40, ladderChanges: 0, manifestChanges: 2, syncPeriod: '20s', sandboxMem: '1G', timeoutS: 900 } },
   },
 };
