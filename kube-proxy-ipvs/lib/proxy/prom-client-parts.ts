@@ -68,10 +68,13 @@ export const registerDefaultMetrics: (registry: Registry) => void = parts.regist
 /**
  * process_cpu_user_seconds_total, process_cpu_system_seconds_total and
  * process_cpu_seconds_total as prom-client's processCpuTotal.js makes them
- * without exemplars: each scrape adds the CPU time since the last one.
+ * without exemplars (each scrape adds the CPU time since the last one), but
+ * counted from the process's start, as Go's process collector reads it for
+ * kube-proxy: prom-client's count from when the collector is registered, so
+ * they leave out the start's module loading.
  */
 function processCpu(registry: Registry): void {
-  let last = process.cpuUsage();
+  let last = { user: 0, system: 0 };
   const registers = [registry];
   const user: Counter = new Counter({
     name: 'process_cpu_user_seconds_total',
